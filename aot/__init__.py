@@ -1,0 +1,51 @@
+"""aot: ahead-of-time (and just-in-time) compilation of a Python package's numeric functions.
+
+    import aot
+
+    @aot.jit
+    def norm2(a: aot.f64[:]) -> float:
+        s = 0.0
+        for x in a:
+            s += x * x
+        return s
+"""
+from __future__ import annotations
+
+from .diagnostics import CompileError
+from .runtime import Event, StrictModeError, jit, runtime
+from .types import BOOL as boolean
+from .types import F32 as f32
+from .types import F64 as f64
+from .types import I8 as i8
+from .types import I16 as i16
+from .types import I32 as i32
+from .types import I64 as i64
+from .types import U8 as u8
+from .types import U16 as u16
+from .types import U32 as u32
+from .types import U64 as u64
+
+__version__ = "0.1.0"
+
+__all__ = ["CompileError", "Event", "StrictModeError", "boolean", "events", "f32", "f64", "i8", "i16", "i32",
+           "i64", "jit", "stats", "strict", "u8", "u16", "u32", "u64", "world"]
+
+
+def world() -> int:
+    """The current world: grows by one each time a method is defined or redefined."""
+    return runtime().table.world
+
+
+def events() -> list[Event]:
+    """Everything the runtime did to method instances in this process, oldest first."""
+    return list(runtime().events)
+
+
+def stats() -> dict[str, int]:
+    """Counts of events by kind: loaded, inferred, cured, invalidated, spurious."""
+    return runtime().stats()
+
+
+def strict(on: bool = True) -> None:
+    """Forbid (or allow again) inference and compilation at run time."""
+    runtime().strict = on

@@ -1,0 +1,310 @@
+"""The ``[tool.aot]`` table of a project's ``pyproject.toml`` as frozen, validated values.
+
+    # /p/pyproject.toml
+    [project]
+    name = "num-kit"
+    [tool.aot]
+    targets = ["cpu", "ptx"]
+    [tool.aot.cpu]
+    opt = 2
+
+    load_config("/p")  ->  BuildConfig(project_dir=Path("/p"), packages=("num_kit",),
+                                       targets=("cpu", "ptx"), workload=None,
+                                       cpu=CpuConfig(cpu="generic", opt=2),
+                                       ptx=PtxConfig(arch=("sm_80", "sm_90")))
+    targets = ["gpu"]  ->  ConfigError: /p/pyproject.toml: [tool.aot] targets: unknown target 'gpu'
+                                        (expected 'cpu' or 'ptx')
+
+Every key is checked for its type and value, unknown keys are errors (a typo must not
+silently fall back to a default), and every error names the file and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "DEFAULT_ARCH",
+    "KNOWN_TARGETS",
+    "BuildConfig",
+    "ConfigError",
+    "CpuConfig",
+    "PtxConfig",
+    "load_config",
+]
+
+#: In canonical order; a config's targets are kept in this order whatever the file says.
+KNOWN_TARGETS: tuple[str, ...] = ("cpu", "ptx")
+DEFAULT_ARCH: tuple[str, ...] = ("sm_80", "sm_90")
+
+_ARCH = re.compile(r"sm_\d+[af]?\Z")
+_CPU_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
+_KEY_VERSION = "aot.build.config/1"  # bump when the meaning of a field changes
+
+
+class ConfigError(Exception):
+    """A missing or invalid setting; the message names the file and, when there is one, the key.
+
+    ``key`` is written as in the file's terms, e.g. ``"[tool.aot.cpu] opt"``.
+    """
+
+    def __init__(self, path: str | Path, why: str, key: str | None = None) -> None:
+        super().__init__(str(path), why, key)
+        self.path = str(path)
+        self.why = why
+        self.key = key
+
+    def __str__(self) -> str:
+        if self.key:
+            return f"{self.path}: {self.key}: {self.why}"
+        return f"{self.path}: {self.why}"
+
+
+def _digest(content: dict[str, Any]) -> str:
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CpuConfig:
+    """``[tool.aot.cpu]``: the LLVM cpu to compile for and the optimization level.
+
+    ``"native"`` is resolved to the build machine's cpu by the CPU target, not here.
+    """
+
+    cpu: str = "generic"
+    opt: int = 3
+
+    def content(self) -> dict[str, Any]:
+        return {"cpu": self.cpu, "opt": self.opt}
+
+    def cache_key(self) -> str:
+        return _digest({"v": _KEY_VERSION, "kind": "cpu", **self.content()})
+
+
+@dataclass(frozen=True)
+class PtxConfig:
+    """``[tool.aot.ptx]``: the GPU architectures to emit cubins for."""
+
+    arch: tuple[str, ...] = DEFAULT_ARCH
+
+    def content(self) -> dict[str, Any]:
+        return {"arch": list(self.arch)}
+
+    def cache_key(self) -> str:
+        return _digest({"v": _KEY_VERSION, "kind": "ptx", **self.content()})
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """Everything ``aot build`` takes from ``pyproject.toml``."""
+
+    project_dir: Path
+    packages: tuple[str, ...]
+    targets: tuple[str, ...] = ("cpu",)
+    workload: str | None = None
+    cpu: CpuConfig = field(default_factory=CpuConfig)
+    ptx: PtxConfig = field(default_factory=PtxConfig)
+
+    @property
+    def pyproject(self) -> Path:
+        return self.project_dir / "pyproject.toml"
+
+    def content(self) -> dict[str, Any]:
+        """The canonical content; the project's location is left out so a moved project keeps its key."""
+        return {
+            "packages": list(self.packages),
+            "targets": list(self.targets),
+            "workload": self.workload,
+            "cpu": self.cpu.content(),
+            "ptx": self.ptx.content(),
+        }
+
+    def cache_key(self) -> str:
+        return _digest({"v": _KEY_VERSION, "kind": "build", **self.content()})
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _toml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "table"
+    return "date/time"
+
+
+def _found(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return _toml_type(value)
+    return f"{_toml_type(value)} {value!r}" if not isinstance(value, bool) else f"boolean {str(value).lower()}"
+
+
+class _Table:
+    """One TOML table being validated: every read is checked, every key must be read."""
+
+    def __init__(self, path: Path, name: str, data: Any, allowed: tuple[str, ...]) -> None:
+        self.path, self.name, self.allowed = path, name, allowed
+        if not isinstance(data, dict):
+            raise ConfigError(path, f"must be a table, found {_found(data)}", f"[{name}]")
+        self.data = data
+        for key in data:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.5)
+                hint = f"did you mean {close[0]!r}?" if close else f"expected one of: {', '.join(allowed)}"
+                raise ConfigError(path, f"unknown key ({hint})", self.key(key))
+
+    def key(self, key: str) -> str:
+        return f"[{self.name}] {key}"
+
+    def error(self, key: str, why: str) -> ConfigError:
+        return ConfigError(self.path, why, self.key(key))
+
+    def string_list(self, key: str, what: str, check: Any) -> tuple[str, ...] | None:
+        """A non-empty array of distinct strings, each passed to ``check`` (returns an error text or None)."""
+        if key not in self.data:
+            return None
+        value = self.data[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.error(key, f"must be an array of strings, found {_found(value)}")
+        if not value:
+            raise self.error(key, f"must name at least one {what}")
+        seen: set[str] = set()
+        for v in value:
+            why = check(v)
+            if why:
+                raise self.error(key, why)
+            if v in seen:
+                raise self.error(key, f"{what} {v!r} is listed twice")
+            seen.add(v)
+        return tuple(value)
+
+
+def _check_module_name(name: str) -> str | None:
+    if all(part.isidentifier() for part in name.split(".")):
+        return None
+    return f"{name!r} is not an importable module name (expected names such as 'numkit' or 'numkit.sub')"
+
+
+def _check_target(name: str) -> str | None:
+    if name in KNOWN_TARGETS:
+        return None
+    return f"unknown target {name!r} (expected 'cpu' or 'ptx')"
+
+
+def _check_arch(name: str) -> str | None:
+    if _ARCH.match(name):
+        return None
+    return f"invalid GPU architecture {name!r} (expected names such as 'sm_80' or 'sm_90')"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(path, "not found (aot needs a project folder with a pyproject.toml)") from None
+    except OSError as e:
+        raise ConfigError(path, f"cannot read ({e.strerror or e})") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(path, f"invalid TOML: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(path, f"invalid TOML: {e}") from None
+
+
+def _default_packages(path: Path, doc: dict[str, Any]) -> tuple[str, ...]:
+    key = "[tool.aot] packages"
+    project = doc.get("project")
+    if project is None or (isinstance(project, dict) and "name" not in project):
+        raise ConfigError(path, "not set, and there is no [project] name to default to", key)
+    if not isinstance(project, dict):
+        raise ConfigError(path, f"must be a table, found {_found(project)}", "[project]")
+    name = project["name"]
+    if not isinstance(name, str):
+        raise ConfigError(path, f"must be a string, found {_found(name)}", "[project] name")
+    package = name.replace("-", "_")
+    if not package.isidentifier():
+        raise ConfigError(
+            path, f"not set, and the project name {name!r} is not a package name; set packages = [...]", key
+        )
+    return (package,)
+
+
+def load_config(project_dir: str | Path) -> BuildConfig:
+    """Read and validate ``<project_dir>/pyproject.toml`` (``project_dir`` may also be that file)."""
+    given = Path(project_dir)
+    if given.name == "pyproject.toml" and not given.is_dir():
+        given = given.parent
+    project = given.resolve()
+    path = project / "pyproject.toml"
+    doc = _read_toml(path)
+
+    tool = doc.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(path, f"must be a table, found {_found(tool)}", "[tool]")
+    aot = _Table(path, "tool.aot", tool.get("aot", {}), ("packages", "targets", "workload", "cpu", "ptx"))
+
+    packages = aot.string_list("packages", "package", _check_module_name) or _default_packages(path, doc)
+    targets = aot.string_list("targets", "target", _check_target) or ("cpu",)
+    targets = tuple(t for t in KNOWN_TARGETS if t in targets)
+
+    workload = aot.data.get("workload")
+    if workload is not None:
+        if not isinstance(workload, str):
+            raise aot.error("workload", f"must be a module name (a string), found {_found(workload)}")
+        why = _check_module_name(workload)
+        if why:
+            raise aot.error("workload", why)
+
+    for sub in ("cpu", "ptx"):
+        if sub in aot.data and not isinstance(aot.data[sub], dict):
+            raise aot.error(
+                sub, f"must be a table ([tool.aot.{sub}]), found {_found(aot.data[sub])}; "
+                f"write its keys under a [tool.aot.{sub}] heading"
+            )
+
+    cpu_table = _Table(path, "tool.aot.cpu", aot.data.get("cpu", {}), ("cpu", "opt"))
+    cpu_name = cpu_table.data.get("cpu", "generic")
+    if not isinstance(cpu_name, str):
+        raise cpu_table.error("cpu", f"must be a string, found {_found(cpu_name)}")
+    if not _CPU_NAME.match(cpu_name):
+        raise cpu_table.error(
+            "cpu", f"invalid cpu name {cpu_name!r} (expected 'generic', 'native' or an LLVM cpu such as 'x86-64-v3')"
+        )
+    opt = cpu_table.data.get("opt", 3)
+    if isinstance(opt, bool) or not isinstance(opt, int) or not 0 <= opt <= 3:
+        raise cpu_table.error("opt", f"must be an integer from 0 to 3, found {_found(opt)}")
+
+    ptx_table = _Table(path, "tool.aot.ptx", aot.data.get("ptx", {}), ("arch",))
+    arch = ptx_table.string_list("arch", "architecture", _check_arch) or DEFAULT_ARCH
+
+    return BuildConfig(
+        project_dir=project,
+        packages=packages,
+        targets=targets,
+        workload=workload,
+        cpu=CpuConfig(cpu=cpu_name, opt=opt),
+        ptx=PtxConfig(arch=arch),
+    )

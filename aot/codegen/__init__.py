@@ -1,0 +1,1 @@
+"""Typed IR → LLVM IR (``function``, ``intrinsics``), CPython wrappers (``cpython``), modules and the JIT."""

@@ -1,0 +1,314 @@
+"""The CPython side of compiled code, generated in LLVM IR: argument unboxing, result boxing, wrappers.
+
+For each specialization ``impl`` (``i32 impl(ptr out, args…)``) this emits:
+
+    i32 try_<sym>(PyObject *const *args, i64 nargs, PyObject **result)
+        0 → the arguments are not of this specialization's types (nothing was set);
+        1 → called: *result is the boxed return value, or NULL with a Python exception set.
+    PyObject *fast_<sym>(PyObject *self, PyObject *const *args, Py_ssize_t nargs)   (METH_FASTCALL)
+    PyMethodDef def_<sym> = {"name", fast_<sym>, METH_FASTCALL, NULL}
+
+and, once per module, ``aot_dispatch``: the vectorcall function of method objects, which tries the
+``try_`` wrappers of the method's dispatch table in order and falls back to a Python callable.
+Type checks on scalars are pointer compares on ``ob_type`` and float values are read straight from the
+object, so a call costs about what a call of a C builtin costs.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from llvmlite import ir
+
+from ..types import ArrayType, ScalarType, TupleType, Type
+from . import types as lt
+from .function import ModuleContext
+from .types import memory_type, value_type
+
+# Object layouts shared by CPython 3.10–3.13 (non-debug, non-free-threaded builds).
+OB_TYPE = 8
+FLOAT_VALUE = 16
+TUPLE_SIZE = 16
+TUPLE_ITEMS = 24
+BUFFER_SIZE = 80  # sizeof(Py_buffer)
+BUF_BUF, BUF_ITEMSIZE, BUF_NDIM, BUF_FORMAT, BUF_SHAPE, BUF_STRIDES = 0, 24, 36, 40, 48, 56
+PyBUF_WRITABLE, PyBUF_FORMAT, PyBUF_STRIDES = 0x1, 0x4, 0x18
+METH_FASTCALL = 0x80
+PY_VECTORCALL_ARGUMENTS_OFFSET = 1 << 63
+# The method object (see aot.runtime.methodtype): head, vectorcall, dict, weaklist, table, count, fallback.
+METHOD_TABLE, METHOD_COUNT, METHOD_FALLBACK = 40, 48, 56
+
+_TRY_TYPE = ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR])
+
+
+def _field(b: ir.IRBuilder, base: ir.Value, offset: int, ty: ir.Type) -> ir.Value:
+    ptr = b.gep(b.bitcast(base, lt.PTR), [ir.Constant(lt.I64, offset)])
+    return b.load(b.bitcast(ptr, ty.as_pointer()))
+
+
+class _Api:
+    """Declarations of the CPython C API a module uses (resolved by the JIT or the dynamic loader)."""
+
+    def __init__(self, ctx: ModuleContext):
+        self.ctx = ctx
+
+    def fn(self, name: str, ret: ir.Type, *args: ir.Type, var_arg: bool = False) -> ir.Function:
+        return self.ctx.declare(name, ir.FunctionType(ret, list(args), var_arg=var_arg))
+
+    def type_object(self, name: str) -> ir.Value:
+        return self.ctx.global_pointer(name).bitcast(lt.PTR)
+
+
+def format_ok_function(ctx: ModuleContext) -> ir.Function:
+    """``i1 aot_format_ok(ptr fmt, i8 kind)``: a one-item buffer format of kind i/u/f/b (native order)."""
+    name = "aot_format_ok"
+    existing = ctx.module.globals.get(name)
+    if existing is not None:
+        return existing
+    fn = ir.Function(ctx.module, ir.FunctionType(lt.I1, [lt.PTR, lt.I8]), name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block())
+    fmt, kind = fn.args
+    c0 = b.load(fmt)
+    prefixed = b.or_(b.or_(b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("@"))),
+                           b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("=")))),
+                     b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("<"))))
+    p = b.select(prefixed, b.gep(fmt, [ir.Constant(lt.I64, 1)]), fmt)
+    c = b.load(p)
+    single = b.icmp_unsigned("==", b.load(b.gep(p, [ir.Constant(lt.I64, 1)])), ir.Constant(lt.I8, 0))
+
+    def any_of(chars: str) -> ir.Value:
+        out: ir.Value = ir.Constant(lt.I1, 0)
+        for ch in chars:
+            out = b.or_(out, b.icmp_unsigned("==", c, ir.Constant(lt.I8, ord(ch))))
+        return out
+
+    ok = ir.Constant(lt.I1, 0)
+    for k, chars in (("i", "bhilqn"), ("u", "BHILQN"), ("f", "efd"), ("b", "?")):
+        ok = b.select(b.icmp_unsigned("==", kind, ir.Constant(lt.I8, ord(k))), any_of(chars), ok)
+    b.ret(b.and_(single, ok))
+    return fn
+
+
+class _Unboxer:
+    """Emits the argument checks and conversions of a ``try_`` wrapper."""
+
+    def __init__(self, ctx: ModuleContext, b: ir.IRBuilder, mismatch: ir.Block):
+        self.ctx = ctx
+        self.api = _Api(ctx)
+        self.b = b
+        self.mismatch = mismatch
+        self.views: list[tuple[ir.Value, ir.Value]] = []  # (Py_buffer slot, acquired flag)
+
+    def require(self, cond: ir.Value) -> None:
+        ok = self.b.append_basic_block("arg.ok")
+        self.b.cbranch(cond, ok, self.mismatch)
+        self.b.position_at_end(ok)
+
+    def is_type(self, obj: ir.Value, type_name: str) -> ir.Value:
+        return self.b.icmp_unsigned("==", _field(self.b, obj, OB_TYPE, lt.PTR), self.api.type_object(type_name))
+
+    def unbox(self, obj: ir.Value, t: Type, writable: bool) -> ir.Value:
+        b = self.b
+        if isinstance(t, ScalarType):
+            if t.is_float:
+                self.require(self.is_type(obj, "PyFloat_Type"))
+                value = _field(b, obj, FLOAT_VALUE, lt.F64)
+                return b.fptrunc(value, lt.F32) if t.bits == 32 else value
+            if t.kind == "b":
+                self.require(self.is_type(obj, "PyBool_Type"))
+                return b.icmp_unsigned("==", obj, self.api.type_object("_Py_TrueStruct"))
+            self.require(self.is_type(obj, "PyLong_Type"))
+            as_long = self.api.fn("PyLong_AsLongLong", lt.I64, lt.PTR)
+            value = b.call(as_long, [obj])
+            failed = b.icmp_signed("==", value, ir.Constant(lt.I64, -1))
+            with b.if_then(failed, likely=False):
+                occurred = b.call(self.api.fn("PyErr_Occurred", lt.PTR), [])
+                with b.if_then(b.icmp_unsigned("!=", occurred, ir.Constant(lt.PTR, None))):
+                    b.branch(self.overflow)
+            return b.trunc(value, value_type(t)) if t.bits < 64 else value
+        if isinstance(t, TupleType):
+            self.require(self.is_type(obj, "PyTuple_Type"))
+            self.require(b.icmp_signed("==", _field(b, obj, TUPLE_SIZE, lt.I64), ir.Constant(lt.I64, len(t.items))))
+            out = ir.Constant(value_type(t), ir.Undefined)
+            for i, item_t in enumerate(t.items):
+                item = _field(b, obj, TUPLE_ITEMS + 8 * i, lt.PTR)
+                out = b.insert_value(out, self.unbox(item, item_t, False), i)
+            return out
+        assert isinstance(t, ArrayType)
+        return self.unbox_array(obj, t, writable)
+
+    def unbox_array(self, obj: ir.Value, t: ArrayType, writable: bool) -> ir.Value:
+        b = self.b
+        with b.goto_entry_block():
+            view = b.alloca(ir.ArrayType(lt.I8, BUFFER_SIZE))
+            flag = b.alloca(lt.I1)
+            b.store(ir.Constant(lt.I1, 0), flag)
+            view_ptr = b.bitcast(view, lt.PTR)
+        self.views.append((view_ptr, flag))
+        flags = PyBUF_STRIDES | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
+        get = self.api.fn("PyObject_GetBuffer", lt.I32, lt.PTR, lt.PTR, lt.I32)
+        status = b.call(get, [obj, view_ptr, ir.Constant(lt.I32, flags)])
+        with b.if_then(b.icmp_signed("!=", status, ir.Constant(lt.I32, 0)), likely=False):
+            b.call(self.api.fn("PyErr_Clear", ir.VoidType()), [])
+            b.branch(self.mismatch)
+        b.store(ir.Constant(lt.I1, 1), flag)
+        ndim = _field(b, view_ptr, BUF_NDIM, lt.I32)
+        self.require(b.icmp_signed("==", ndim, ir.Constant(lt.I32, t.ndim)))
+        itemsize = _field(b, view_ptr, BUF_ITEMSIZE, lt.I64)
+        self.require(b.icmp_signed("==", itemsize, ir.Constant(lt.I64, t.dtype.itemsize)))
+        fmt = _field(b, view_ptr, BUF_FORMAT, lt.PTR)
+        self.require(b.call(format_ok_function(self.ctx), [fmt, ir.Constant(lt.I8, ord(t.dtype.kind))]))
+        if t.layout == "C":
+            contiguous = self.api.fn("PyBuffer_IsContiguous", lt.I32, lt.PTR, lt.I8)
+            is_c = b.call(contiguous, [view_ptr, ir.Constant(lt.I8, ord("C"))])
+            self.require(b.icmp_signed("!=", is_c, ir.Constant(lt.I32, 0)))
+        shape_p = b.bitcast(_field(b, view_ptr, BUF_SHAPE, lt.PTR), lt.I64.as_pointer())
+        strides_p = b.bitcast(_field(b, view_ptr, BUF_STRIDES, lt.PTR), lt.I64.as_pointer())
+        shape = ir.Constant(ir.ArrayType(lt.I64, t.ndim), ir.Undefined)
+        strides = ir.Constant(ir.ArrayType(lt.I64, t.ndim), ir.Undefined)
+        for k in range(t.ndim):
+            shape = b.insert_value(shape, b.load(b.gep(shape_p, [ir.Constant(lt.I64, k)])), k)
+            strides = b.insert_value(strides, b.load(b.gep(strides_p, [ir.Constant(lt.I64, k)])), k)
+        data = b.bitcast(_field(b, view_ptr, BUF_BUF, lt.PTR), memory_type(t.dtype).as_pointer())
+        out = ir.Constant(value_type(t), ir.Undefined)
+        out = b.insert_value(out, data, 0)
+        out = b.insert_value(out, shape, 1)
+        return b.insert_value(out, strides, 2)
+
+    def release_all(self) -> None:
+        release = self.api.fn("PyBuffer_Release", ir.VoidType(), lt.PTR)
+        for view, flag in self.views:
+            with self.b.if_then(self.b.load(flag)):
+                self.b.call(release, [view])
+
+
+def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Value:
+    """A new reference to the Python object for ``value`` (NULL with an exception set on failure)."""
+    api = _Api(ctx)
+    if isinstance(t, ScalarType):
+        if t.kind == "n":
+            return b.call(api.fn("Py_BuildValue", lt.PTR, lt.PTR, var_arg=True), [ctx.cstring("")])
+        if t.kind == "b":
+            return b.call(api.fn("PyBool_FromLong", lt.PTR, lt.I64), [b.zext(value, lt.I64)])
+        if t.is_float:
+            if t.bits == 32:
+                value = b.fpext(value, lt.F64)
+            return b.call(api.fn("PyFloat_FromDouble", lt.PTR, lt.F64), [value])
+        if t.is_signed:
+            wide = b.sext(value, lt.I64) if t.bits < 64 else value
+            return b.call(api.fn("PyLong_FromLongLong", lt.PTR, lt.I64), [wide])
+        wide = b.zext(value, lt.I64) if t.bits < 64 else value
+        return b.call(api.fn("PyLong_FromUnsignedLongLong", lt.PTR, lt.I64), [wide])
+    if isinstance(t, TupleType):
+        tup = b.call(api.fn("PyTuple_New", lt.PTR, lt.I64), [ir.Constant(lt.I64, len(t.items))])
+        fail = b.icmp_unsigned("==", tup, ir.Constant(lt.PTR, None))
+        result = b.alloca(lt.PTR)
+        b.store(tup, result)
+        with b.if_then(b.not_(fail)):
+            set_item = api.fn("PyTuple_SetItem", lt.I32, lt.PTR, lt.I64, lt.PTR)
+            for i, item_t in enumerate(t.items):
+                item = box(ctx, b, b.extract_value(value, i), item_t)
+                with b.if_then(b.icmp_unsigned("==", item, ir.Constant(lt.PTR, None)), likely=False):
+                    b.call(api.fn("Py_DecRef", ir.VoidType(), lt.PTR), [tup])
+                    b.store(ir.Constant(lt.PTR, None), result)
+                b.call(set_item, [tup, ir.Constant(lt.I64, i), item])
+        return b.load(result)
+    raise TypeError(f"cannot return a {t} to Python")
+
+
+def emit_try_wrapper(ctx: ModuleContext, name: str, impl: ir.Function, argtypes: tuple[Type, ...],
+                     ret: Type, writes: frozenset[int]) -> ir.Function:
+    fn = ir.Function(ctx.module, _TRY_TYPE, name)
+    args, nargs, result_slot = fn.args
+    entry = fn.append_basic_block("entry")
+    body = fn.append_basic_block("body")
+    mismatch = fn.append_basic_block("mismatch")
+    overflow = fn.append_basic_block("overflow")
+    b = ir.IRBuilder(entry)
+    b.branch(body)
+    b.position_at_end(body)
+    unboxer = _Unboxer(ctx, b, mismatch)
+    unboxer.overflow = overflow  # type: ignore[attr-defined]
+    unboxer.require(b.icmp_signed("==", nargs, ir.Constant(lt.I64, len(argtypes))))
+    argv = b.bitcast(args, lt.PTR.as_pointer())
+    values = []
+    for i, t in enumerate(argtypes):
+        obj = b.load(b.gep(argv, [ir.Constant(lt.I64, i)]))
+        values.append(unboxer.unbox(obj, t, i in writes))
+    out = b.alloca(impl.args[0].type.pointee)
+    status = b.call(impl, [out] + values)
+    unboxer.release_all()
+    result_ptr = b.bitcast(result_slot, lt.PTR.as_pointer())
+    with b.if_else(b.icmp_unsigned("==", status, ir.Constant(lt.I32, 0))) as (ok, error):
+        with ok:
+            b.store(box(ctx, b, b.load(out), ret), result_ptr)
+        with error:
+            b.store(ir.Constant(lt.PTR, None), result_ptr)
+    b.ret(ir.Constant(lt.I32, 1))
+    b.position_at_end(mismatch)
+    unboxer.release_all()
+    b.ret(ir.Constant(lt.I32, 0))
+    b.position_at_end(overflow)  # an int argument too large for 64 bits: its OverflowError stands
+    unboxer.release_all()
+    b.store(ir.Constant(lt.PTR, None), b.bitcast(result_slot, lt.PTR.as_pointer()))
+    b.ret(ir.Constant(lt.I32, 1))
+    return fn
+
+
+def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, signature: str) -> ir.GlobalVariable:
+    """A ``METH_FASTCALL`` function and the ``PyMethodDef`` (``def_<name>``) that makes it a builtin."""
+    api = _Api(ctx)
+    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64]), f"fast_{name}")
+    _, args, nargs = fn.args
+    b = ir.IRBuilder(fn.append_basic_block())
+    result = b.alloca(lt.PTR)
+    called = b.call(try_fn, [args, nargs, b.bitcast(result, lt.PTR)])
+    with b.if_then(b.icmp_unsigned("==", called, ir.Constant(lt.I32, 0)), likely=False):
+        slot = ctx.global_pointer("PyExc_TypeError")
+        exc = b.load(b.bitcast(slot, lt.PTR.as_pointer()))
+        b.call(api.fn("PyErr_SetString", ir.VoidType(), lt.PTR, lt.PTR),
+               [exc, ctx.cstring(f"arguments do not match the compiled signature {signature}")])
+        b.ret(ir.Constant(lt.PTR, None))
+    b.ret(b.load(result))
+    method_def_t = ir.LiteralStructType([lt.PTR, lt.PTR, lt.I32, lt.PTR])
+    gv = ir.GlobalVariable(ctx.module, method_def_t, f"def_{name}")
+    gv.initializer = ir.Constant(method_def_t, [ctx.cstring(name), fn.bitcast(lt.PTR),
+                                                ir.Constant(lt.I32, METH_FASTCALL), ir.Constant(lt.PTR, None)])
+    return gv
+
+
+def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Function:
+    """The vectorcall of method objects: try each specialization, else call the Python fallback."""
+    existing = ctx.module.globals.get(name)
+    if existing is not None:
+        return existing
+    api = _Api(ctx)
+    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64, lt.PTR]), name)
+    self_, args, nargsf, kwnames = fn.args
+    entry = fn.append_basic_block("entry")
+    loop = fn.append_basic_block("loop")
+    body = fn.append_basic_block("try")
+    fallback = fn.append_basic_block("fallback")
+    b = ir.IRBuilder(entry)
+    result = b.alloca(lt.PTR)
+    index = b.alloca(lt.I64)
+    b.store(ir.Constant(lt.I64, 0), index)
+    nargs = b.and_(nargsf, ir.Constant(lt.I64, PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
+    table = b.bitcast(_field(b, self_, METHOD_TABLE, lt.PTR), _TRY_TYPE.as_pointer().as_pointer())
+    count = _field(b, self_, METHOD_COUNT, lt.I64)
+    b.cbranch(b.icmp_unsigned("==", kwnames, ir.Constant(lt.PTR, None)), loop, fallback)
+    b.position_at_end(loop)
+    i = b.load(index)
+    b.cbranch(b.icmp_signed("<", i, count), body, fallback)
+    b.position_at_end(body)
+    entry_fn = b.load(b.gep(table, [i]))
+    called = b.call(entry_fn, [args, nargs, b.bitcast(result, lt.PTR)])
+    b.store(b.add(i, ir.Constant(lt.I64, 1)), index)
+    done = fn.append_basic_block("done")
+    b.cbranch(b.icmp_unsigned("!=", called, ir.Constant(lt.I32, 0)), done, loop)
+    b.position_at_end(done)
+    b.ret(b.load(result))
+    b.position_at_end(fallback)
+    vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
+    b.ret(b.call(vectorcall, [_field(b, self_, METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))
+    return fn

@@ -1,0 +1,72 @@
+"""The in-process JIT: LLVM modules compiled into this process with MCJIT.
+
+    engine = JitEngine(CpuTarget.host())
+    llmod = engine.add(module)                 # verify, optimise, compile, resolve C API symbols
+    engine.address("try_aot_demo__f_…")        # → an int usable as a C function pointer
+
+External symbols (the CPython C API, libm) are resolved through this process's own symbol table, once.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from ..targets.cpu import CpuTarget
+from .module import optimize
+
+_process = ctypes.PyDLL(None)
+
+
+def _resolve(name: str, is_data: bool) -> int:
+    if llvm.address_of_symbol(name):
+        return llvm.address_of_symbol(name)
+    try:
+        if is_data:
+            address = ctypes.addressof(ctypes.c_char.in_dll(_process, name))
+        else:
+            address = ctypes.cast(getattr(_process, name), ctypes.c_void_p).value
+    except (AttributeError, ValueError):
+        raise RuntimeError(f"symbol {name} needed by compiled code is not in this process") from None
+    llvm.add_symbol(name, address)
+    return address
+
+
+class JitEngine:
+    def __init__(self, target: CpuTarget):
+        self.target = target
+        self.tm = target.target_machine(jit=True)
+        self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+        self.modules: list = []
+
+    def parse(self, module: ir.Module):
+        module.triple = self.target.triple
+        module.data_layout = str(self.tm.target_data)
+        llmod = llvm.parse_assembly(str(module))
+        llmod.verify()
+        return llmod
+
+    def add(self, module: ir.Module, optimized: bool = True):
+        llmod = self.parse(module)
+        for gv in module.global_values:
+            if isinstance(gv, ir.GlobalVariable):
+                if gv.initializer is None:
+                    _resolve(gv.name, is_data=True)
+            elif gv.is_declaration and not gv.name.startswith("llvm."):
+                _resolve(gv.name, is_data=False)
+        if optimized:
+            optimize(llmod, self.tm, self.target.opt)
+        self.ee.add_module(llmod)
+        self.ee.finalize_object()
+        self.modules.append(llmod)
+        return llmod
+
+    def address(self, name: str) -> int:
+        address = self.ee.get_function_address(name) or self.ee.get_global_value_address(name)
+        if not address:
+            raise RuntimeError(f"compiled symbol {name} not found")
+        return address
+
+    def assembly(self, llmod) -> str:
+        return self.tm.emit_assembly(llmod)

@@ -1,0 +1,123 @@
+"""Assemble LLVM modules from inferred instances, and optimise them.
+
+    module = build_module([root], lookup, target, exported={root.key: "aot_demo__f_…"})
+
+A module holds its roots (exported, with their CPython wrappers) and every callee they reach (internal,
+so LLVM inlines them), which makes each module self-contained: it links against nothing but the C API
+and libm. ``optimize`` runs LLVM's standard O-level pipeline, so loops vectorise where they can.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from llvmlite import ir
+
+from ..infer import InferredInstance
+from ..ir import Call, Copy, Function, SetItem
+from ..targets import Target
+from ..types import ArrayType, Type, format_signature
+from .cpython import emit_fastcall_wrapper, emit_try_wrapper
+from .function import CodegenOptions, FunctionCodegen, ModuleContext, declare_function
+from .types import symbol_name
+
+InstanceKey = tuple[str, tuple[Type, ...]]
+
+
+@dataclass(frozen=True)
+class Export:
+    """What a module exports for one root: the implementation, its try-wrapper and its PyMethodDef."""
+
+    key: InstanceKey
+    symbol: str
+
+    @property
+    def try_symbol(self) -> str:
+        return f"try_{self.symbol}"
+
+    @property
+    def def_symbol(self) -> str:
+        return f"def_{self.symbol}"
+
+
+def written_params(inst: InferredInstance, lookup: Callable[[InstanceKey], InferredInstance],
+                   _seen: frozenset = frozenset()) -> frozenset[int]:
+    """Indices of array parameters the instance (or a callee) may store into: they need writable buffers."""
+    fn = inst.function
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    arrays = {n for n, t in fn.types.items() if isinstance(t, ArrayType)}
+    written: set[str] = set()
+    for _, op in fn.ops():
+        if isinstance(op, Copy) and op.dest.name in arrays and op.src.name in arrays:
+            parent[find(op.dest.name)] = find(op.src.name)
+    for _, op in fn.ops():
+        if isinstance(op, SetItem):
+            written.add(op.obj.name)
+        elif isinstance(op, Call):
+            key = (op.callee, tuple(fn.types[a.name] for a in op.args))
+            if key in _seen or key == inst.key:
+                continue
+            callee_writes = written_params(lookup(key), lookup, _seen | {inst.key})
+            written.update(op.args[i].name for i in callee_writes)
+    roots = {find(n) for n in written}
+    return frozenset(i for i, p in enumerate(fn.params) if p in arrays and find(p) in roots)
+
+
+def reachable(roots: list[InferredInstance], lookup: Callable[[InstanceKey], InferredInstance]) -> list[InferredInstance]:
+    seen: dict[InstanceKey, InferredInstance] = {}
+    stack = list(roots)
+    while stack:
+        inst = stack.pop()
+        if inst.key in seen:
+            continue
+        seen[inst.key] = inst
+        stack.extend(lookup(k) for k in inst.callees)
+    return list(seen.values())
+
+
+def build_module(name: str, roots: list[InferredInstance], lookup: Callable[[InstanceKey], InferredInstance],
+                 target: Target, options: Callable[[str], CodegenOptions], suffix: str = "",
+                 wrappers: bool = True) -> tuple[ir.Module, list[Export]]:
+    module = ir.Module(name=name)
+    ctx = ModuleContext(module, target)
+    instances = reachable(roots, lookup)
+    root_keys = {r.key for r in roots}
+    symbols = {inst.key: symbol_name(inst.method.key, inst.argtypes, target.owner) + suffix for inst in instances}
+    functions = {}
+    for inst in instances:
+        llfn = declare_function(module, symbols[inst.key], inst.function)
+        if inst.key not in root_keys:
+            llfn.linkage = "internal"
+        functions[inst.key] = llfn
+
+    def callee(key: str, argtypes: tuple[Type, ...]) -> ir.Function:
+        return functions[(key, argtypes)]
+
+    for inst in instances:
+        FunctionCodegen(ctx, inst.function, functions[inst.key], callee, options(inst.method.key)).lower()
+    exports = []
+    for root in roots:
+        export = Export(root.key, symbols[root.key])
+        if wrappers:
+            writes = written_params(root, lookup)
+            try_fn = emit_try_wrapper(ctx, export.try_symbol, functions[root.key], root.argtypes,
+                                      root.return_type, writes)
+            emit_fastcall_wrapper(ctx, export.symbol, try_fn, format_signature(root.return_type, root.argtypes))
+        exports.append(export)
+    return module, exports
+
+
+def optimize(llmod, target_machine, level: int = 3) -> None:
+    """LLVM's default pipeline at ``level`` (O3: inlining, loop vectorisation, SLP)."""
+    import llvmlite.binding as llvm
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = level >= 2
+    pto.slp_vectorization = level >= 2
+    pb = llvm.create_pass_builder(target_machine, pto)
+    pb.getModulePassManager().run(llmod, pb)

@@ -1,0 +1,102 @@
+"""Source spans and compile errors.
+
+    >>> span = Span("/p/m.py", 12, 5, 12, 9)
+    >>> str(Diagnostic(span, "lists are not supported; use an array argument"))
+    '/p/m.py:12:5: error: lists are not supported; use an array argument'
+
+Every IR op carries a ``Span``; every error the compiler reports for user code is a ``Diagnostic``
+collected into a ``CompileError`` (one line per problem, all problems of a function at once).
+"""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+from typing import Iterable
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file: 1-based lines, 1-based columns (end column exclusive)."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def short(self) -> str:
+        """The position without the file, as printed in IR dumps: ``12:5``."""
+        return f"{self.line}:{self.col}"
+
+
+UNKNOWN_SPAN = Span("<unknown>", 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem at one place, with what to write instead folded into the message."""
+
+    span: Span
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        return f"{self.span}: {self.severity}: {self.message}"
+
+    def render(self) -> str:
+        """The one-line form followed by the source line and a caret under the offending code."""
+        text = str(self)
+        source = linecache.getline(self.span.file, self.span.line).rstrip("\n")
+        if not source or self.span.col <= 0:
+            return text
+        width = 1
+        if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
+            width = self.span.end_col - self.span.col
+        return f"{text}\n    {source}\n    {' ' * (self.span.col - 1)}{'^' * width}"
+
+
+class CompileError(Exception):
+    """Code the compiler does not support. ``str(e)`` starts with ``file:line:col:``."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic] | str, chain: tuple[str, ...] = ()):
+        if isinstance(diagnostics, str):
+            diagnostics = [Diagnostic(UNKNOWN_SPAN, diagnostics)]
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        self.chain = chain
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        lines = [str(d) for d in self.diagnostics]
+        if self.chain:
+            lines.append("  while compiling " + " -> ".join(self.chain))
+        return "\n".join(lines)
+
+    def with_chain(self, caller: str) -> "CompileError":
+        """The same error, noting that ``caller`` called the function that failed."""
+        return CompileError(self.diagnostics, (caller, *self.chain))
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+
+class DiagnosticSink:
+    """Collects diagnostics so a pass can report every problem before giving up."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def error(self, span: Span, message: str) -> None:
+        diag = Diagnostic(span, message)
+        if diag not in self.items:
+            self.items.append(diag)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            ordered = sorted(self.items, key=lambda d: (d.span.file, d.span.line, d.span.col))
+            raise CompileError(ordered)

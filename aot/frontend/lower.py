@@ -1,0 +1,573 @@
+"""Python AST → untyped IR.
+
+    def f(x):            func demo:f(%x)  file "demo.py" @1:1-2:17
+        return x + 1  →  bb0:
+                           %t0 = const 1  @2:16-2:17
+                           %t1 = binop add %x, %t0  @2:12-2:17
+                           ret %t1  @2:5-2:17
+
+Names that are not locals become ``loadglobal`` (resolved later against the function's globals, so that
+every lookup becomes an edge). Loops over ``range`` and over arrays become explicit counters; ``and``/``or``
+and chained comparisons become branches, so short-circuiting is exact. Everything outside SUBSET.md is
+reported — every problem of the function at once — as a ``CompileError`` with its ``file:line:col``.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
+from ..ir import (BinOp, BinOpKind, Block, Branch, Builder, CmpKind, Compare, Const, Copy, Function,
+                  GetAttr, GetItem, Intrinsic, IntrinsicCall, Jump, LoadGlobal, MakeTuple, Raise,
+                  Return, SetItem, Truth, UnaryKind, UnaryOp, Var)
+from ..ir.ops import CallValue
+
+_BINOPS = {
+    ast.Add: BinOpKind.ADD, ast.Sub: BinOpKind.SUB, ast.Mult: BinOpKind.MUL,
+    ast.Div: BinOpKind.TRUEDIV, ast.FloorDiv: BinOpKind.FLOORDIV, ast.Mod: BinOpKind.MOD,
+    ast.Pow: BinOpKind.POW, ast.LShift: BinOpKind.LSHIFT, ast.RShift: BinOpKind.RSHIFT,
+    ast.BitAnd: BinOpKind.AND, ast.BitOr: BinOpKind.OR, ast.BitXor: BinOpKind.XOR,
+}
+_UNARY = {ast.USub: UnaryKind.NEG, ast.UAdd: UnaryKind.POS, ast.Invert: UnaryKind.INVERT,
+          ast.Not: UnaryKind.NOT}
+_CMPS = {ast.Eq: CmpKind.EQ, ast.NotEq: CmpKind.NE, ast.Lt: CmpKind.LT, ast.LtE: CmpKind.LE,
+         ast.Gt: CmpKind.GT, ast.GtE: CmpKind.GE}
+
+# What to say for each unsupported node type: the construct, then what to write instead.
+_UNSUPPORTED: dict[type, str] = {
+    ast.Try: "try/except is not supported; check the condition before the operation instead",
+    ast.With: "'with' is not supported in compiled code",
+    ast.AsyncWith: "'async with' is not supported in compiled code",
+    ast.AsyncFor: "'async for' is not supported in compiled code",
+    ast.AsyncFunctionDef: "async functions are not supported in compiled code",
+    ast.Global: "'global' is not supported; pass the value as an argument or return it",
+    ast.Nonlocal: "'nonlocal' (a closure over mutable state) is not supported; pass the value as an argument",
+    ast.FunctionDef: "nested functions are not supported; define the helper at module level",
+    ast.ClassDef: "classes are not supported in compiled code",
+    ast.Import: "imports inside compiled functions are not supported; import at module level",
+    ast.ImportFrom: "imports inside compiled functions are not supported; import at module level",
+    ast.Delete: "'del' is not supported in compiled code",
+    ast.Lambda: "lambdas are not supported; define a module-level function instead",
+    ast.ListComp: "list comprehensions are not supported; write a loop that fills an array argument",
+    ast.SetComp: "set comprehensions are not supported in compiled code",
+    ast.DictComp: "dict comprehensions are not supported in compiled code",
+    ast.GeneratorExp: "generator expressions are not supported; write a loop",
+    ast.List: "lists are not supported as values; use a tuple or an array argument",
+    ast.Dict: "dicts are not supported as values in compiled code",
+    ast.Set: "sets are not supported as values in compiled code",
+    ast.JoinedStr: "f-strings are not supported; strings are not values in compiled code",
+    ast.Yield: "generators ('yield') are not supported in compiled code",
+    ast.YieldFrom: "generators ('yield from') are not supported in compiled code",
+    ast.Await: "'await' is not supported in compiled code",
+    ast.NamedExpr: "assignment expressions (':=') are not supported; assign in a statement",
+    ast.Starred: "star-arguments are not supported; pass each argument",
+    ast.Slice: "slices are not supported; index elements one by one",
+}
+if hasattr(ast, "Match"):
+    _UNSUPPORTED[ast.Match] = "'match' is not supported; use if/elif"
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED[ast.TryStar] = "try/except* is not supported in compiled code"
+
+BUILTIN_EXCEPTIONS = frozenset(
+    name for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException))
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a function's source text lives: its file, and how to map AST positions to file positions."""
+
+    file: str
+    line_offset: int
+    col_offset: int
+
+    def span(self, node: ast.AST) -> Span:
+        line = getattr(node, "lineno", 1) + self.line_offset
+        end_line = (getattr(node, "end_lineno", None) or getattr(node, "lineno", 1)) + self.line_offset
+        col = getattr(node, "col_offset", 0) + self.col_offset + 1
+        end_col = (getattr(node, "end_col_offset", None) or 0) + self.col_offset + 1
+        return Span(self.file, line, col, end_line, end_col)
+
+
+def parse_source(py_func: Callable) -> tuple[ast.FunctionDef, SourceInfo]:
+    """The ``def`` node of ``py_func`` and the mapping of its positions to the file."""
+    try:
+        lines, first = inspect.getsourcelines(py_func)
+    except (OSError, TypeError) as exc:
+        raise CompileError(f"cannot compile {py_func.__qualname__}: its source is not available ({exc})") from None
+    first_line = lines[0]
+    indent = len(first_line) - len(first_line.lstrip())
+    text = "".join(ln[indent:] if not indent or ln[:indent].isspace() else ln.lstrip() for ln in lines)
+    file = py_func.__code__.co_filename
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            info = SourceInfo(file, max(first, 1) - 1, indent)
+            if isinstance(node, ast.AsyncFunctionDef):
+                raise CompileError([Diagnostic(info.span(node), _UNSUPPORTED[ast.AsyncFunctionDef])])
+            return node, info
+    raise CompileError(f"cannot compile {py_func.__qualname__}: no 'def' found in its source")
+
+
+def _assigned_names(fn: ast.FunctionDef) -> set[str]:
+    """Names Python treats as locals of ``fn``: parameters and every name bound in its body."""
+    names = {a.arg for a in fn.args.posonlyargs + fn.args.args}
+    for node in ast.walk(fn):
+        if node is fn:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+@dataclass
+class _Loop:
+    break_to: Block
+    continue_to: Block
+
+
+class Lowering:
+    """State of lowering one function: the builder, the loop stack, the locals and the diagnostics."""
+
+    def __init__(self, key: str, node: ast.FunctionDef, src: SourceInfo, globals_: dict[str, Any]):
+        self.node = node
+        self.src = src
+        self.globals = globals_
+        self.sink = DiagnosticSink()
+        self.locals = _assigned_names(node)
+        params = tuple(a.arg for a in node.args.posonlyargs + node.args.args)
+        self.b = Builder(key, params, src.file, src.span(node))
+        self.loops: list[_Loop] = []
+        self._hidden = 0
+        self._check_signature(node)
+
+    # ------------------------------------------------------------------ helpers
+    def span(self, node: ast.AST) -> Span:
+        return self.src.span(node)
+
+    def error(self, node: ast.AST, message: str) -> None:
+        self.sink.error(self.span(node), message)
+
+    def hidden(self, stem: str) -> Var:
+        """A variable no Python name can clash with (loop counters, and/or results …)."""
+        self._hidden += 1
+        return Var(f"${stem}{self._hidden}")
+
+    def const(self, value: Any, node: ast.AST) -> Var:
+        return self.b.emit_value(lambda d: Const(d, value, self.span(node)))
+
+    def is_builtin(self, name: str) -> bool:
+        """Whether ``name`` in this function means the builtin of that name (not shadowed)."""
+        return name not in self.locals and name not in self.globals and hasattr(builtins, name)
+
+    def _check_signature(self, node: ast.FunctionDef) -> None:
+        args = node.args
+        if args.vararg is not None:
+            self.error(args.vararg, "*args is not supported; declare each parameter")
+        if args.kwarg is not None:
+            self.error(args.kwarg, "**kwargs is not supported; declare each parameter")
+        if args.kwonlyargs:
+            self.error(args.kwonlyargs[0], "keyword-only parameters are not supported; make them positional")
+
+    # ------------------------------------------------------------------ statements
+    def lower(self) -> Function:
+        body = self.node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        self.stmts(body)
+        if not self.b.terminated:
+            self.b.terminate(Return(None, self.span(self.node)))
+        self.sink.raise_if_any()
+        return self.b.finish()
+
+    def stmts(self, stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, node: ast.stmt) -> None:
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            self.error(node, _UNSUPPORTED.get(type(node), f"'{type(node).__name__}' statements are not supported"))
+            return
+        method(node)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a string used as a comment
+        self.expr(node.value)
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, value, node)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            return
+        self.assign(node.target, self.expr(node.value), node)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            self.error(node, "this augmented assignment is not supported")
+            return
+        span = self.span(node)
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.name_load(target.id, target)
+            result = self.b.emit_value(lambda d: BinOp(d, op, current, self.expr(node.value), span))
+            self.b.emit(Copy(Var(target.id), result, span))
+        elif isinstance(target, ast.Subscript):
+            obj = self.expr(target.value)
+            index = self.index(target.slice)
+            current = self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(target)))
+            rhs = self.expr(node.value)
+            result = self.b.emit_value(lambda d: BinOp(d, op, current, rhs, span))
+            self.b.emit(SetItem(obj, index, result, span))
+        else:
+            self.error(target, "only names and array elements can be targets of augmented assignment")
+
+    def assign(self, target: ast.expr, value: Var, node: ast.AST) -> None:
+        span = self.span(node)
+        if isinstance(target, ast.Name):
+            self.b.emit(Copy(Var(target.id), value, span))
+        elif isinstance(target, ast.Tuple):
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    self.error(elt, "starred assignment is not supported; unpack each element")
+                    continue
+                idx = self.const(i, elt)
+                item = self.b.emit_value(lambda d: GetItem(d, value, (idx,), self.span(elt)))
+                self.assign(elt, item, elt)
+        elif isinstance(target, ast.Subscript):
+            obj = self.expr(target.value)
+            index = self.index(target.slice)
+            self.b.emit(SetItem(obj, index, value, span))
+        elif isinstance(target, ast.Attribute):
+            self.error(target, "assigning to attributes is not supported; only array elements can be set")
+        else:
+            self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        value = self.expr(node.value) if node.value is not None else None
+        self.b.terminate(Return(value, self.span(node)))
+
+    def condition(self, node: ast.expr) -> Var:
+        value = self.expr(node)
+        return self.b.emit_value(lambda d: Truth(d, value, self.span(node)))
+
+    def stmt_If(self, node: ast.If) -> None:
+        cond = self.condition(node.test)
+        then, other, end = self.b.new_block(), self.b.new_block(), self.b.new_block()
+        self.b.terminate(Branch(cond, then.label, other.label, self.span(node.test)))
+        self.b.set_block(then)
+        self.stmts(node.body)
+        self.b.jump(end)
+        self.b.set_block(other)
+        self.stmts(node.orelse)
+        self.b.jump(end)
+        self.b.set_block(end)
+
+    def stmt_While(self, node: ast.While) -> None:
+        head, body, orelse, end = (self.b.new_block() for _ in range(4))
+        self.b.jump(head)
+        self.b.set_block(head)
+        cond = self.condition(node.test)
+        self.b.terminate(Branch(cond, body.label, orelse.label, self.span(node.test)))
+        self.loop_body(node, body, head, end)
+        self.b.set_block(orelse)
+        self.stmts(node.orelse)
+        self.b.jump(end)
+        self.b.set_block(end)
+
+    def loop_body(self, node: ast.While | ast.For, body: Block, cont: Block, end: Block) -> None:
+        self.b.set_block(body)
+        self.loops.append(_Loop(end, cont))
+        self.stmts(node.body)
+        self.loops.pop()
+        self.b.jump(cont)
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        self.b.terminate(Jump(self.loops[-1].break_to.label, self.span(node)))
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        self.b.terminate(Jump(self.loops[-1].continue_to.label, self.span(node)))
+
+    def stmt_For(self, node: ast.For) -> None:
+        if not isinstance(node.target, ast.Name):
+            self.error(node.target, "the loop target must be a single name")
+            return
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+                and self.is_builtin("range"):
+            self.for_range(node, it)
+        else:
+            self.for_sequence(node)
+
+    def for_range(self, node: ast.For, call: ast.Call) -> None:
+        span = self.span(call)
+        if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
+            self.error(call, "range() takes 1 to 3 positional arguments")
+            return
+        args = call.args
+        start = self.const(0, call) if len(args) == 1 else self.int_arg(args[0])
+        stop = self.int_arg(args[-1] if len(args) < 3 else args[1])
+        step_node = args[2] if len(args) == 3 else None
+        step_const = _const_int(step_node) if step_node is not None else 1
+        step = self.int_arg(step_node) if step_node is not None else self.const(1, call)
+        if step_const == 0:
+            self.error(step_node, "range() step must not be zero")
+            return
+        positive: Optional[Var] = None
+        if step_const is None:
+            zero = self.const(0, call)
+            is_zero = self.b.emit_value(lambda d: Compare(d, CmpKind.EQ, step, zero, span))
+            bad, ok = self.b.new_block(), self.b.new_block()
+            self.b.terminate(Branch(is_zero, bad.label, ok.label, span))
+            self.b.set_block(bad)
+            self.b.terminate(Raise("ValueError", "range() arg 3 must not be zero", span))
+            self.b.set_block(ok)
+            positive = self.b.emit_value(lambda d: Compare(d, CmpKind.GT, step, zero, span))
+        counter = self.hidden("i")
+        self.b.emit(Copy(counter, start, span))
+        head, body, latch, orelse, end = (self.b.new_block() for _ in range(5))
+        self.b.jump(head)
+        self.b.set_block(head)
+        if positive is None:
+            kind = CmpKind.LT if step_const > 0 else CmpKind.GT
+            more = self.b.emit_value(lambda d: Compare(d, kind, counter, stop, span))
+        else:
+            more = self.hidden("more")
+            up, down, decide = self.b.new_block(), self.b.new_block(), self.b.new_block()
+            self.b.terminate(Branch(positive, up.label, down.label, span))
+            for block, kind in ((up, CmpKind.LT), (down, CmpKind.GT)):
+                self.b.set_block(block)
+                self.b.emit(Compare(more, kind, counter, stop, span))
+                self.b.jump(decide)
+            self.b.set_block(decide)
+        self.b.terminate(Branch(more, body.label, orelse.label, span))
+        self.b.set_block(body)
+        self.b.emit(Copy(Var(node.target.id), counter, self.span(node.target)))
+        self.loop_body(node, self.b.block, latch, end)
+        self.b.set_block(latch)
+        self.b.emit(BinOp(counter, BinOpKind.ADD, counter, step, span))
+        self.b.jump(head)
+        self.b.set_block(orelse)
+        self.stmts(node.orelse)
+        self.b.jump(end)
+        self.b.set_block(end)
+
+    def int_arg(self, node: ast.expr) -> Var:
+        return self.expr(node)
+
+    def for_sequence(self, node: ast.For) -> None:
+        span = self.span(node.iter)
+        seq = self.b.emit_value(lambda d: Copy(d, self.expr(node.iter), span))
+        length = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.LEN, (seq,), span))
+        counter = self.hidden("k")
+        self.b.emit(Copy(counter, self.const(0, node.iter), span))
+        one = self.const(1, node.iter)
+        head, body, latch, orelse, end = (self.b.new_block() for _ in range(5))
+        self.b.jump(head)
+        self.b.set_block(head)
+        more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, length, span))
+        self.b.terminate(Branch(more, body.label, orelse.label, span))
+        self.b.set_block(body)
+        item = self.b.emit_value(lambda d: GetItem(d, seq, (counter,), span))
+        self.b.emit(Copy(Var(node.target.id), item, self.span(node.target)))
+        self.loop_body(node, body, latch, end)
+        self.b.set_block(latch)
+        self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
+        self.b.jump(head)
+        self.b.set_block(orelse)
+        self.stmts(node.orelse)
+        self.b.jump(end)
+        self.b.set_block(end)
+
+    def stmt_Raise(self, node: ast.Raise) -> None:
+        exc = node.exc
+        message = ""
+        cls_node = exc
+        if isinstance(exc, ast.Call):
+            cls_node = exc.func
+            if exc.keywords or len(exc.args) > 1:
+                self.error(exc, "raise takes an exception class with at most one constant message")
+                return
+            if exc.args:
+                arg = exc.args[0]
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    self.error(arg, "the exception message must be a constant string")
+                    return
+                message = arg.value
+        if exc is None or not isinstance(cls_node, ast.Name) or cls_node.id not in BUILTIN_EXCEPTIONS \
+                or not self.is_builtin(cls_node.id):
+            self.error(node, "raise needs a builtin exception class, e.g. raise ValueError(\"message\")")
+            return
+        if node.cause is not None:
+            self.error(node.cause, "'raise … from …' is not supported")
+            return
+        self.b.terminate(Raise(cls_node.id, message, self.span(node)))
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        message = ""
+        if node.msg is not None:
+            if not (isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str)):
+                self.error(node.msg, "the assert message must be a constant string")
+                return
+            message = node.msg.value
+        cond = self.condition(node.test)
+        fail, ok = self.b.new_block(), self.b.new_block()
+        self.b.terminate(Branch(cond, ok.label, fail.label, self.span(node)))
+        self.b.set_block(fail)
+        self.b.terminate(Raise("AssertionError", message, self.span(node)))
+        self.b.set_block(ok)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: ast.expr) -> Var:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            self.error(node, _UNSUPPORTED.get(type(node), f"'{type(node).__name__}' expressions are not supported"))
+            return self.const(0, node)
+        return method(node)
+
+    def expr_Constant(self, node: ast.Constant) -> Var:
+        value = node.value
+        if isinstance(value, (bool, int, float)) or value is None:
+            if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+                self.error(node, "integer constant does not fit in 64 bits")
+                return self.const(0, node)
+            return self.const(value, node)
+        if isinstance(value, str):
+            self.error(node, "strings are not supported as values in compiled code")
+        else:
+            self.error(node, f"constants of type {type(value).__name__} are not supported")
+        return self.const(0, node)
+
+    def name_load(self, name: str, node: ast.AST) -> Var:
+        if name in self.locals:
+            return Var(name)
+        return self.b.emit_value(lambda d: LoadGlobal(d, name, self.span(node)))
+
+    def expr_Name(self, node: ast.Name) -> Var:
+        return self.name_load(node.id, node)
+
+    def expr_BinOp(self, node: ast.BinOp) -> Var:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            self.error(node, "the '@' operator is not supported; write the loops")
+            return self.const(0, node)
+        lhs, rhs = self.expr(node.left), self.expr(node.right)
+        return self.b.emit_value(lambda d: BinOp(d, op, lhs, rhs, self.span(node)))
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Var:
+        operand = self.expr(node.operand)
+        return self.b.emit_value(lambda d: UnaryOp(d, _UNARY[type(node.op)], operand, self.span(node)))
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Var:
+        """``a or b`` is ``a`` when ``a`` is true, else ``b`` (and dually for ``and``), with short-circuit."""
+        result = self.hidden("bool")
+        span = self.span(node)
+        end = self.b.new_block()
+        for value_node in node.values[:-1]:
+            self.b.emit(Copy(result, self.expr(value_node), span))
+            truth = self.b.emit_value(lambda d: Truth(d, result, span))
+            rest = self.b.new_block()
+            if isinstance(node.op, ast.Or):
+                self.b.terminate(Branch(truth, end.label, rest.label, span))
+            else:
+                self.b.terminate(Branch(truth, rest.label, end.label, span))
+            self.b.set_block(rest)
+        self.b.emit(Copy(result, self.expr(node.values[-1]), span))
+        self.b.jump(end)
+        self.b.set_block(end)
+        return result
+
+    def expr_Compare(self, node: ast.Compare) -> Var:
+        result = self.hidden("cmp")
+        span = self.span(node)
+        end = self.b.new_block() if len(node.ops) > 1 else None
+        lhs = self.expr(node.left)
+        for i, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
+            kind = _CMPS.get(type(op))
+            rhs = self.expr(comparator)
+            if kind is None:
+                self.error(node, f"the '{_op_text(op)}' comparison is not supported; compare numbers with < <= == != >= >")
+                return self.const(False, node)
+            self.b.emit(Compare(result, kind, lhs, rhs, span))
+            if end is not None and i < len(node.ops) - 1:
+                rest = self.b.new_block()
+                self.b.terminate(Branch(result, rest.label, end.label, span))
+                self.b.set_block(rest)
+            lhs = rhs
+        if end is not None:
+            self.b.jump(end)
+            self.b.set_block(end)
+        return result
+
+    def expr_IfExp(self, node: ast.IfExp) -> Var:
+        result = self.hidden("ifexp")
+        span = self.span(node)
+        cond = self.condition(node.test)
+        then, other, end = self.b.new_block(), self.b.new_block(), self.b.new_block()
+        self.b.terminate(Branch(cond, then.label, other.label, span))
+        for block, value in ((then, node.body), (other, node.orelse)):
+            self.b.set_block(block)
+            self.b.emit(Copy(result, self.expr(value), span))
+            self.b.jump(end)
+        self.b.set_block(end)
+        return result
+
+    def expr_Tuple(self, node: ast.Tuple) -> Var:
+        items = tuple(self.expr(e) for e in node.elts)
+        return self.b.emit_value(lambda d: MakeTuple(d, items, self.span(node)))
+
+    def expr_Attribute(self, node: ast.Attribute) -> Var:
+        obj = self.expr(node.value)
+        return self.b.emit_value(lambda d: GetAttr(d, obj, node.attr, self.span(node)))
+
+    def index(self, node: ast.expr) -> tuple[Var, ...]:
+        if isinstance(node, ast.Tuple):
+            return tuple(self.expr(e) for e in node.elts)
+        return (self.expr(node),)
+
+    def expr_Subscript(self, node: ast.Subscript) -> Var:
+        obj = self.expr(node.value)
+        index = self.index(node.slice)
+        return self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(node)))
+
+    def expr_Call(self, node: ast.Call) -> Var:
+        if node.keywords:
+            self.error(node.keywords[0].value if node.keywords[0].arg else node, "keyword arguments are not supported in compiled calls; pass them by position")
+        func = self.expr(node.func)
+        args = tuple(self.expr(a) for a in node.args)
+        return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node)))
+
+
+def _op_text(op: ast.cmpop) -> str:
+    return {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
+
+
+def _const_int(node: Optional[ast.expr]) -> Optional[int]:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _const_int(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def lower_function(py_func: Callable, key: str) -> Function:
+    """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct."""
+    node, src = parse_source(py_func)
+    globals_ = dict(getattr(py_func, "__globals__", {}))
+    code = py_func.__code__
+    for name in code.co_freevars:
+        globals_.setdefault(name, None)  # closure cells shadow builtins just like globals do
+    return Lowering(key, node, src, globals_).lower()

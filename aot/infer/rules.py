@@ -1,0 +1,183 @@
+"""Per-op transfer rules: the result type of an op from its operand types.
+
+    >>> binop_type(BinOpKind.TRUEDIV, I64, I64)
+    f64
+    >>> intrinsic_type(Intrinsic.FLOOR, (F64,))
+    i64
+
+A rule raises ``RuleError`` (a message for the user, located by the caller) when the operands are outside
+the subset. ``BOTTOM`` operands never reach the rules: the solver waits until they are known.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
+from ..types import (BOOL, F32, F64, I64, ArrayType, ScalarType, TupleType, Type, arith_type,
+                     promote)
+
+
+class RuleError(Exception):
+    """Operand types an op does not accept; the message says what to write instead."""
+
+
+def _scalar(t: Type, what: str) -> ScalarType:
+    if isinstance(t, ScalarType) and t.is_numeric:
+        return t
+    if isinstance(t, ArrayType):
+        raise RuleError(f"{what} on whole arrays is not supported; loop over the elements")
+    if isinstance(t, TupleType):
+        raise RuleError(f"{what} on tuples is not supported; unpack the elements")
+    raise RuleError(f"{what} is not supported on {t}")
+
+
+def weak_promote(a: ScalarType, b: ScalarType, a_literal: bool = False, b_literal: bool = False) -> ScalarType:
+    """Promotion where a Python literal adapts to the other operand's width (``i32 + 1`` is ``i32``)."""
+    if a_literal and not b_literal and b.kind != "b" and (b.is_float or a.is_int):
+        return b
+    if b_literal and not a_literal and a.kind != "b" and (a.is_float or b.is_int):
+        return a
+    return promote(a, b)
+
+
+def binop_type(op: BinOpKind, a: Type, b: Type, a_literal: bool = False, b_literal: bool = False,
+               negative_exponent: bool = False) -> ScalarType:
+    sa, sb = _scalar(a, f"'{op.value}'"), _scalar(b, f"'{op.value}'")
+    if op in (BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR, BinOpKind.LSHIFT, BinOpKind.RSHIFT):
+        if sa.is_float or sb.is_float:
+            raise RuleError(f"bitwise '{op.value}' needs integer operands, not {sa} and {sb}")
+        if sa.kind == "b" and sb.kind == "b" and op in (BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR):
+            return BOOL
+        return weak_promote(arith_type(sa), arith_type(sb), a_literal, b_literal)
+    result = weak_promote(arith_type(sa), arith_type(sb), a_literal, b_literal)
+    if op is BinOpKind.TRUEDIV and not result.is_float:
+        return F64
+    if op is BinOpKind.POW and not result.is_float and negative_exponent:
+        return F64
+    return result
+
+
+def unary_type(op: UnaryKind, a: Type) -> ScalarType:
+    if op is UnaryKind.NOT:
+        return truth_type(a)
+    s = _scalar(a, f"unary '{op.value}'")
+    if op is UnaryKind.INVERT and s.is_float:
+        raise RuleError(f"'~' needs an integer operand, not {s}")
+    return arith_type(s)
+
+
+def compare_type(op: CmpKind, a: Type, b: Type) -> ScalarType:
+    _scalar(a, "comparison")
+    _scalar(b, "comparison")
+    return BOOL
+
+
+def compare_operand_type(a: ScalarType, b: ScalarType, a_literal: bool, b_literal: bool) -> ScalarType:
+    """The type both sides of a comparison convert to."""
+    return weak_promote(a, b, a_literal, b_literal)
+
+
+def truth_type(a: Type) -> ScalarType:
+    if isinstance(a, ScalarType):
+        return BOOL
+    if isinstance(a, TupleType):
+        return BOOL
+    raise RuleError("the truth value of an array is ambiguous; compare its elements or its length")
+
+
+_FLOAT_FUNCS_1 = {
+    Intrinsic.SQRT, Intrinsic.EXP, Intrinsic.LOG, Intrinsic.LOG2, Intrinsic.LOG10, Intrinsic.LOG1P,
+    Intrinsic.EXPM1, Intrinsic.SIN, Intrinsic.COS, Intrinsic.TAN, Intrinsic.ASIN, Intrinsic.ACOS,
+    Intrinsic.ATAN, Intrinsic.SINH, Intrinsic.COSH, Intrinsic.TANH, Intrinsic.FABS,
+}
+_FLOAT_FUNCS_2 = {Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF}
+_PREDICATES = {Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE}
+_ROUNDING = {Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC}
+ARITY: dict[Intrinsic, tuple[int, Optional[int]]] = {
+    **{f: (1, 1) for f in _FLOAT_FUNCS_1 | _PREDICATES | _ROUNDING},
+    **{f: (2, 2) for f in _FLOAT_FUNCS_2},
+    Intrinsic.ABS: (1, 1), Intrinsic.MIN: (2, None), Intrinsic.MAX: (2, None), Intrinsic.ROUND: (1, 2),
+    Intrinsic.LEN: (1, 1), Intrinsic.SHAPE: (1, 1), Intrinsic.SIZE: (1, 1), Intrinsic.NDIM: (1, 1),
+}
+
+
+def float_result(*args: ScalarType) -> ScalarType:
+    """``math`` functions compute in f64, or in f32 when every argument is f32 (libdevice's ``…f`` forms)."""
+    return F32 if all(a == F32 for a in args) else F64
+
+
+def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
+    lo, hi = ARITY.get(fn, (0, None))
+    name = fn.value
+    if len(args) < lo or (hi is not None and len(args) > hi):
+        want = f"{lo}" if lo == hi else f"{lo} or more" if hi is None else f"{lo} to {hi}"
+        raise RuleError(f"{name}() takes {want} arguments here, got {len(args)}")
+    if fn in (Intrinsic.LEN,):
+        if isinstance(args[0], (ArrayType, TupleType)):
+            return I64
+        raise RuleError(f"len() needs an array or a tuple, not {args[0]}")
+    if fn in (Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM):
+        a = args[0]
+        assert isinstance(a, ArrayType)
+        return TupleType((I64,) * a.ndim) if fn is Intrinsic.SHAPE else I64
+    scalars = tuple(_scalar(a, f"{name}()") for a in args)
+    if fn in _FLOAT_FUNCS_1 or fn in _FLOAT_FUNCS_2:
+        return float_result(*scalars)
+    if fn in _PREDICATES:
+        return BOOL
+    if fn in _ROUNDING:
+        return I64
+    if fn is Intrinsic.ABS:
+        return arith_type(scalars[0])
+    if fn in (Intrinsic.MIN, Intrinsic.MAX):
+        result = scalars[0]
+        for s in scalars[1:]:
+            result = promote(result, s)
+        return result
+    if fn is Intrinsic.ROUND:
+        if len(scalars) == 2:
+            if scalars[1].is_float:
+                raise RuleError("round()'s second argument must be an integer")
+            return scalars[0] if scalars[0].is_float else I64
+        return I64
+    raise RuleError(f"{name}() is not supported on the CPU")
+
+
+def convert_type(target: ScalarType, a: Type) -> ScalarType:
+    _scalar(a, f"{target.name}()")
+    return target
+
+
+def getitem_type(obj: Type, index: tuple[Type, ...], const_index: Optional[int]) -> Type:
+    if isinstance(obj, ArrayType):
+        if len(index) != obj.ndim:
+            raise RuleError(f"index every dimension of a {obj.ndim}-D array with an integer "
+                            f"(got {len(index)} indices); slices are not supported")
+        for t in index:
+            if not (isinstance(t, ScalarType) and (t.is_int or t.kind == "b")):
+                raise RuleError(f"array indices must be integers, not {t}")
+        return obj.dtype
+    if isinstance(obj, TupleType):
+        if len(index) != 1:
+            raise RuleError("a tuple takes one index")
+        t = index[0]
+        if not (isinstance(t, ScalarType) and t.is_int):
+            raise RuleError(f"tuple indices must be integers, not {t}")
+        n = len(obj.items)
+        if const_index is not None:
+            if not -n <= const_index < n:
+                raise RuleError(f"tuple index {const_index} out of range for a tuple of {n}")
+            return obj.items[const_index]
+        if n == 0:
+            raise RuleError("indexing an empty tuple")
+        if not obj.is_uniform:
+            raise RuleError(f"a tuple of mixed types {obj} can only be indexed with a constant")
+        return obj.items[0]
+    raise RuleError(f"{obj} cannot be indexed")
+
+
+def setitem_check(obj: Type, index: tuple[Type, ...], value: Type) -> None:
+    if isinstance(obj, TupleType):
+        raise RuleError("tuples are immutable; build a new tuple instead")
+    getitem_type(obj, index, None)
+    _scalar(value, "storing into an array")

@@ -1,0 +1,550 @@
+"""Abstract interpretation of untyped IR: a worklist solver per method instance, interprocedural.
+
+    inferencer = Inferencer(table)
+    inst = inferencer.infer(method, (F64, I64))
+    inst.return_type, inst.edges      # → f64, (Edge('call', 'numkit.core:sqr', '(f64)'), …)
+
+Each variable has one type in a function: the join of every value assigned to it (``int`` and ``float``
+unify to ``float``; anything else conflicting is an error naming both places). The solver visits blocks
+reachable from the entry, re-visiting a block whenever a variable it reads grows, until nothing changes;
+a final sweep then checks every op against its rule, resolves names (globals, ``math.*``, methods) and
+records the instance's *edges*: every callee instance, every module constant folded in and every name
+lookup that decided a call. Recursive and mutually recursive instances iterate together, from the
+``bottom`` return type up, until their return types are stable.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Protocol
+
+from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
+from ..ir import (BinOp, BinOpKind, Block, Call, Compare, Const, Convert, Copy, Function, GetAttr,
+                  GetItem, Intrinsic, IntrinsicCall, LoadGlobal, MakeTuple, Op, Return, SetItem,
+                  Truth, UnaryKind, UnaryOp, Var, successors, uses)
+from ..ir.ops import CallValue
+from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
+                     Type, format_signature, join)
+from . import rules
+from .rules import RuleError
+
+_MATH_FUNCS: dict[Any, Intrinsic] = {
+    getattr(math, fn.value.split(".")[1]): fn for fn in Intrinsic if fn.value.startswith("math.")
+    if fn is not Intrinsic.POWF
+}
+_MATH_FUNCS[math.pow] = Intrinsic.POWF
+_BUILTIN_FUNCS: dict[Any, Intrinsic] = {
+    builtins.abs: Intrinsic.ABS, builtins.min: Intrinsic.MIN, builtins.max: Intrinsic.MAX,
+    builtins.round: Intrinsic.ROUND, builtins.len: Intrinsic.LEN,
+}
+_ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM}
+_MISSING = object()
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    """What an inferred instance relied on. ``kind``: ``call`` (``value`` = argument types), ``global``
+    (a module constant, ``value`` = the constant) or ``lookup`` (a global name, ``value`` = the key it named)."""
+
+    kind: str
+    target: str
+    value: Any
+
+
+class MethodSource(Protocol):
+    """What the solver needs of a method: its key, its untyped IR, and its names' meanings."""
+
+    key: str
+
+    def untyped(self) -> Function: ...
+
+    def resolve_name(self, name: str) -> Any: ...
+
+
+class MethodTable(Protocol):
+    def method_for(self, obj: Any) -> Optional[MethodSource]: ...
+
+    def intrinsic_for(self, obj: Any) -> Optional[Intrinsic]: ...
+
+
+@dataclass
+class InferredInstance:
+    """The result of inferring one method instance: typed IR, return type, edges and callees."""
+
+    method: MethodSource
+    argtypes: tuple[Type, ...]
+    function: Function
+    return_type: Type
+    edges: tuple[Edge, ...]
+    callees: tuple[tuple[str, tuple[Type, ...]], ...]
+    pending: tuple[Diagnostic, ...] = ()  # problems that only count if the result is final (see _call)
+
+    @property
+    def key(self) -> tuple[str, tuple[Type, ...]]:
+        return (self.method.key, self.argtypes)
+
+
+def const_type(value: Any) -> Optional[Type]:
+    """The type of a Python constant compiled code can fold in, or ``None``."""
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return I64 if -2**63 <= value < 2**63 else None
+    if isinstance(value, float):
+        return F64
+    if value is None:
+        return NONE
+    if isinstance(value, tuple):
+        items = tuple(const_type(v) for v in value)
+        return None if any(t is None or t == NONE for t in items) else TupleType(items)  # type: ignore[arg-type]
+    return None
+
+
+def is_constant(value: Any) -> bool:
+    return type(value) in (bool, int, float, tuple) and const_type(value) is not None
+
+
+@dataclass
+class _Frame:
+    method: MethodSource
+    argtypes: tuple[Type, ...]
+    depth: int
+    provisional: Type = BOTTOM
+    cycle_head: int = 1 << 30  # the lowest stack depth this frame's result depends on
+    called_recursively: bool = False
+
+
+@dataclass
+class _Sweep:
+    """What the final sweep over a solved function collects."""
+
+    sink: DiagnosticSink
+    replace: dict[tuple[str, int], Optional[Op]] = field(default_factory=dict)
+    edges: set[Edge] = field(default_factory=set)
+    callees: list[tuple[str, tuple[Type, ...]]] = field(default_factory=list)
+
+
+class Inferencer:
+    """Explicit inference state: finished instances, the stack of instances being inferred, partial results."""
+
+    def __init__(self, table: MethodTable, max_rounds: int = 50):
+        self.table = table
+        self.done: dict[tuple[str, tuple[Type, ...]], InferredInstance] = {}
+        self.failed: dict[tuple[str, tuple[Type, ...]], CompileError] = {}
+        self.partial: dict[tuple[str, tuple[Type, ...]], tuple[InferredInstance, int]] = {}
+        self.stack: list[_Frame] = []
+        self.max_rounds = max_rounds
+
+    # ----------------------------------------------------------------------------- instances
+    def infer(self, method: MethodSource, argtypes: tuple[Type, ...]) -> InferredInstance:
+        key = (method.key, tuple(argtypes))
+        if key in self.done:
+            return self.done[key]
+        if key in self.failed:
+            raise self.failed[key]
+        self._call(method, tuple(argtypes), caller=None)
+        return self.done[key]
+
+    def _call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: Optional[_Frame]) -> Type:
+        """The return type of ``method`` on ``argtypes``, inferring it if needed (recursion-safe)."""
+        key = (method.key, argtypes)
+        if key in self.done:
+            return self.done[key].return_type
+        if key in self.failed:
+            raise self.failed[key]
+        for frame in self.stack:
+            if (frame.method.key, frame.argtypes) == key:
+                frame.called_recursively = True
+                self._depends(caller, frame.depth)
+                return frame.provisional
+        if key in self.partial:
+            inst, head = self.partial[key]
+            self._depends(caller, head)
+            return inst.return_type
+        frame = _Frame(method, argtypes, len(self.stack))
+        self.stack.append(frame)
+        try:
+            inst = self._solve_until_stable(frame)
+        except CompileError as err:
+            self.failed[key] = err
+            raise
+        finally:
+            self.stack.pop()
+        if frame.cycle_head < frame.depth:
+            self.partial[key] = (inst, frame.cycle_head)
+            self._depends(caller, frame.cycle_head)
+        else:
+            finished = [(key, inst)]
+            for other, (pinst, head) in list(self.partial.items()):
+                if head >= frame.depth:
+                    finished.append((other, pinst))
+                    del self.partial[other]
+            for k, i in finished:
+                problems = list(i.pending)
+                if i.return_type is BOTTOM and not problems:
+                    problems.append(Diagnostic(i.function.span, f"{i.method.key} never returns a value "
+                                                                "(every path recurses without a base case)"))
+                if problems:
+                    err = CompileError(problems)
+                    self.failed[k] = err
+                    raise err
+                self.done[k] = i
+        return inst.return_type
+
+    @staticmethod
+    def _depends(caller: Optional[_Frame], depth: int) -> None:
+        if caller is not None and depth < caller.depth:
+            caller.cycle_head = min(caller.cycle_head, depth)
+
+    def _solve_until_stable(self, frame: _Frame) -> InferredInstance:
+        for rounds in range(self.max_rounds):
+            inst = self._solve(frame)
+            if not frame.called_recursively or inst.return_type == frame.provisional:
+                return inst
+            joined = join(frame.provisional, inst.return_type)
+            if joined is None:
+                raise CompileError([Diagnostic(frame.method.untyped().span,
+                                               f"the recursive function returns both {frame.provisional} "
+                                               f"and {inst.return_type}")])
+            frame.provisional = joined
+            frame.called_recursively = False
+            for other, (_, head) in list(self.partial.items()):
+                if head >= frame.depth:
+                    del self.partial[other]
+        raise CompileError([Diagnostic(frame.method.untyped().span,
+                                       "the return type of this recursive function does not settle")])
+
+    # ----------------------------------------------------------------------------- one body
+    def _solve(self, frame: _Frame) -> InferredInstance:
+        fn = frame.method.untyped()
+        if len(fn.params) != len(frame.argtypes):
+            raise CompileError([Diagnostic(fn.span, f"{fn.name} takes {len(fn.params)} arguments, "
+                                                    f"got {len(frame.argtypes)}")])
+        state = _BodyState(self, frame, fn)
+        state.fixed_point()
+        return state.finish()
+
+
+class _BodyState:
+    """The worklist fixed point over one function body, and the final checking sweep."""
+
+    def __init__(self, inferencer: Inferencer, frame: _Frame, fn: Function):
+        self.inf = inferencer
+        self.frame = frame
+        self.fn = fn
+        self.blocks = fn.block_map()
+        self.types: dict[str, Type] = dict(zip(fn.params, frame.argtypes))
+        self.first_def: dict[str, dict[Type, Span]] = {p: {t: fn.span} for p, t in self.types.items()}
+        self.conflicts: dict[str, tuple[Type, Type, Span]] = {}
+        self.visited: set[str] = set()
+        self.users: dict[str, set[str]] = {}
+        defs: dict[str, int] = {}
+        for block, op in fn.ops():
+            for v in uses(op):
+                self.users.setdefault(v.name, set()).add(block.label)
+            dest = op.dest_var
+            if dest is not None:
+                defs[dest.name] = defs.get(dest.name, 0) + 1
+        self.single_def = {name for name, n in defs.items() if n == 1 and name not in fn.params}
+        self.consts: dict[str, Any] = {}
+        self.sweep: Optional[_Sweep] = None
+
+    # ---------------------------------------------------------------- iteration
+    def fixed_point(self) -> None:
+        work = deque([self.fn.entry.label])
+        queued = {self.fn.entry.label}
+        while work:
+            label = work.popleft()
+            queued.discard(label)
+            self.visited.add(label)
+            block = self.blocks[label]
+            for index, op in enumerate(block.ops):
+                result = self._eval(op, label, index)
+                dest = op.dest_var
+                if dest is None or result is BOTTOM:
+                    continue
+                old = self.types.get(dest.name, BOTTOM)
+                new = join(old, result)
+                if new is None:
+                    self.conflicts.setdefault(dest.name, (old, result, op.span))
+                    continue
+                self.first_def.setdefault(dest.name, {}).setdefault(result, op.span)
+                if new != old:
+                    self.types[dest.name] = new
+                    for user in self.users.get(dest.name, ()):
+                        if user in self.visited and user not in queued:
+                            work.append(user)
+                            queued.add(user)
+            for succ in successors(block.ops[-1]) if block.ops else ():
+                if succ not in self.visited and succ not in queued:
+                    work.append(succ)
+                    queued.add(succ)
+
+    def _eval(self, op: Op, label: str, index: int) -> Type:
+        try:
+            return self.transfer(op, label, index)
+        except RuleError as err:
+            if self.sweep is not None:
+                self.sweep.sink.error(op.span, str(err))
+            return BOTTOM
+
+    def t(self, var: Var) -> Type:
+        return self.types.get(var.name, BOTTOM)
+
+    def is_literal(self, var: Var) -> bool:
+        return var.name in self.consts and is_temp(var.name)
+
+    # ---------------------------------------------------------------- transfer rules
+    def transfer(self, op: Op, label: str, index: int) -> Type:
+        sweep = self.sweep
+        if isinstance(op, Const):
+            t = const_type(op.value)
+            if t is None:
+                raise RuleError(f"constant {op.value!r} is not supported")
+            if op.dest.name in self.single_def:
+                self.consts[op.dest.name] = op.value
+            return t
+        if isinstance(op, Copy):
+            return self.t(op.src)
+        if isinstance(op, LoadGlobal):
+            return self.load_global(op, label, index)
+        if isinstance(op, GetAttr):
+            return self.get_attr(op, label, index)
+        if isinstance(op, CallValue):
+            return self.call_value(op, label, index)
+        operands = [self.t(v) for v in uses(op)]
+        if any(t is BOTTOM for t in operands):
+            return BOTTOM
+        if any(isinstance(t, PyValueType) for t in operands) and not isinstance(op, Return):
+            bad = next(t for t in operands if isinstance(t, PyValueType))
+            raise RuleError(f"{bad.value!r} is not a value compiled code can use here")
+        if isinstance(op, BinOp):
+            negative = False
+            if op.op is BinOpKind.POW:
+                exponent = self.consts.get(op.rhs.name)
+                negative = isinstance(exponent, int) and exponent < 0
+            return rules.binop_type(op.op, self.t(op.lhs), self.t(op.rhs), self.is_literal(op.lhs),
+                                    self.is_literal(op.rhs), negative)
+        if isinstance(op, UnaryOp):
+            result = rules.unary_type(op.op, self.t(op.operand))
+            value = self.consts.get(op.operand.name)
+            if op.op in (UnaryKind.NEG, UnaryKind.POS) and type(value) in (int, float) \
+                    and op.dest.name in self.single_def:
+                self.consts[op.dest.name] = -value if op.op is UnaryKind.NEG else value
+            return result
+        if isinstance(op, Compare):
+            return rules.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
+        if isinstance(op, Truth):
+            return rules.truth_type(self.t(op.src))
+        if isinstance(op, MakeTuple):
+            return TupleType(tuple(self.t(v) for v in op.items))
+        if isinstance(op, GetItem):
+            const_index = None
+            if isinstance(self.t(op.obj), TupleType) and len(op.index) == 1:
+                value = self.consts.get(op.index[0].name)
+                const_index = value if type(value) is int else None
+            return rules.getitem_type(self.t(op.obj), tuple(self.t(v) for v in op.index), const_index)
+        if isinstance(op, SetItem):
+            rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
+            return BOTTOM
+        if isinstance(op, IntrinsicCall):
+            return rules.intrinsic_type(op.fn, tuple(operands))
+        if isinstance(op, Return):
+            return BOTTOM
+        return BOTTOM  # terminators and ops without results
+
+    def load_global(self, op: LoadGlobal, label: str, index: int) -> Type:
+        value = self.frame.method.resolve_name(op.name)
+        if value is _MISSING or value is NameError:
+            raise RuleError(f"name '{op.name}' is not defined")
+        module = getattr(self.frame.method, "module", "?")
+        return self.classify(value, f"{module}:{op.name}", op, label, index)
+
+    def classify(self, value: Any, where: str, op: Op, label: str, index: int) -> Type:
+        """The type of a named Python value, recording the edge and how the op resolves."""
+        sweep = self.sweep
+        dest = op.dest_var
+        assert dest is not None
+        if is_constant(value):
+            if dest.name in self.single_def:
+                self.consts[dest.name] = value
+            if sweep is not None:
+                sweep.edges.add(Edge("global", where, value))
+                sweep.replace[(label, index)] = Const(dest, value, op.span)
+            return const_type(value)  # type: ignore[return-value]
+        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
+            kind = type(value).__name__
+            raise RuleError(f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
+                            f"bool and tuples of them from globals (pass other values as arguments)")
+        method = self.inf.table.method_for(value)
+        if sweep is not None:
+            sweep.replace[(label, index)] = None  # compile-time only
+            sweep.edges.add(Edge("lookup", where, method.key if method is not None else describe(value)))
+        return PyValueType(value)
+
+    def get_attr(self, op: GetAttr, label: str, index: int) -> Type:
+        obj = self.t(op.obj)
+        if obj is BOTTOM:
+            return BOTTOM
+        if isinstance(obj, ArrayType):
+            fn = _ARRAY_ATTRS.get(op.attr)
+            if fn is None:
+                raise RuleError(f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim)")
+            if self.sweep is not None:
+                self.sweep.replace[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
+            return rules.intrinsic_type(fn, (obj,))
+        if isinstance(obj, PyValueType):
+            container = obj.value
+            value = getattr(container, op.attr, _MISSING)
+            if value is _MISSING:
+                raise RuleError(f"{obj} has no attribute '{op.attr}'")
+            owner = getattr(container, "__name__", "?")
+            return self.classify(value, f"{owner}:{op.attr}", op, label, index)
+        raise RuleError(f"attribute access on {obj} is not supported; only arrays (shape, size, ndim) "
+                        f"and modules have attributes in compiled code")
+
+    def call_value(self, op: CallValue, label: str, index: int) -> Type:
+        func = self.t(op.func)
+        if func is BOTTOM:
+            return BOTTOM
+        if not isinstance(func, PyValueType):
+            raise RuleError(f"a value of type {func} cannot be called")
+        callee = func.value
+        argtypes = tuple(self.t(a) for a in op.args)
+        if any(t is BOTTOM for t in argtypes):
+            return BOTTOM
+        for t in argtypes:
+            if isinstance(t, PyValueType):
+                raise RuleError(f"{t.value!r} cannot be passed to compiled code")
+        sweep = self.sweep
+        method = self.inf.table.method_for(callee)
+        if method is not None:
+            try:
+                ret = self.inf._call(method, argtypes, self.frame)
+            except CompileError as err:
+                if err.chain and err.chain[0] == self.fn.name:
+                    raise
+                raise err.with_chain(self.fn.name) from None
+            if sweep is not None:
+                sweep.replace[(label, index)] = Call(op.dest, method.key, op.args, op.span)
+                sweep.edges.add(Edge("call", method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
+                sweep.callees.append((method.key, argtypes))
+            return ret
+        intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or self.inf.table.intrinsic_for(callee)
+        if intrinsic is not None:
+            result = rules.intrinsic_type(intrinsic, argtypes)
+            if sweep is not None:
+                sweep.replace[(label, index)] = IntrinsicCall(op.dest, intrinsic, op.args, op.span)
+            return result
+        target: Optional[ScalarType] = None
+        if callee is builtins.int:
+            target = I64
+        elif callee is builtins.float:
+            target = F64
+        elif isinstance(callee, ScalarType) and callee.kind != "n":
+            target = callee
+        elif callee is builtins.bool:
+            if len(op.args) != 1:
+                raise RuleError("bool() takes exactly one argument here")
+            if sweep is not None:
+                sweep.replace[(label, index)] = Truth(op.dest, op.args[0], op.span)
+            return rules.truth_type(argtypes[0])
+        if target is not None:
+            if len(op.args) != 1:
+                raise RuleError(f"{target.name}() takes exactly one argument here")
+            if sweep is not None:
+                sweep.replace[(label, index)] = Convert(op.dest, op.args[0], op.span)
+            return rules.convert_type(target, argtypes[0])
+        if callee is builtins.range:
+            raise RuleError("range() can only be used as the iterable of a for loop")
+        if isinstance(callee, type) and issubclass(callee, BaseException):
+            raise RuleError("exceptions can only be raised: raise ValueError(\"message\")")
+        name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
+        raise RuleError(f"calls to {name}() are not supported in compiled code")
+
+    # ---------------------------------------------------------------- final sweep
+    def finish(self) -> InferredInstance:
+        self.sweep = _Sweep(DiagnosticSink())
+        returns: list[tuple[Type, Span]] = []
+        pending: list[Diagnostic] = []
+        for label in [b.label for b in self.fn.blocks if b.label in self.visited]:
+            block = self.blocks[label]
+            for index, op in enumerate(block.ops):
+                self._eval(op, label, index)
+                for v in uses(op):
+                    if self.t(v) is BOTTOM and v.name not in self.frame.method.untyped().params:
+                        pending.append(Diagnostic(op.span, self._bottom_message(v)))
+                if isinstance(op, Return):
+                    returns.append((NONE if op.value is None else self.t(op.value), op.span))
+        for name, (old, new, span) in self.conflicts.items():
+            self.sweep.sink.error(span, self._conflict_message(name, old, new))
+        ret: Type = BOTTOM
+        for t, span in returns:
+            if t is BOTTOM:
+                continue
+            joined = join(ret, t)
+            if joined is None:
+                self.sweep.sink.error(span, f"this returns {t}, but another return gives {ret}; "
+                                            f"a function returns one type (only int and float unify)")
+                continue
+            ret = joined
+        if isinstance(ret, PyValueType):
+            self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
+        self.sweep.sink.raise_if_any()
+        if not returns:
+            ret = NONE
+        typed = self._typed_function(ret)
+        return InferredInstance(self.frame.method, self.frame.argtypes, typed, ret,
+                                tuple(sorted(self.sweep.edges, key=lambda e: (e.kind, e.target, repr(e.value)))),
+                                tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)))
+
+    def _bottom_message(self, var: Var) -> str:
+        if is_temp(var.name) or var.name.startswith("$"):
+            return "this value never gets a type (a recursive call that never returns?)"
+        return f"variable '{var.name}' is used but never assigned a value it can have here"
+
+    def _conflict_message(self, name: str, old: Type, new: Type) -> str:
+        if name.startswith("$") or is_temp(name):
+            return f"the alternatives of this expression have different types, {old} and {new}"
+        places = self.first_def.get(name, {})
+        where = places.get(old)
+        at = f" at {where}" if where is not None else ""
+        return (f"variable '{name}' is assigned {new} here but {old}{at}; a local variable has one type "
+                f"(only int and float unify) — use another name")
+
+    def _typed_function(self, ret: Type) -> Function:
+        assert self.sweep is not None
+        blocks: list[Block] = []
+        for block in self.fn.blocks:
+            if block.label not in self.visited:
+                continue
+            ops: list[Op] = []
+            for index, op in enumerate(block.ops):
+                if (block.label, index) in self.sweep.replace:
+                    new = self.sweep.replace[(block.label, index)]
+                    if new is not None:
+                        ops.append(new)
+                    continue
+                ops.append(op)
+            blocks.append(Block(block.label, ops))
+        types = {name: t for name, t in self.types.items() if t.is_runtime}
+        return Function(self.fn.name, self.fn.params, blocks, self.fn.file, self.fn.span, types,
+                        ret if ret is not BOTTOM else NONE)
+
+
+def describe(value: Any) -> str:
+    """A stable name for a compile-time object a lookup resolved to (``module:math``, ``builtin:abs``)."""
+    if isinstance(value, type(math)):
+        return f"module:{value.__name__}"
+    if isinstance(value, ScalarType):
+        return f"type:{value.name}"
+    module = getattr(value, "__module__", None) or "builtins"
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
+    return f"{module}:{name}"
+
+
+def is_temp(name: str) -> bool:
+    """Whether ``name`` is a frontend temporary (``t0``, ``t1`` …), assigned exactly once."""
+    return name[:1] == "t" and name[1:].isdigit()

@@ -1,0 +1,8 @@
+"""The typed IR: ops in basic blocks, a builder, a printer and a parser that are inverses, a verifier."""
+from .builder import Builder
+from .function import Block, Function
+from .ops import *  # noqa: F401,F403 - the op classes are the IR's vocabulary
+from .ops import ALL_OPS, OPS_BY_NAME, Op, Var, successors, uses
+from .parser import IRParseError, parse_function
+from .printer import print_function, print_op
+from .verifier import IRVerifyError, verify

@@ -1,0 +1,371 @@
+"""The ops of the IR: a small closed set of frozen dataclasses, one line each when printed.
+
+    %t3: f64 = binop add %x, %t2  @4:12-4:17
+
+An op names its operands as ``Var``s (function-local names; a variable may be assigned in several places,
+and has one type in the whole function). ``FIELDS`` of each op class says how each field prints
+(``var``, ``vars``, ``kind``, ``str``, ``label``, ``value``, ``int``), which is all the printer and the parser
+need to be exact inverses. Result-type rules live in ``aot.infer.rules``; each op's docstring states it.
+
+Untyped IR (from the frontend) may hold ``LoadGlobal``, ``GetAttr`` and ``CallValue``: names whose meaning
+is only known once the function's globals are looked at. Inference resolves them, and the ``resolve`` pass
+rewrites them into ``Const``, ``Call``, ``Intrinsic`` and ``Convert``, so typed IR holds runtime ops only.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional, final
+
+from ..diagnostics import UNKNOWN_SPAN, Span
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A function-local variable or temporary (printed ``%name``)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+class BinOpKind(enum.Enum):
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    TRUEDIV = "truediv"
+    FLOORDIV = "floordiv"
+    MOD = "mod"
+    POW = "pow"
+    LSHIFT = "lshift"
+    RSHIFT = "rshift"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
+class UnaryKind(enum.Enum):
+    NEG = "neg"
+    POS = "pos"
+    INVERT = "invert"
+    NOT = "not"
+
+
+class CmpKind(enum.Enum):
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+class Intrinsic(enum.Enum):
+    """Built-in operations with fixed semantics: ``math`` functions, some builtins, array attributes."""
+
+    SQRT = "math.sqrt"
+    EXP = "math.exp"
+    LOG = "math.log"
+    LOG2 = "math.log2"
+    LOG10 = "math.log10"
+    LOG1P = "math.log1p"
+    EXPM1 = "math.expm1"
+    SIN = "math.sin"
+    COS = "math.cos"
+    TAN = "math.tan"
+    ASIN = "math.asin"
+    ACOS = "math.acos"
+    ATAN = "math.atan"
+    ATAN2 = "math.atan2"
+    SINH = "math.sinh"
+    COSH = "math.cosh"
+    TANH = "math.tanh"
+    FLOOR = "math.floor"
+    CEIL = "math.ceil"
+    TRUNC = "math.trunc"
+    FABS = "math.fabs"
+    COPYSIGN = "math.copysign"
+    FMOD = "math.fmod"
+    HYPOT = "math.hypot"
+    POWF = "math.pow"
+    ISNAN = "math.isnan"
+    ISINF = "math.isinf"
+    ISFINITE = "math.isfinite"
+    ABS = "abs"
+    MIN = "min"
+    MAX = "max"
+    ROUND = "round"
+    LEN = "len"
+    SHAPE = "array.shape"
+    SIZE = "array.size"
+    NDIM = "array.ndim"
+    # GPU intrinsics (owner ptx; the CPU grid emulation lowers them to loop indices).
+    THREAD_ID = "gpu.thread_id"
+    BLOCK_ID = "gpu.block_id"
+    BLOCK_DIM = "gpu.block_dim"
+    GRID_DIM = "gpu.grid_dim"
+    GLOBAL_ID = "gpu.global_id"
+    SYNC_THREADS = "gpu.sync_threads"
+    ATOMIC_ADD = "gpu.atomic_add"
+
+
+class Op:
+    """Base of all ops. Subclasses are frozen, slotted dataclasses with a ``span`` last."""
+
+    __slots__ = ()
+    NAME: ClassVar[str]
+    FIELDS: ClassVar[tuple[str, ...]]
+    TERMINATOR: ClassVar[bool] = False
+    span: Span
+
+    @property
+    def dest_var(self) -> Optional[Var]:
+        return getattr(self, "dest", None)
+
+    @classmethod
+    def operand_fields(cls) -> tuple[str, ...]:
+        names = [f for f in cls.__dataclass_fields__ if f not in ("dest", "span")]  # type: ignore[attr-defined]
+        return tuple(names)
+
+
+def _op(name: str, fields: tuple[str, ...], terminator: bool = False):
+    def wrap(cls):
+        cls.NAME = name
+        cls.FIELDS = fields
+        cls.TERMINATOR = terminator
+        return final(cls)
+    return wrap
+
+
+# ------------------------------------------------------------------------------------ value ops
+
+@_op("const", ("value",))
+@dataclass(frozen=True, slots=True)
+class Const(Op):
+    """A literal or folded constant. Type: that of the value (int → i64, float → f64, tuple → tuple)."""
+
+    dest: Var
+    value: Any
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("copy", ("var",))
+@dataclass(frozen=True, slots=True)
+class Copy(Op):
+    """Assignment ``dest = src``. Type: the destination variable's (the join of all its assignments)."""
+
+    dest: Var
+    src: Var
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("binop", ("kind", "var", "var"))
+@dataclass(frozen=True, slots=True)
+class BinOp(Op):
+    """Arithmetic. Type: NumPy promotion of the operands (``truediv`` and negative ``pow`` give float)."""
+
+    dest: Var
+    op: BinOpKind
+    lhs: Var
+    rhs: Var
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("unary", ("kind", "var"))
+@dataclass(frozen=True, slots=True)
+class UnaryOp(Op):
+    """``-x``, ``+x``, ``~x``, ``not x``. Type: the operand's (boolean computes as int; ``not`` → boolean)."""
+
+    dest: Var
+    op: UnaryKind
+    operand: Var
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("cmp", ("kind", "var", "var"))
+@dataclass(frozen=True, slots=True)
+class Compare(Op):
+    """A comparison of two numbers. Type: boolean."""
+
+    dest: Var
+    op: CmpKind
+    lhs: Var
+    rhs: Var
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("truth", ("var",))
+@dataclass(frozen=True, slots=True)
+class Truth(Op):
+    """``bool(x)`` as Python's truth test. Type: boolean."""
+
+    dest: Var
+    src: Var
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("convert", ("var",))
+@dataclass(frozen=True, slots=True)
+class Convert(Op):
+    """Numeric conversion to the destination's type (``int(x)``, ``float(x)``, ``aot.f32(x)``, promotions)."""
+
+    dest: Var
+    src: Var
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("loadglobal", ("str",))
+@dataclass(frozen=True, slots=True)
+class LoadGlobal(Op):
+    """Untyped only: a module global or builtin looked up by name. Type: the value's (constants fold)."""
+
+    dest: Var
+    name: str
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("getattr", ("var", "str"))
+@dataclass(frozen=True, slots=True)
+class GetAttr(Op):
+    """Untyped only: ``obj.attr`` on a module or an array. Type: the attribute's."""
+
+    dest: Var
+    obj: Var
+    attr: str
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("callvalue", ("var", "vars"))
+@dataclass(frozen=True, slots=True)
+class CallValue(Op):
+    """Untyped only: a call of whatever ``func`` names. Type: decided by what it resolves to."""
+
+    dest: Var
+    func: Var
+    args: tuple[Var, ...]
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("call", ("str", "vars"))
+@dataclass(frozen=True, slots=True)
+class Call(Op):
+    """A call of method ``callee`` (``pkg.mod:qualname``) specialised on the argument types. Type: its return."""
+
+    dest: Var
+    callee: str
+    args: tuple[Var, ...]
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("intrinsic", ("kind", "vars"))
+@dataclass(frozen=True, slots=True)
+class IntrinsicCall(Op):
+    """A built-in operation (``math.sqrt``, ``min``, ``array.shape`` …). Type: per ``aot.infer.rules``."""
+
+    dest: Var
+    fn: Intrinsic
+    args: tuple[Var, ...]
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("tuple", ("vars",))
+@dataclass(frozen=True, slots=True)
+class MakeTuple(Op):
+    """``(a, b, …)``. Type: the tuple of the items' types."""
+
+    dest: Var
+    items: tuple[Var, ...]
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("getitem", ("var", "vars"))
+@dataclass(frozen=True, slots=True)
+class GetItem(Op):
+    """``obj[i, …]`` on an array (one index per dimension) or a tuple. Type: the element's."""
+
+    dest: Var
+    obj: Var
+    index: tuple[Var, ...]
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("setitem", ("var", "vars", "var"))
+@dataclass(frozen=True, slots=True)
+class SetItem(Op):
+    """``obj[i, …] = value`` on an array; the value converts to the element type. No result."""
+
+    obj: Var
+    index: tuple[Var, ...]
+    value: Var
+    span: Span = UNKNOWN_SPAN
+
+
+# ---------------------------------------------------------------------------------- terminators
+
+@_op("jump", ("label",), terminator=True)
+@dataclass(frozen=True, slots=True)
+class Jump(Op):
+    """Go to block ``target``."""
+
+    target: str
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("br", ("var", "label", "label"), terminator=True)
+@dataclass(frozen=True, slots=True)
+class Branch(Op):
+    """Go to ``if_true`` when the boolean ``cond`` holds, else to ``if_false``."""
+
+    cond: Var
+    if_true: str
+    if_false: str
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("ret", ("optvar",), terminator=True)
+@dataclass(frozen=True, slots=True)
+class Return(Op):
+    """Return ``value`` (``None`` when absent) to the caller."""
+
+    value: Optional[Var]
+    span: Span = UNKNOWN_SPAN
+
+
+@_op("raise", ("str", "str"), terminator=True)
+@dataclass(frozen=True, slots=True)
+class Raise(Op):
+    """Raise the builtin exception class ``exc`` with the constant ``message``."""
+
+    exc: str
+    message: str
+    span: Span = UNKNOWN_SPAN
+
+
+ALL_OPS: tuple[type[Op], ...] = (
+    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, LoadGlobal, GetAttr, CallValue, Call,
+    IntrinsicCall, MakeTuple, GetItem, SetItem, Jump, Branch, Return, Raise,
+)
+OPS_BY_NAME: dict[str, type[Op]] = {cls.NAME: cls for cls in ALL_OPS}
+UNTYPED_ONLY = (LoadGlobal, GetAttr, CallValue)
+KIND_ENUMS = {BinOp: BinOpKind, UnaryOp: UnaryKind, Compare: CmpKind, IntrinsicCall: Intrinsic}
+
+
+def uses(op: Op) -> tuple[Var, ...]:
+    """The variables ``op`` reads, ``optvar`` fields included."""
+    out: list[Var] = []
+    for name, kind in zip(op.operand_fields(), op.FIELDS):
+        value = getattr(op, name)
+        if kind in ("var", "optvar") and value is not None:
+            out.append(value)
+        elif kind == "vars":
+            out.extend(value)
+    return tuple(out)
+
+
+def successors(op: Op) -> tuple[str, ...]:
+    if isinstance(op, Jump):
+        return (op.target,)
+    if isinstance(op, Branch):
+        return (op.if_true, op.if_false)
+    return ()

@@ -1,0 +1,285 @@
+"""``@aot.jit``: method objects whose calls dispatch natively to compiled specializations.
+
+    @aot.jit
+    def f(x, y): return x * y + 1.0
+
+    f(2.0, 3.0)      # first call: infer + compile f(f64, f64), add it to f's native dispatch table
+    f(2.0, 3.0)      # later calls: the native dispatcher finds it; no Python runs
+    f.py_func(2.0, 3.0), f.specializations(), f.inspect_ir("f64", "f64")
+
+A call that no compiled specialization accepts reaches ``Dispatcher.fallback`` (Python): it converts
+arguments to a declared signature, or compiles a new specialization (unless strict mode forbids it).
+"""
+from __future__ import annotations
+
+import ctypes
+import inspect
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+from ..diagnostics import CompileError
+from ..types import (F64, ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
+                     parse_type, typeof)
+from ..world import MethodDef, MethodOptions
+from .methodtype import method_type, set_fallback, set_table, set_vectorcall
+from .state import runtime
+
+
+@dataclass
+class Specialization:
+    """One compiled specialization of a method, as ``specializations()`` reports it."""
+
+    argtypes: tuple[Type, ...]
+    return_type: Type
+    origin: str  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
+    builtin: Any
+    try_address: int
+
+    def __repr__(self) -> str:
+        return (f"<specialization ({', '.join(map(str, self.argtypes))}) -> {self.return_type} "
+                f"from {self.origin}>")
+
+
+def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]]) -> list[tuple[Type, ...]]:
+    """Argument types from ``signatures=`` strings, else from concrete annotations, else none (pure JIT)."""
+    if signatures:
+        out = []
+        for text in signatures:
+            try:
+                _, args = parse_signature(text)
+            except SignatureError as err:
+                raise TypeError(f"{py_func.__qualname__}: {err}") from None
+            out.append(args)
+        return out
+    try:
+        hints = typing.get_type_hints(py_func)
+    except Exception:
+        hints = dict(getattr(py_func, "__annotations__", {}))
+    params = list(inspect.signature(py_func).parameters)
+    types = []
+    for name in params:
+        t = _annotation_type(hints.get(name))
+        if t is None:
+            return []
+        types.append(t)
+    return [tuple(types)]
+
+
+def _annotation_type(annotation: Any) -> Optional[Type]:
+    if annotation is None:
+        return None
+    if isinstance(annotation, (ScalarType, ArrayType, TupleType)):
+        return annotation
+    simple = {int: "int", float: "float", bool: "bool"}
+    if annotation in simple:
+        return parse_type(simple[annotation])
+    if isinstance(annotation, str):
+        try:
+            return parse_type(annotation)
+        except SignatureError:
+            return None
+    return None
+
+
+def _convert(value: Any, t: Type) -> Any:
+    """Convert a Python value to what a declared parameter type takes (int → float and the like)."""
+    if isinstance(t, ScalarType):
+        if t.is_float:
+            return float(value)
+        if t.kind == "b":
+            return bool(value)
+        if t.is_int:
+            return int(value)
+    if isinstance(t, TupleType):
+        return tuple(_convert(v, it) for v, it in zip(value, t.items))
+    return value
+
+
+def _convertible(actual: Type, declared: Type) -> bool:
+    if accepts(declared, actual):
+        return True
+    if isinstance(declared, ScalarType) and isinstance(actual, ScalarType):
+        return declared.is_numeric and actual.is_numeric and (declared.is_float or not actual.is_float)
+    if isinstance(declared, TupleType) and isinstance(actual, TupleType):
+        return len(declared.items) == len(actual.items) and all(
+            _convertible(a, d) for a, d in zip(actual.items, declared.items))
+    return False
+
+
+class Dispatcher:
+    """The Python side of a method object: its definition, signatures and compiled specializations."""
+
+    def __init__(self, obj: Any, mdef: MethodDef, declared: list[tuple[Type, ...]]):
+        self.obj = obj
+        self.mdef = mdef
+        self.declared = declared
+        self.specs: list[Specialization] = []
+        self._tables: list[Any] = []  # every table ever published stays alive (a call may be walking one)
+
+    # ------------------------------------------------------------------ specializations
+    def add(self, spec: Specialization) -> None:
+        self.specs.append(spec)
+        # Contiguous-array specializations first: they are the fast path when both accept a call.
+        self.specs.sort(key=lambda s: sum(isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes))
+        table = (ctypes.c_void_p * len(self.specs))(*[s.try_address for s in self.specs])
+        self._tables.append(table)
+        set_table(self.obj, ctypes.addressof(table), len(self.specs))
+
+    def find(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
+        for spec in self.specs:
+            if len(spec.argtypes) == len(argtypes) and all(accepts(d, a) for d, a in zip(spec.argtypes, argtypes)):
+                return spec
+        return None
+
+    def compile(self, argtypes: tuple[Type, ...], cause: str = "no-entry") -> Specialization:
+        rt = runtime()
+        rt.check_strict(self.mdef.key, argtypes, cause)
+        compiled = rt.compiler.compile(self.mdef, argtypes)
+        rt.record("inferred", self.mdef.key, argtypes, cause=cause)
+        spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.builtin,
+                              compiled.try_address)
+        self.add(spec)
+        return spec
+
+    # ------------------------------------------------------------------ slow path
+    def fallback(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args
+        elif len(args) < len(inspect.signature(self.mdef.py_func).parameters):
+            bound = inspect.signature(self.mdef.py_func).bind(*args)
+            bound.apply_defaults()
+            args = bound.args
+        try:
+            argtypes = tuple(typeof(a) for a in args)
+        except TypeError as err:
+            raise TypeError(f"{self.mdef.key}: {err}") from None
+        if self.declared:
+            for declared in self.declared:
+                if len(declared) == len(argtypes) and all(_convertible(a, d) for a, d in zip(argtypes, declared)):
+                    spec = self.find(declared) or self.compile(declared)
+                    converted = tuple(_convert(a, t) for a, t in zip(args, declared))
+                    return self.call(spec, converted, argtypes)
+            sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in self.declared)
+            raise TypeError(f"{self.mdef.key}: no compiled signature takes "
+                            f"({', '.join(map(str, argtypes))}); declared: {sigs}")
+        spec = self.find(argtypes) or self.compile(argtypes)
+        return self.call(spec, args, argtypes)
+
+    def call(self, spec: Specialization, args: tuple, argtypes: tuple[Type, ...]) -> Any:
+        try:
+            return spec.builtin(*args)
+        except TypeError as err:
+            if "do not match the compiled signature" not in str(err):
+                raise
+        # The types matched but the native check did not: a read-only buffer the function writes to,
+        # or a scalar of a subclass (e.g. a NumPy scalar) that needs converting.
+        converted = []
+        for value, t in zip(args, spec.argtypes):
+            if isinstance(t, ArrayType):
+                with memoryview(value) as view:
+                    if view.readonly:
+                        raise ValueError(f"{self.mdef.key}: assignment destination is read-only "
+                                         f"(the compiled function writes to this array)")
+                converted.append(value)
+            else:
+                converted.append(_convert(value, t))
+        return spec.builtin(*converted)
+
+
+# ---------------------------------------------------------------------------------- method objects
+
+def _dispatcher(self: Any) -> Dispatcher:
+    return self._aot_dispatcher
+
+
+def _specializations(self: Any) -> list[Specialization]:
+    """What is compiled now for this method, and where each came from."""
+    return list(_dispatcher(self).specs)
+
+
+def _argtypes(args: Sequence[Any]) -> tuple[Type, ...]:
+    return tuple(parse_type(a) if isinstance(a, str) else a for a in args)
+
+
+def _resolve_types(self: Any, argtypes: Sequence[Any]) -> tuple[Type, ...]:
+    d = _dispatcher(self)
+    if argtypes:
+        return _argtypes(argtypes)
+    if len(d.declared) == 1:
+        return d.declared[0]
+    raise TypeError("give the argument types, e.g. f.inspect_ir('f64', 'f64[:]')")
+
+
+def _inspect_ir(self: Any, *argtypes: Any) -> str:
+    """The typed IR of this method for ``argtypes`` (type objects or strings)."""
+    from ..ir import print_function
+    d = _dispatcher(self)
+    return print_function(runtime().compiler.infer(d.mdef, _resolve_types(self, argtypes)).function)
+
+
+def _inspect_llvm(self: Any, *argtypes: Any) -> str:
+    """The optimised LLVM IR of this method for ``argtypes``."""
+    d = _dispatcher(self)
+    return runtime().compiler.llvm_ir(d.mdef, _resolve_types(self, argtypes))
+
+
+def _inspect_asm(self: Any, *argtypes: Any) -> str:
+    """The machine code of this method for ``argtypes``, as assembly."""
+    d = _dispatcher(self)
+    return runtime().compiler.assembly(d.mdef, _resolve_types(self, argtypes))
+
+
+def _repr(self: Any) -> str:
+    return f"<aot method {_dispatcher(self).mdef.key}>"
+
+
+def _get(self: Any, instance: Any, owner: Any = None) -> Any:
+    return self  # methods behave like staticmethods when stored on a class
+
+
+_METHODS_INSTALLED = False
+
+
+def _method_class() -> type:
+    global _METHODS_INSTALLED
+    cls = method_type()
+    if not _METHODS_INSTALLED:
+        cls.specializations = _specializations
+        cls.inspect_ir = _inspect_ir
+        cls.inspect_llvm = _inspect_llvm
+        cls.inspect_asm = _inspect_asm
+        cls.__repr__ = _repr
+        _METHODS_INSTALLED = True
+    return cls
+
+
+def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, boundscheck: bool = True) -> Any:
+    if not inspect.isfunction(py_func):
+        raise TypeError(f"@aot.jit needs a Python function, not {type(py_func).__name__}")
+    rt = runtime()
+    obj = _method_class()()
+    declared = _declared_signatures(py_func, signatures)
+    mdef = rt.table.define(py_func, MethodOptions(boundscheck=boundscheck))
+    dispatcher = Dispatcher(obj, mdef, declared)
+    fallback = dispatcher.fallback
+    for name, value in {
+        "py_func": py_func, "__aot_method__": mdef, "_aot_dispatcher": dispatcher, "_aot_fallback": fallback,
+        "__name__": py_func.__name__, "__qualname__": py_func.__qualname__, "__module__": py_func.__module__,
+        "__doc__": py_func.__doc__, "__wrapped__": py_func,
+    }.items():
+        setattr(obj, name, value)
+    set_fallback(obj, fallback)
+    set_table(obj, 0, 0)
+    set_vectorcall(obj, rt.compiler.dispatcher_address())
+    return obj
+
+
+def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,
+        boundscheck: bool = True) -> Any:
+    """Make a module-level function a compiled method (see the module docstring)."""
+    if func is not None:
+        return make_method(func, signatures, boundscheck)
+    return lambda f: make_method(f, signatures, boundscheck)

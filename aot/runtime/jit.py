@@ -1,0 +1,89 @@
+"""Compiling specializations in this process: infer, generate LLVM, JIT, bind.
+
+    compiled = runtime().compiler.compile(mdef, (F64, I64))
+    compiled.try_address     # the try_ wrapper, for the method's native dispatch table
+    compiled.builtin(2.0, 3) # a real builtin function (METH_FASTCALL)
+
+This is the only runtime module that imports llvmlite (through ``aot.codegen``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from llvmlite import ir
+
+from ..codegen.cpython import emit_dispatcher
+from ..codegen.engine import JitEngine
+from ..codegen.function import CodegenOptions, ModuleContext
+from ..codegen.module import build_module, optimize
+from ..infer import InferredInstance, Inferencer
+from ..targets import CpuTarget
+from ..types import Type
+from ..world import MethodDef
+from .methodtype import builtin_from_def
+
+
+@dataclass
+class Compiled:
+    """A specialization compiled in this process."""
+
+    instance: InferredInstance
+    try_address: int
+    builtin: Any
+    symbol: str
+
+
+class Compiler:
+    def __init__(self, rt):
+        self.rt = rt
+        self.target = CpuTarget.host()
+        self.engine = JitEngine(self.target)
+        self.inferencer = Inferencer(rt.table)
+        self._dispatcher: Optional[int] = None
+        self._modules = 0
+
+    def dispatcher_address(self) -> int:
+        """The native vectorcall of method objects (compiled once per process)."""
+        if self._dispatcher is None:
+            module = ir.Module(name="aot_runtime")
+            emit_dispatcher(ModuleContext(module, self.target))
+            self.engine.add(module)
+            self._dispatcher = self.engine.address("aot_dispatch")
+        return self._dispatcher
+
+    def infer(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> InferredInstance:
+        return self.inferencer.infer(mdef, argtypes)
+
+    def lookup(self, key) -> InferredInstance:
+        return self.inferencer.done[key]
+
+    def options_for(self, key: str) -> CodegenOptions:
+        mdef = self.rt.table.methods.get(key)
+        return CodegenOptions(boundscheck=mdef.options.boundscheck if mdef else True)
+
+    def module_for(self, inst: InferredInstance, suffix: str = "") -> tuple[ir.Module, list]:
+        self._modules += 1
+        return build_module(f"aot_jit_{self._modules}", [inst], self.lookup, self.target, self.options_for,
+                            suffix=suffix)
+
+    def compile(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Compiled:
+        inst = self.infer(mdef, argtypes)
+        module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
+        self.engine.add(module)
+        export = exports[0]
+        builtin = builtin_from_def(self.engine.address(export.def_symbol))
+        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol)
+
+    def llvm_ir(self, mdef: MethodDef, argtypes: tuple[Type, ...], optimized: bool = True) -> str:
+        module, _ = self.module_for(self.infer(mdef, argtypes))
+        llmod = self.engine.parse(module)
+        if optimized:
+            optimize(llmod, self.engine.tm, self.target.opt)
+        return str(llmod)
+
+    def assembly(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> str:
+        module, _ = self.module_for(self.infer(mdef, argtypes))
+        llmod = self.engine.parse(module)
+        optimize(llmod, self.engine.tm, self.target.opt)
+        return self.engine.assembly(llmod)

@@ -1,0 +1,95 @@
+"""The native type of method objects, made at run time with ``PyType_FromSpec`` (no C extension).
+
+    Method = method_type()                 # a heap type named aot.Method, with vectorcall
+    obj = Method()
+    set_vectorcall(obj, dispatcher_address)
+    set_table(obj, table_address, count)   # the try_ wrappers the dispatcher walks
+
+Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 weakrefs ·
+40 dispatch table · 48 table length · 56 fallback (a Python callable, kept alive by the instance dict).
+The generated dispatcher (``aot.codegen.cpython.emit_dispatcher``) reads the same offsets.
+"""
+from __future__ import annotations
+
+import ctypes
+from functools import lru_cache
+
+_api = ctypes.pythonapi
+
+VECTORCALL_OFFSET, DICT_OFFSET, WEAKLIST_OFFSET = 16, 24, 32
+TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = 40, 48, 56
+BASIC_SIZE = 64
+
+_T_PYSSIZET, _READONLY = 19, 1
+_Py_tp_call, _Py_tp_members, _Py_tp_new, _Py_tp_doc = 50, 72, 65, 56
+_Py_TPFLAGS_BASETYPE, _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 10, 1 << 11
+
+
+class _MemberDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", ctypes.c_ssize_t),
+                ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+
+
+class _Slot(ctypes.Structure):
+    _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
+
+
+class _Spec(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("basicsize", ctypes.c_int), ("itemsize", ctypes.c_int),
+                ("flags", ctypes.c_uint), ("slots", ctypes.POINTER(_Slot))]
+
+
+def _address(name: str) -> int:
+    return ctypes.cast(getattr(_api, name), ctypes.c_void_p).value  # type: ignore[return-value]
+
+
+_keepalive: list = []
+
+
+@lru_cache(maxsize=None)
+def method_type() -> type:
+    members = (_MemberDef * 4)(
+        _MemberDef(b"__vectorcalloffset__", _T_PYSSIZET, VECTORCALL_OFFSET, _READONLY, None),
+        _MemberDef(b"__dictoffset__", _T_PYSSIZET, DICT_OFFSET, _READONLY, None),
+        _MemberDef(b"__weaklistoffset__", _T_PYSSIZET, WEAKLIST_OFFSET, _READONLY, None),
+        _MemberDef())
+    doc = ctypes.c_char_p(b"A compiled method: calls dispatch natively on the argument types.")
+    slots = (_Slot * 5)(
+        _Slot(_Py_tp_members, ctypes.cast(members, ctypes.c_void_p).value),
+        _Slot(_Py_tp_call, _address("PyVectorcall_Call")),
+        _Slot(_Py_tp_new, _address("PyType_GenericNew")),
+        _Slot(_Py_tp_doc, ctypes.cast(doc, ctypes.c_void_p).value),
+        _Slot(0, None))
+    spec = _Spec(b"aot.Method", BASIC_SIZE, 0, _Py_TPFLAGS_HAVE_VECTORCALL | _Py_TPFLAGS_BASETYPE, slots)
+    _keepalive.extend([members, doc, slots, spec])
+    from_spec = _api.PyType_FromSpec
+    from_spec.restype = ctypes.py_object
+    from_spec.argtypes = [ctypes.c_void_p]
+    return from_spec(ctypes.addressof(spec))
+
+
+def _slot(obj: object, offset: int) -> ctypes.c_void_p:
+    return ctypes.c_void_p.from_address(id(obj) + offset)
+
+
+def set_vectorcall(obj: object, address: int) -> None:
+    _slot(obj, VECTORCALL_OFFSET).value = address
+
+
+def set_table(obj: object, address: int, count: int) -> None:
+    _slot(obj, COUNT_OFFSET).value = 0  # never let the dispatcher see a count ahead of its table
+    _slot(obj, TABLE_OFFSET).value = address
+    ctypes.c_ssize_t.from_address(id(obj) + COUNT_OFFSET).value = count
+
+
+def set_fallback(obj: object, fallback: object) -> None:
+    """Store a borrowed reference; the caller keeps ``fallback`` alive (in the instance dict)."""
+    _slot(obj, FALLBACK_OFFSET).value = id(fallback)
+
+
+def builtin_from_def(method_def_address: int) -> object:
+    """A real builtin function from a ``PyMethodDef`` in compiled code."""
+    new = _api.PyCFunction_NewEx
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
+    return new(method_def_address, None, None)

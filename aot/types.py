@@ -1,0 +1,452 @@
+"""The type lattice and the signature-string syntax.
+
+    >>> parse_signature("f64(f64[:], i64)")
+    (f64, (f64[:], i64))
+    >>> join(I64, F64)
+    f64
+    >>> typeof(2.5), typeof((1, 2.0))
+    (f64, (i64, f64))
+
+Scalar types are module constants (``I64``, ``F64``, ``BOOL`` …). ``BOTTOM`` is "nothing known yet" (the
+lattice's least element); ``join`` returns ``None`` where two types conflict (the lattice's top, which the
+inference reports as an error rather than representing).
+"""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, Union
+
+
+class Type:
+    """Base of every type. Types are immutable, hashable and compare by value."""
+
+    __slots__ = ()
+
+    @property
+    def is_runtime(self) -> bool:
+        """Whether values of this type exist in compiled code (not only at compile time)."""
+        return True
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ScalarType(Type):
+    """A fixed-width number, ``boolean`` or ``none``. ``kind`` is one of ``i u f b n``."""
+
+    name: str
+    kind: str
+    bits: int
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind == "i"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind in "iufb"
+
+    @property
+    def itemsize(self) -> int:
+        return max(self.bits // 8, 1)
+
+    def __getitem__(self, dims: Any) -> "ArrayType":
+        """``f64[:]``, ``f64[::1]``, ``f64[:, :]`` … as in the annotations of user code."""
+        if not isinstance(dims, tuple):
+            dims = (dims,)
+        if not dims or not all(isinstance(d, slice) for d in dims):
+            raise TypeError(f"array types are written {self.name}[:] or {self.name}[:, :]")
+        layout = "C" if dims[-1].step == 1 else "A"
+        return ArrayType(self, len(dims), layout)
+
+    def __call__(self, value: Any) -> Any:
+        """Convert like compiled code does, so ``aot.i32(x)`` also works in plain Python."""
+        if self.kind == "b":
+            return bool(value)
+        if self.kind == "f":
+            value = float(value)
+            if self.bits == 32:
+                try:
+                    return struct.unpack("f", struct.pack("f", value))[0]
+                except OverflowError:
+                    return math.copysign(math.inf, value)
+            return value
+        if self.kind in "iu":
+            value = int(value)
+            value &= (1 << self.bits) - 1
+            if self.kind == "i" and value >= 1 << (self.bits - 1):
+                value -= 1 << self.bits
+            return value
+        raise TypeError(f"{self.name} is not a conversion")
+
+
+I8 = ScalarType("i8", "i", 8)
+I16 = ScalarType("i16", "i", 16)
+I32 = ScalarType("i32", "i", 32)
+I64 = ScalarType("i64", "i", 64)
+U8 = ScalarType("u8", "u", 8)
+U16 = ScalarType("u16", "u", 16)
+U32 = ScalarType("u32", "u", 32)
+U64 = ScalarType("u64", "u", 64)
+F32 = ScalarType("f32", "f", 32)
+F64 = ScalarType("f64", "f", 64)
+BOOL = ScalarType("boolean", "b", 1)
+NONE = ScalarType("none", "n", 0)
+
+SCALARS: dict[str, ScalarType] = {
+    t.name: t for t in (I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, BOOL, NONE)
+}
+SCALARS["bool"] = BOOL
+SCALARS["int"] = I64
+SCALARS["float"] = F64
+SCALARS["None"] = NONE
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ArrayType(Type):
+    """A strided view: data pointer, shape and byte strides. Layout ``C`` (contiguous) or ``A`` (any)."""
+
+    dtype: ScalarType
+    ndim: int
+    layout: str = "A"
+
+    def __repr__(self) -> str:
+        dims = [":"] * self.ndim
+        if self.layout == "C":
+            dims[-1] = "::1"
+        return f"{self.dtype.name}[{', '.join(dims)}]"
+
+    __str__ = __repr__
+
+    def with_layout(self, layout: str) -> "ArrayType":
+        return ArrayType(self.dtype, self.ndim, layout)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class TupleType(Type):
+    """A fixed-size tuple, passed by value."""
+
+    items: tuple[Type, ...]
+
+    def __repr__(self) -> str:
+        if len(self.items) == 1:
+            return f"({self.items[0]},)"
+        return "(" + ", ".join(map(repr, self.items)) + ")"
+
+    __str__ = __repr__
+
+    @property
+    def is_uniform(self) -> bool:
+        return len(set(self.items)) <= 1
+
+    @property
+    def is_runtime(self) -> bool:
+        return all(t.is_runtime for t in self.items)
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class PyValueType(Type):
+    """A compile-time Python object (a module, a function, an exception class, a type) used by name."""
+
+    value: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PyValueType) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return hash(("pyvalue", id(self.value)))
+
+    def __repr__(self) -> str:
+        name = getattr(self.value, "__qualname__", None) or getattr(self.value, "__name__", None)
+        return f"pyobj<{name or type(self.value).__name__}>"
+
+    __str__ = __repr__
+
+    @property
+    def is_runtime(self) -> bool:
+        return False
+
+
+class _Bottom(Type):
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "bottom"
+
+    __str__ = __repr__
+
+    @property
+    def is_runtime(self) -> bool:
+        return False
+
+
+BOTTOM = _Bottom()
+"""Least element: no value reaches here yet (e.g. a recursive call whose return type is still unknown)."""
+
+AnyType = Union[ScalarType, ArrayType, TupleType, PyValueType, _Bottom]
+
+
+# --------------------------------------------------------------------------------------------- lattice
+
+def join(a: Type, b: Type) -> Type | None:
+    """Least upper bound of two types; ``None`` when they conflict.
+
+    Numbers widen along boolean → int → float (the value is kept: ``True`` joins ``1`` as ``1``);
+    tuples join elementwise; arrays of one dtype and rank join to the ``A`` layout.
+    """
+    if a == b:
+        return a
+    if a is BOTTOM:
+        return b
+    if b is BOTTOM:
+        return a
+    if isinstance(a, ScalarType) and isinstance(b, ScalarType):
+        if a.is_numeric and b.is_numeric:
+            return promote(a, b)
+        return None
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        if a.dtype == b.dtype and a.ndim == b.ndim:
+            return a.with_layout("A")
+        return None
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.items) == len(b.items):
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        if any(t is None for t in items):
+            return None
+        return TupleType(items)  # type: ignore[arg-type]
+    return None
+
+
+def widen(old: Type, new: Type, rounds: int, limit: int = 8) -> Type | None:
+    """Join, giving up (``None``) after ``limit`` rounds of growth so that every fixed point terminates.
+
+    The scalar part of the lattice has height 4, so only nested tuples could grow for long.
+    """
+    joined = join(old, new)
+    if joined is not None and joined != old and rounds >= limit:
+        return None
+    return joined
+
+
+_SIGNED = {8: I8, 16: I16, 32: I32, 64: I64}
+_UNSIGNED = {8: U8, 16: U16, 32: U32, 64: U64}
+
+
+def promote(a: ScalarType, b: ScalarType) -> ScalarType:
+    """NumPy's promotion of two number types (booleans count as the smallest integers)."""
+    if a == b:
+        return a
+    if a.kind == "b":
+        return b
+    if b.kind == "b":
+        return a
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        flt, other = (a, b) if a.is_float else (b, a)
+        if flt.bits == 32 and other.bits <= 16:
+            return F32
+        return F64
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    signed, unsigned = (a, b) if a.is_signed else (b, a)
+    if unsigned.bits < signed.bits:
+        return signed
+    if unsigned.bits == 64:
+        return F64
+    return _SIGNED[unsigned.bits * 2]
+
+
+def arith_type(t: ScalarType) -> ScalarType:
+    """Type in which arithmetic on ``t`` happens: booleans compute as ``int``, as in Python."""
+    return I64 if t.kind == "b" else t
+
+
+# ------------------------------------------------------------------------------------- signatures
+
+class SignatureError(ValueError):
+    """A malformed type or signature string."""
+
+
+def parse_type(text: str) -> Type:
+    """``"f64"``, ``"f64[:, ::1]"``, ``"(f64, i64)"`` → the type."""
+    parser = _TypeParser(text)
+    t = parser.type()
+    parser.end()
+    return t
+
+
+def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
+    """``"f64(f64[:], i64)"`` → ``(F64, (ArrayType(F64, 1), I64))``; the return type may be ``none``."""
+    parser = _TypeParser(text)
+    ret = parser.type()
+    parser.expect("(")
+    args: list[Type] = []
+    if not parser.accept(")"):
+        while True:
+            args.append(parser.type())
+            if parser.accept(")"):
+                break
+            parser.expect(",")
+    parser.end()
+    return ret, tuple(args)
+
+
+def format_signature(ret: Type, args: tuple[Type, ...]) -> str:
+    return f"{ret}({', '.join(map(str, args))})"
+
+
+class _TypeParser:
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def fail(self, what: str) -> SignatureError:
+        return SignatureError(f"bad type {self.text!r} at column {self.pos + 1}: {what}")
+
+    def skip(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def accept(self, token: str) -> bool:
+        self.skip()
+        if self.text.startswith(token, self.pos):
+            self.pos += len(token)
+            return True
+        return False
+
+    def expect(self, token: str) -> None:
+        if not self.accept(token):
+            raise self.fail(f"expected {token!r}")
+
+    def end(self) -> None:
+        self.skip()
+        if self.pos != len(self.text):
+            raise self.fail("unexpected text")
+
+    def type(self) -> Type:
+        if self.accept("("):
+            items: list[Type] = []
+            if self.accept(")"):
+                return TupleType(())
+            while True:
+                items.append(self.type())
+                if self.accept(")"):
+                    break
+                self.expect(",")
+                if self.accept(")"):
+                    break
+            return TupleType(tuple(items))
+        self.skip()
+        start = self.pos
+        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
+            self.pos += 1
+        name = self.text[start:self.pos]
+        if name not in SCALARS:
+            raise self.fail(f"unknown type name {name!r}")
+        scalar = SCALARS[name]
+        if not self.accept("["):
+            return scalar
+        dims = 0
+        layout = "A"
+        while True:
+            if self.accept("::1"):
+                layout = "C"
+            elif self.accept(":"):
+                if layout == "C":
+                    raise self.fail("only the last dimension may be '::1'")
+            else:
+                raise self.fail("expected ':' or '::1'")
+            dims += 1
+            if self.accept("]"):
+                break
+            self.expect(",")
+        if scalar.kind == "n":
+            raise self.fail("arrays of none")
+        return ArrayType(scalar, dims, layout)
+
+
+# ------------------------------------------------------------------------------------------ typeof
+
+# Buffer-protocol format characters (after an optional '@', '=' or '<' byte order) for each dtype.
+_FORMAT_KIND = {
+    "b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "n": "i",
+    "B": "u", "H": "u", "I": "u", "L": "u", "Q": "u", "N": "u",
+    "e": "f", "f": "f", "d": "f", "?": "b",
+}
+
+
+def dtype_of_format(fmt: str, itemsize: int) -> ScalarType | None:
+    """The scalar type of a buffer's elements, or ``None`` if compiled code cannot read them."""
+    if fmt[:1] in "@=<":
+        if fmt[:1] != "@" and struct.pack("=i", 1) != struct.pack("<i", 1):
+            return None
+        fmt = fmt[1:]
+    if len(fmt) != 1 or fmt not in _FORMAT_KIND:
+        return None
+    kind = _FORMAT_KIND[fmt]
+    if kind == "b":
+        return BOOL if itemsize == 1 else None
+    if kind == "f":
+        return {4: F32, 8: F64}.get(itemsize)
+    table = _SIGNED if kind == "i" else _UNSIGNED
+    return table.get(itemsize * 8)
+
+
+def _is_c_contiguous(view: memoryview) -> bool:
+    return view.c_contiguous
+
+
+def typeof(value: Any) -> Type:
+    """The compiled type of a runtime argument; raises ``TypeError`` for values compiled code can't take."""
+    cls = type(value)
+    if cls is bool:
+        return BOOL
+    if cls is int:
+        return I64
+    if cls is float:
+        return F64
+    if cls is tuple:
+        return TupleType(tuple(typeof(v) for v in value))
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, float):
+        return F64
+    if isinstance(value, int):
+        return I64
+    try:
+        view = memoryview(value)
+    except TypeError:
+        raise TypeError(f"compiled code cannot take a {cls.__name__}") from None
+    with view:
+        dtype = dtype_of_format(view.format, view.itemsize)
+        if dtype is None:
+            raise TypeError(f"compiled code cannot take a buffer of format {view.format!r}")
+        if view.ndim == 0:
+            return dtype
+        return ArrayType(dtype, view.ndim, "C" if _is_c_contiguous(view) else "A")
+
+
+def accepts(declared: Type, actual: Type) -> bool:
+    """Whether a value of type ``actual`` may be passed where ``declared`` is expected, unconverted."""
+    if declared == actual:
+        return True
+    if isinstance(declared, ArrayType) and isinstance(actual, ArrayType):
+        return (declared.dtype == actual.dtype and declared.ndim == actual.ndim
+                and (declared.layout == "A" or actual.layout == "C"))
+    if isinstance(declared, TupleType) and isinstance(actual, TupleType):
+        return len(declared.items) == len(actual.items) and all(
+            accepts(d, a) for d, a in zip(declared.items, actual.items))
+    return False

@@ -1,0 +1,102 @@
+"""Methods and the method table.
+
+    >>> table = MethodTable()
+    >>> m = table.define(py_func)            # key 'pkg.mod:qualname', world grows by one
+    >>> table.method_for(helper_function)     # plain functions become methods on first use
+
+A ``MethodDef`` is one definition of a module-level function: its key, the Python function, the options
+given to ``@aot.jit``, and (lazily) its untyped IR. Name lookups go through the function's own closure
+cells, globals and builtins, exactly as Python resolves them when the function runs.
+"""
+from __future__ import annotations
+
+import builtins
+import types as pytypes
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from ..frontend import lower_function
+from ..ir import Function
+from ..ir.ops import Intrinsic
+
+MISSING = NameError  # sentinel for "name not found" (a class, so it's never a user constant)
+
+
+@dataclass(frozen=True)
+class MethodOptions:
+    """Options of ``@aot.jit`` that change the compiled code (part of the fingerprint)."""
+
+    boundscheck: bool = True
+    kernel: bool = False
+
+    def cache_key(self) -> str:
+        return f"boundscheck={int(self.boundscheck)},kernel={int(self.kernel)}"
+
+
+def method_key(py_func: Callable) -> str:
+    return f"{py_func.__module__}:{py_func.__qualname__}"
+
+
+@dataclass(eq=False)
+class MethodDef:
+    """One definition of a method (a redefinition makes a new ``MethodDef`` under the same key)."""
+
+    key: str
+    py_func: Callable
+    options: MethodOptions = field(default_factory=MethodOptions)
+    world: int = 0
+    _untyped: Optional[Function] = None
+
+    @property
+    def module(self) -> str:
+        return self.key.split(":", 1)[0]
+
+    def untyped(self) -> Function:
+        if self._untyped is None:
+            self._untyped = lower_function(self.py_func, self.key)
+        return self._untyped
+
+    def resolve_name(self, name: str) -> Any:
+        code = self.py_func.__code__
+        if name in code.co_freevars and self.py_func.__closure__:
+            cell = self.py_func.__closure__[code.co_freevars.index(name)]
+            try:
+                return cell.cell_contents
+            except ValueError:
+                return MISSING
+        globals_ = self.py_func.__globals__
+        if name in globals_:
+            return globals_[name]
+        return getattr(builtins, name, MISSING)
+
+
+class MethodTable:
+    """Every method of the process by key; the world counter grows with each definition."""
+
+    def __init__(self) -> None:
+        self.world = 1
+        self.methods: dict[str, MethodDef] = {}
+        self._by_function: dict[int, MethodDef] = {}
+        self.intrinsics: dict[int, Intrinsic] = {}
+
+    def define(self, py_func: Callable, options: MethodOptions = MethodOptions()) -> MethodDef:
+        self.world += 1
+        mdef = MethodDef(method_key(py_func), py_func, options, self.world)
+        self.methods[mdef.key] = mdef
+        self._by_function[id(py_func)] = mdef
+        return mdef
+
+    def method_for(self, obj: Any) -> Optional[MethodDef]:
+        """The method a called object stands for: an ``@aot.jit`` object, or a plain Python function."""
+        mdef = getattr(obj, "__aot_method__", None)
+        if isinstance(mdef, MethodDef):
+            return mdef
+        if isinstance(obj, pytypes.FunctionType):
+            found = self._by_function.get(id(obj))
+            if found is not None and found.py_func is obj:
+                return found
+            return self.define(obj)
+        return None
+
+    def intrinsic_for(self, obj: Any) -> Optional[Intrinsic]:
+        return self.intrinsics.get(id(obj))
