@@ -70,7 +70,7 @@ class CompileError(Exception):
 
     def _message(self) -> str:
         lines = [str(d) for d in self.diagnostics]
-        if self.chain:
+        if len(self.chain) > 1:
             lines.append("  while compiling " + " -> ".join(self.chain))
         return "\n".join(lines)
 

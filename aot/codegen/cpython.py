@@ -118,6 +118,10 @@ class _Unboxer:
                 self.require(self.is_type(obj, "PyBool_Type"))
                 return b.icmp_unsigned("==", obj, self.api.type_object("_Py_TrueStruct"))
             self.require(self.is_type(obj, "PyLong_Type"))
+            if not t.is_signed:  # NumPy-style: unsigned arguments wrap
+                mask = self.api.fn("PyLong_AsUnsignedLongLongMask", lt.I64, lt.PTR)
+                value = b.call(mask, [obj])
+                return b.trunc(value, value_type(t)) if t.bits < 64 else value
             as_long = self.api.fn("PyLong_AsLongLong", lt.I64, lt.PTR)
             value = b.call(as_long, [obj])
             failed = b.icmp_signed("==", value, ir.Constant(lt.I64, -1))

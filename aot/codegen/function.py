@@ -102,6 +102,12 @@ class FunctionCodegen:
         self.slots: dict[str, ir.AllocaInstr] = {}
         self.flags: dict[str, ir.AllocaInstr] = {}
         self.blocks: dict[str, ir.Block] = {}
+        defs: dict[str, int] = {}
+        for _, op in fn.ops():
+            if op.dest_var is not None:
+                defs[op.dest_var.name] = defs.get(op.dest_var.name, 0) + 1
+        self.consts = {op.dest.name: op.value for _, op in fn.ops()
+                       if isinstance(op, Const) and defs[op.dest.name] == 1}
 
     # ------------------------------------------------------------------ scaffolding
     def lower(self) -> None:
@@ -488,9 +494,9 @@ class FunctionCodegen:
     def tuple_item(self, tup: ir.Value, tt: TupleType, index: Var) -> ir.Value:
         b = self.b
         n = len(tt.items)
+        if type(self.consts.get(index.name)) is int:
+            return b.extract_value(tup, self.consts[index.name] % n)
         idx = self.coerce(self.load(index), self.t(index), I64)
-        if isinstance(idx, ir.Constant):
-            return b.extract_value(tup, int(idx.constant) % n)
         slot = b.alloca(tup.type)
         b.store(tup, slot)
         idx = b.select(b.icmp_signed("<", idx, ir.Constant(lt.I64, 0)), b.add(idx, ir.Constant(lt.I64, n)), idx)

@@ -76,6 +76,8 @@ def lower_intrinsic(cg: "FunctionCodegen", fn: Intrinsic, args: list[ir.Value], 
         assert isinstance(at, ArrayType)
         return ir.Constant(lt.I64, at.ndim)
 
+    if fn is Intrinsic.RANGE_LEN:
+        return _range_len(cg, args, argtypes)
     scalars = [t for t in argtypes]
     assert all(isinstance(t, ScalarType) for t in scalars)
     if fn in (Intrinsic.MIN, Intrinsic.MAX):
@@ -158,7 +160,8 @@ def lower_intrinsic(cg: "FunctionCodegen", fn: Intrinsic, args: list[ir.Value], 
                 cg.check(_isinf(cg, r), "OverflowError", "math range error")
             return r
         cg.check(b.and_(_isnan(cg, r), no_nan_in), "ValueError", "math domain error")
-        cg.check(b.and_(_isinf(cg, r), both_finite), "OverflowError", "math range error")
+        if fn is not Intrinsic.HYPOT:  # CPython's hypot returns inf rather than raising
+            cg.check(b.and_(_isinf(cg, r), both_finite), "OverflowError", "math range error")
         return r
     raise NotImplementedError(f"intrinsic {fn.value} on the {cg.ctx.target.owner} target")
 
@@ -188,11 +191,36 @@ def _round(cg: "FunctionCodegen", args: list[ir.Value], scalars: list[ScalarType
         powf = b.fptrunc(powf, ft)
     positive = b.icmp_signed(">=", ndigits, ir.Constant(lt.I64, 0))
     scaled = b.select(positive, b.fmul(x, powf), b.fdiv(x, powf))
-    r = cg.call_intrinsic("llvm.roundeven", [scaled])
+    # Python rounds the exact decimal value of x. The scaled value may have been rounded onto a half
+    # (2.675 * 100 == 267.5 in floats, but 2.675 is really 2.67499…): the fused multiply-add gives the
+    # exact rounding error, whose sign decides such halves.
+    error = b.select(positive, cg.call_intrinsic("llvm.fma", [x, powf, b.fneg(scaled)]),
+                     cg.call_intrinsic("llvm.fma", [b.fneg(scaled), powf, x]))
+    down = cg.call_intrinsic("llvm.floor", [scaled])
+    is_half = b.fcmp_ordered("==", b.fsub(scaled, down), ir.Constant(ft, 0.5))
+    nudged = b.select(b.fcmp_ordered(">", error, ir.Constant(ft, 0.0)),
+                      cg.call_intrinsic("llvm.ceil", [scaled]), down)
+    exact_half = b.fcmp_ordered("==", error, ir.Constant(ft, 0.0))
+    r = b.select(b.and_(is_half, b.not_(exact_half)), nudged, cg.call_intrinsic("llvm.roundeven", [scaled]))
     back = b.select(positive, b.fdiv(r, powf), b.fmul(r, powf))
     # Non-finite inputs, or scaling that overflows, leave x unchanged (as CPython does).
     keep = b.or_(b.not_(cg.is_finite(x)), b.not_(cg.is_finite(scaled)))
     return b.select(keep, x, back)
+
+
+def _range_len(cg: "FunctionCodegen", args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
+    """``len(range(start, stop, step))`` without overflow: distances are taken as unsigned 64-bit."""
+    b = cg.b
+    start, stop, step = (cg.coerce(v, t, I64) for v, t in zip(args, argtypes))
+    zero, one = ir.Constant(lt.I64, 0), ir.Constant(lt.I64, 1)
+    cg.check(b.icmp_signed("==", step, zero), "ValueError", "range() arg 3 must not be zero")
+    up = b.icmp_signed(">", step, zero)
+    lo = b.select(up, start, stop)
+    hi = b.select(up, stop, start)
+    magnitude = b.select(up, step, b.neg(step))
+    nonempty = b.icmp_signed("<", lo, hi)
+    count = b.add(b.udiv(b.sub(b.sub(hi, lo), one), magnitude), one)
+    return b.select(nonempty, count, zero)
 
 
 def _iabs(cg: "FunctionCodegen") -> ir.Function:

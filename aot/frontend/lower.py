@@ -76,6 +76,9 @@ BUILTIN_EXCEPTIONS = frozenset(
     if isinstance(value, type) and issubclass(value, BaseException))
 
 
+SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round"})
+
+
 @dataclass(frozen=True)
 class SourceInfo:
     """Where a function's source text lives: its file, and how to map AST positions to file positions."""
@@ -312,52 +315,41 @@ class Lowering:
             self.for_sequence(node)
 
     def for_range(self, node: ast.For, call: ast.Call) -> None:
+        """``for i in range(a, b, s)``: the trip count is computed once (overflow-free, in codegen), then
+        ``i = a + k * s`` for ``k`` in ``0 … count-1`` — bounds evaluated once, as Python does."""
         span = self.span(call)
         if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
             self.error(call, "range() takes 1 to 3 positional arguments")
             return
         args = call.args
-        start = self.const(0, call) if len(args) == 1 else self.int_arg(args[0])
-        stop = self.int_arg(args[-1] if len(args) < 3 else args[1])
-        step_node = args[2] if len(args) == 3 else None
-        step_const = _const_int(step_node) if step_node is not None else 1
-        step = self.int_arg(step_node) if step_node is not None else self.const(1, call)
+        step_const = _const_int(args[2]) if len(args) == 3 else 1
         if step_const == 0:
-            self.error(step_node, "range() step must not be zero")
+            self.error(args[2], "range() arg 3 must not be zero")
             return
-        positive: Optional[Var] = None
-        if step_const is None:
-            zero = self.const(0, call)
-            is_zero = self.b.emit_value(lambda d: Compare(d, CmpKind.EQ, step, zero, span))
-            bad, ok = self.b.new_block(), self.b.new_block()
-            self.b.terminate(Branch(is_zero, bad.label, ok.label, span))
-            self.b.set_block(bad)
-            self.b.terminate(Raise("ValueError", "range() arg 3 must not be zero", span))
-            self.b.set_block(ok)
-            positive = self.b.emit_value(lambda d: Compare(d, CmpKind.GT, step, zero, span))
-        counter = self.hidden("i")
-        self.b.emit(Copy(counter, start, span))
+        start = self.hidden("start")
+        self.b.emit(Copy(start, self.const(0, call) if len(args) == 1 else self.expr(args[0]), span))
+        stop = self.expr(args[-1] if len(args) < 3 else args[1])
+        step = self.hidden("step")
+        self.b.emit(Copy(step, self.expr(args[2]) if len(args) == 3 else self.const(1, call), span))
+        count = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.RANGE_LEN, (start, stop, step), span))
+        counter = self.hidden("k")
+        self.b.emit(Copy(counter, self.const(0, call), span))
+        one = self.const(1, call)
         head, body, latch, orelse, end = (self.b.new_block() for _ in range(5))
         self.b.jump(head)
         self.b.set_block(head)
-        if positive is None:
-            kind = CmpKind.LT if step_const > 0 else CmpKind.GT
-            more = self.b.emit_value(lambda d: Compare(d, kind, counter, stop, span))
-        else:
-            more = self.hidden("more")
-            up, down, decide = self.b.new_block(), self.b.new_block(), self.b.new_block()
-            self.b.terminate(Branch(positive, up.label, down.label, span))
-            for block, kind in ((up, CmpKind.LT), (down, CmpKind.GT)):
-                self.b.set_block(block)
-                self.b.emit(Compare(more, kind, counter, stop, span))
-                self.b.jump(decide)
-            self.b.set_block(decide)
+        more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
         self.b.terminate(Branch(more, body.label, orelse.label, span))
         self.b.set_block(body)
-        self.b.emit(Copy(Var(node.target.id), counter, self.span(node.target)))
+        if step_const == 1:
+            value = self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, counter, span))
+        else:
+            offset = self.b.emit_value(lambda d: BinOp(d, BinOpKind.MUL, counter, step, span))
+            value = self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, offset, span))
+        self.b.emit(Copy(Var(node.target.id), value, self.span(node.target)))
         self.loop_body(node, self.b.block, latch, end)
         self.b.set_block(latch)
-        self.b.emit(BinOp(counter, BinOpKind.ADD, counter, step, span))
+        self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
         self.b.jump(head)
         self.b.set_block(orelse)
         self.stmts(node.orelse)
@@ -543,6 +535,10 @@ class Lowering:
         return self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(node)))
 
     def expr_Call(self, node: ast.Call) -> Var:
+        if isinstance(node.func, ast.Name) and self.is_builtin(node.func.id) \
+                and node.func.id not in SUPPORTED_BUILTINS and node.func.id not in BUILTIN_EXCEPTIONS:
+            self.error(node, f"calls to {node.func.id}() are not supported in compiled code")
+            return self.const(0, node)
         if node.keywords:
             self.error(node.keywords[0].value if node.keywords[0].arg else node, "keyword arguments are not supported in compiled calls; pass them by position")
         func = self.expr(node.func)

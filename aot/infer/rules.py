@@ -98,6 +98,7 @@ ARITY: dict[Intrinsic, tuple[int, Optional[int]]] = {
     **{f: (2, 2) for f in _FLOAT_FUNCS_2},
     Intrinsic.ABS: (1, 1), Intrinsic.MIN: (2, None), Intrinsic.MAX: (2, None), Intrinsic.ROUND: (1, 2),
     Intrinsic.LEN: (1, 1), Intrinsic.SHAPE: (1, 1), Intrinsic.SIZE: (1, 1), Intrinsic.NDIM: (1, 1),
+    Intrinsic.RANGE_LEN: (3, 3),
 }
 
 
@@ -121,6 +122,10 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         assert isinstance(a, ArrayType)
         return TupleType((I64,) * a.ndim) if fn is Intrinsic.SHAPE else I64
     scalars = tuple(_scalar(a, f"{name}()") for a in args)
+    if fn is Intrinsic.RANGE_LEN:
+        if any(s.is_float for s in scalars):
+            raise RuleError("range() arguments must be integers")
+        return I64
     if fn in _FLOAT_FUNCS_1 or fn in _FLOAT_FUNCS_2:
         return float_result(*scalars)
     if fn in _PREDICATES:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol
 
 from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
-from ..ir import (BinOp, BinOpKind, Block, Call, Compare, Const, Convert, Copy, Function, GetAttr,
+from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Jump, Compare, Const, Convert, Copy, Function, GetAttr,
                   GetItem, Intrinsic, IntrinsicCall, LoadGlobal, MakeTuple, Op, Return, SetItem,
                   Truth, UnaryKind, UnaryOp, Var, successors, uses)
 from ..ir.ops import CallValue
@@ -168,8 +168,10 @@ class Inferencer:
         try:
             inst = self._solve_until_stable(frame)
         except CompileError as err:
+            if not err.chain:
+                err = err.with_chain(method.key)
             self.failed[key] = err
-            raise
+            raise err from None
         finally:
             self.stack.pop()
         if frame.cycle_head < frame.depth:
@@ -277,10 +279,17 @@ class _BodyState:
                         if user in self.visited and user not in queued:
                             work.append(user)
                             queued.add(user)
-            for succ in successors(block.ops[-1]) if block.ops else ():
+            for succ in self.live_successors(block):
                 if succ not in self.visited and succ not in queued:
                     work.append(succ)
                     queued.add(succ)
+
+    def live_successors(self, block: Block) -> tuple[str, ...]:
+        """Successors, except the branch not taken when the condition is a constant (``while True``)."""
+        term = block.ops[-1] if block.ops else None
+        if isinstance(term, Branch) and term.cond.name in self.consts:
+            return (term.if_true if self.consts[term.cond.name] else term.if_false,)
+        return successors(term) if term is not None else ()
 
     def _eval(self, op: Op, label: str, index: int) -> Type:
         try:
@@ -337,6 +346,8 @@ class _BodyState:
         if isinstance(op, Compare):
             return rules.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
         if isinstance(op, Truth):
+            if op.src.name in self.consts and op.dest.name in self.single_def:
+                self.consts[op.dest.name] = bool(self.consts[op.src.name])
             return rules.truth_type(self.t(op.src))
         if isinstance(op, MakeTuple):
             return TupleType(tuple(self.t(v) for v in op.items))
@@ -378,6 +389,9 @@ class _BodyState:
             kind = type(value).__name__
             raise RuleError(f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
                             f"bool and tuples of them from globals (pass other values as arguments)")
+        if not _is_compile_time_value(value):
+            raise RuleError(f"'{where.split(':', 1)[1]}' is a {type(value).__name__} object; compiled code can "
+                            f"only use modules, functions, types and int/float/bool constants from globals")
         method = self.inf.table.method_for(value)
         if sweep is not None:
             sweep.replace[(label, index)] = None  # compile-time only
@@ -395,7 +409,7 @@ class _BodyState:
             if self.sweep is not None:
                 self.sweep.replace[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
             return rules.intrinsic_type(fn, (obj,))
-        if isinstance(obj, PyValueType):
+        if isinstance(obj, PyValueType) and isinstance(obj.value, type(math)):
             container = obj.value
             value = getattr(container, op.attr, _MISSING)
             if value is _MISSING:
@@ -515,13 +529,27 @@ class _BodyState:
                 f"(only int and float unify) — use another name")
 
     def _typed_function(self, ret: Type) -> Function:
+        """The typed IR: resolved ops, reachable blocks, and parameters of exactly the argument types
+        (a parameter later widened, say int to float, is copied into a variable of the wider type)."""
         assert self.sweep is not None
+        types = {name: t for name, t in self.types.items() if t.is_runtime}
+        renamed: dict[str, str] = {}
+        params = []
+        for p, argtype in zip(self.fn.params, self.frame.argtypes):
+            if types.get(p) != argtype:
+                renamed[p] = f"{p}$arg"
+                types[renamed[p]] = argtype
+            params.append(renamed.get(p, p))
         blocks: list[Block] = []
         for block in self.fn.blocks:
             if block.label not in self.visited:
                 continue
             ops: list[Op] = []
+            if block is self.fn.entry:
+                ops.extend(Copy(Var(p), Var(arg), self.fn.span) for p, arg in renamed.items())
             for index, op in enumerate(block.ops):
+                if isinstance(op, Branch) and len(set(self.live_successors(block))) == 1:
+                    op = Jump(self.live_successors(block)[0], op.span)
                 if (block.label, index) in self.sweep.replace:
                     new = self.sweep.replace[(block.label, index)]
                     if new is not None:
@@ -529,9 +557,17 @@ class _BodyState:
                     continue
                 ops.append(op)
             blocks.append(Block(block.label, ops))
-        types = {name: t for name, t in self.types.items() if t.is_runtime}
-        return Function(self.fn.name, self.fn.params, blocks, self.fn.file, self.fn.span, types,
+        return Function(self.fn.name, tuple(params), blocks, self.fn.file, self.fn.span, types,
                         ret if ret is not BOTTOM else NONE)
+
+
+def _is_compile_time_value(value: Any) -> bool:
+    """Modules, functions, builtins, methods and types may be named in compiled code (never passed)."""
+    if isinstance(value, (type(math), type, ScalarType)) or callable(getattr(value, "__aot_method__", None)):
+        return True
+    if getattr(value, "__aot_method__", None) is not None:
+        return True
+    return isinstance(value, (type(describe), type(len)))
 
 
 def describe(value: Any) -> str:

@@ -100,6 +100,7 @@ class Intrinsic(enum.Enum):
     SHAPE = "array.shape"
     SIZE = "array.size"
     NDIM = "array.ndim"
+    RANGE_LEN = "range.len"
     # GPU intrinsics (owner ptx; the CPU grid emulation lowers them to loop indices).
     THREAD_ID = "gpu.thread_id"
     BLOCK_ID = "gpu.block_id"
