@@ -204,7 +204,9 @@ AnyType = Union[ScalarType, ArrayType, TupleType, PyValueType, _Bottom]
 def join(a: Type, b: Type) -> Type | None:
     """Least upper bound of two types; ``None`` when they conflict.
 
-    Numbers widen along boolean → int → float (the value is kept: ``True`` joins ``1`` as ``1``);
+    Numbers widen along one chain, boolean < u8 < i8 < … < i64 < f32 < f64 (so ``True`` joins ``1`` as
+    ``1``, and int joins float as float); a chain keeps join associative, which NumPy's promotion
+    (used for arithmetic results, see ``promote``) is not;
     tuples join elementwise; arrays of one dtype and rank join to the ``A`` layout.
     """
     if a == b:
@@ -215,7 +217,7 @@ def join(a: Type, b: Type) -> Type | None:
         return a
     if isinstance(a, ScalarType) and isinstance(b, ScalarType):
         if a.is_numeric and b.is_numeric:
-            return promote(a, b)
+            return a if _JOIN_ORDER.index(a) > _JOIN_ORDER.index(b) else b
         return None
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         if a.dtype == b.dtype and a.ndim == b.ndim:
@@ -227,6 +229,9 @@ def join(a: Type, b: Type) -> Type | None:
             return None
         return TupleType(items)  # type: ignore[arg-type]
     return None
+
+
+_JOIN_ORDER = (BOOL, U8, I8, U16, I16, U32, I32, U64, I64, F32, F64)
 
 
 def widen(old: Type, new: Type, rounds: int, limit: int = 8) -> Type | None:

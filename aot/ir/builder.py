@@ -57,9 +57,10 @@ class Builder:
     def terminate(self, op: Op) -> None:
         self.emit(op)
 
-    def jump(self, target: Block, span: Span = UNKNOWN_SPAN) -> None:
+    def jump(self, target: Block, span: Span | None = None) -> None:
+        """Fall through to ``target`` (spans default to the function's, for a jump has no source)."""
         if not self.terminated:
-            self.block.ops.append(Jump(target.label, span))
+            self.block.ops.append(Jump(target.label, span or self.span))
 
     def finish(self) -> Function:
         return Function(self.name, self.params, self.blocks, self.file, self.span)

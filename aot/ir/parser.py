@@ -20,7 +20,7 @@ class IRParseError(ValueError):
 
 
 _SPAN = r"@(\d+):(\d+)-(\d+):(\d+)"
-_HEADER = re.compile(r"^func (\S+?)\((.*)\)(?: -> (.+?))?  file (\"(?:[^\"\\]|\\.)*\") " + _SPAN + "$")
+_HEADER_TAIL = re.compile(r"^(?: -> (.+?))?  file (\"(?:[^\"\\]|\\.)*\") " + _SPAN + "$")
 _OP = re.compile(r"^  (?:%(\S+?)(?:: (.+?))? = )?([a-z]+)(?: (.*?))?  " + _SPAN + "$")
 _LABEL = re.compile(r"^([\w.]+):$")
 _TOKEN = re.compile(r'\s*(%[\w.$]+|"(?:[^"\\]|\\.)*"|[\[\](),]|-?inf|nan|-?[\d.]+(?:e[+-]?\d+)?|[\w.$-]+)')
@@ -135,14 +135,29 @@ class _Operands:
             raise self.fail(f"unexpected {self.peek()!r}")
 
 
+def _parse_header(line: str):
+    """``func NAME(PARAMS) -> RET  file "F" @span`` → (NAME, PARAMS, match of the tail), brackets balanced."""
+    if not line.startswith("func "):
+        return None
+    open_at = line.find("(")
+    depth = 0
+    for i in range(open_at, len(line)):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(line[i], 0)
+        if depth == 0:
+            tail = _HEADER_TAIL.match(line[i + 1:])
+            return (line[5:open_at], line[open_at + 1:i], tail) if tail else None
+    return None
+
+
 def parse_function(text: str) -> Function:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         raise IRParseError("empty text")
-    head = _HEADER.match(lines[0])
-    if not head:
+    head = _parse_header(lines[0])
+    if head is None:
         raise IRParseError(f"line 1: not a function header: {lines[0]!r}")
-    name, params_text, ret_text, file_text = head.group(1, 2, 3, 4)
+    name, params_text, tail = head
+    ret_text, file_text = tail.group(1, 2)
     file = json.loads(file_text)
     types: dict[str, Type] = {}
     params: list[str] = []
@@ -151,7 +166,7 @@ def parse_function(text: str) -> Function:
         params.append(pname.lstrip("%"))
         if ptype:
             types[params[-1]] = parse_type(ptype)
-    fn = Function(name, tuple(params), [], file, _span(file, head.groups()[4:8]), types,
+    fn = Function(name, tuple(params), [], file, _span(file, tail.groups()[2:6]), types,
                   parse_type(ret_text) if ret_text else None)
     block: Block | None = None
     for lineno, line in enumerate(lines[1:], start=2):

@@ -157,7 +157,9 @@ class Dispatcher:
         except TypeError as err:
             raise TypeError(f"{self.mdef.key}: {err}") from None
         if self.declared:
-            for declared in self.declared:
+            exact = [d for d in self.declared
+                     if len(d) == len(argtypes) and all(accepts(t, a) for a, t in zip(argtypes, d))]
+            for declared in exact + self.declared:
                 if len(declared) == len(argtypes) and all(_convertible(a, d) for a, d in zip(argtypes, declared)):
                     spec = self.find(declared) or self.compile(declared)
                     converted = tuple(_convert(a, t) for a, t in zip(args, declared))

@@ -1,0 +1,80 @@
+"""The IR: printer and parser are inverses, the verifier accepts what the compiler makes, goldens.
+
+Regenerate the golden files with ``AOT_UPDATE_GOLDEN=1 python3 -m pytest tests/test_ir.py`` and review
+the diff.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import aot
+from aot.ir import parse_function, print_function, verify
+from aot.runtime import runtime
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden"
+sys.path.insert(0, str(ROOT / "fixtures" / "numkit"))
+import numkit  # noqa: E402
+import numkit._workload  # noqa: E402,F401
+
+
+def all_instances():
+    done = runtime().compiler.inferencer.done
+    return [inst for key, inst in sorted(done.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))
+            if key[0].startswith("numkit.")]
+
+
+def test_every_numkit_instance_round_trips_and_verifies():
+    instances = all_instances()
+    assert len(instances) >= 30
+    for inst in instances:
+        text = print_function(inst.function)
+        parsed = parse_function(text)
+        assert print_function(parsed) == text
+        assert parsed == inst.function
+        verify(inst.function)
+
+
+def test_untyped_ir_round_trips():
+    for module in (numkit.core, numkit.stats, numkit.ntheory):
+        for obj in vars(module).values():
+            mdef = getattr(obj, "__aot_method__", None)
+            if mdef is None or mdef.module != module.__name__:
+                continue
+            text = print_function(mdef.untyped())
+            assert print_function(parse_function(text)) == text
+            verify(mdef.untyped())
+
+
+def _normalised(text: str) -> str:
+    return text.replace(str(ROOT), "<root>")
+
+
+@pytest.mark.parametrize("method,argtypes", [
+    ("numkit.core:clamp", "(f64, f64, f64)"),
+    ("numkit.stats:mean", "(f64[:],)"),
+    ("numkit.ntheory:fib", "(i64,)"),
+    ("numkit.ntheory:gcd", "(i64, i64)"),
+    ("numkit.stencil:laplacian5", "(f64[:, :], f64[:, :], f64)"),
+])
+def test_golden_typed_ir(method, argtypes):
+    matches = [i for i in all_instances() if i.method.key == method and str(i.argtypes) == argtypes]
+    assert matches, f"{method}{argtypes} was not compiled by the workload"
+    text = _normalised(print_function(matches[0].function))
+    path = GOLDEN / f"{method.replace(':', '.')}.ir"
+    if os.environ.get("AOT_UPDATE_GOLDEN") or not path.exists():
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def test_inspect_ir_llvm_asm():
+    text = numkit.core.clamp.inspect_ir("f64", "f64", "f64")
+    assert text.startswith("func numkit.core:clamp(%x: f64, %lo: f64, %hi: f64) -> f64")
+    llvm = numkit.core.clamp.inspect_llvm("f64", "f64", "f64")
+    assert "define" in llvm and "fcmp" in llvm
+    asm = numkit.core.clamp.inspect_asm("f64", "f64", "f64")
+    assert "ret" in asm
