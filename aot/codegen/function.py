@@ -551,7 +551,7 @@ class FunctionCodegen:
 
 
 def _llname(name: str) -> str:
-    return name.replace("$", "_")
+    return "v" + name.replace("$", "_")
 
 
 def _suffix(t: ir.Type) -> str:

@@ -2,9 +2,9 @@
 
     def f(x):            func demo:f(%x)  file "demo.py" @1:1-2:17
         return x + 1  →  bb0:
-                           %t0 = const 1  @2:16-2:17
-                           %t1 = binop add %x, %t0  @2:12-2:17
-                           ret %t1  @2:5-2:17
+                           %0 = const 1  @2:16-2:17
+                           %1 = binop add %x, %0  @2:12-2:17
+                           ret %1  @2:5-2:17
 
 Names that are not locals become ``loadglobal`` (resolved later against the function's globals, so that
 every lookup becomes an edge). Loops over ``range`` and over arrays become explicit counters; ``and``/``or``

@@ -582,5 +582,5 @@ def describe(value: Any) -> str:
 
 
 def is_temp(name: str) -> bool:
-    """Whether ``name`` is a frontend temporary (``t0``, ``t1`` …), assigned exactly once."""
-    return name[:1] == "t" and name[1:].isdigit()
+    """Whether ``name`` is a frontend temporary (``0``, ``1`` …), assigned exactly once."""
+    return name.isdigit()

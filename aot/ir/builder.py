@@ -15,7 +15,7 @@ from .ops import Jump, Op, Var
 
 
 class Builder:
-    """Appends ops to a current block; makes fresh temporaries ``%t0, %t1 …`` and labels ``bb0, bb1 …``."""
+    """Appends ops to a current block; makes fresh temporaries ``%0, %1 …`` and labels ``bb0, bb1 …``."""
 
     def __init__(self, name: str, params: tuple[str, ...], file: str = "<unknown>", span: Span = UNKNOWN_SPAN):
         self.name = name
@@ -39,7 +39,7 @@ class Builder:
         return self.block.terminator is not None
 
     def temp(self) -> Var:
-        var = Var(f"t{self._temps}")
+        var = Var(str(self._temps))  # digits only: no Python name can clash with a temporary
         self._temps += 1
         return var
 

@@ -2,8 +2,8 @@
 
     func numkit.core:sqr(%x: f64) -> f64  file "numkit/core.py" @7:1-9:17
     bb0:
-      %t0: f64 = binop mul %x, %x  @9:12-9:17
-      ret %t0  @9:5-9:17
+      %0: f64 = binop mul %x, %x  @9:12-9:17
+      ret %0  @9:5-9:17
 
 A ``Function`` is a list of ``Block``s (the first is the entry), the parameter names, and — once typed —
 the type of every variable and the return type. Functions are values: passes build new ones.

@@ -1,6 +1,6 @@
 """The ops of the IR: a small closed set of frozen dataclasses, one line each when printed.
 
-    %t3: f64 = binop add %x, %t2  @4:12-4:17
+    %3: f64 = binop add %x, %2  @4:12-4:17
 
 An op names its operands as ``Var``s (function-local names; a variable may be assigned in several places,
 and has one type in the whole function). ``FIELDS`` of each op class says how each field prints

@@ -3,9 +3,9 @@
     >>> print(print_function(fn))
     func demo:add1(%x: f64) -> f64  file "demo.py" @1:1-2:17
     bb0:
-      %t0: i64 = const 1  @2:16-2:17
-      %t1: f64 = binop add %x, %t0  @2:12-2:17
-      ret %t1  @2:5-2:17
+      %0: i64 = const 1  @2:16-2:17
+      %1: f64 = binop add %x, %0  @2:12-2:17
+      ret %1  @2:5-2:17
 """
 from __future__ import annotations
 
