@@ -148,6 +148,8 @@ def lower_intrinsic(cg: "FunctionCodegen", fn: Intrinsic, args: list[ir.Value], 
             r = b.select(b.and_(_isinf(cg, y), cg.is_finite(x)), x, b.frem(x, y))
         elif fn is Intrinsic.POWF:
             r = cg.call_intrinsic("llvm.pow", [x, y])
+        elif fn is Intrinsic.HYPOT and rt.bits == 64:
+            r = _hypot(cg, x, y)
         else:
             r = b.call(_libm(cg, fn, rt, 2), [x, y])
         both_finite = b.and_(cg.is_finite(x), cg.is_finite(y))
@@ -206,6 +208,33 @@ def _round(cg: "FunctionCodegen", args: list[ir.Value], scalars: list[ScalarType
     # Non-finite inputs, or scaling that overflows, leave x unchanged (as CPython does).
     keep = b.or_(b.not_(cg.is_finite(x)), b.not_(cg.is_finite(scaled)))
     return b.select(keep, x, back)
+
+
+def _hypot(cg: "FunctionCodegen", x: ir.Value, y: ir.Value) -> ir.Value:
+    """CPython's hypot is correctly rounded (libm's may be an ulp off): square-sum in double-double, then
+    one Newton correction of the square root; scaled by powers of two so nothing overflows."""
+    b = cg.b
+    f = lambda v: ir.Constant(lt.F64, v)  # noqa: E731
+    ax, ay = cg.call_intrinsic("llvm.fabs", [x]), cg.call_intrinsic("llvm.fabs", [y])
+    hi = cg.call_intrinsic("llvm.maxnum", [ax, ay])
+    lo = cg.call_intrinsic("llvm.minnum", [ax, ay])
+    big, small = b.fcmp_ordered(">", hi, f(2.0 ** 500)), b.fcmp_ordered("<", hi, f(2.0 ** -500))
+    scale = b.select(big, f(2.0 ** -600), b.select(small, f(2.0 ** 600), f(1.0)))
+    a, c = b.fmul(hi, scale), b.fmul(lo, scale)
+    p1, p2 = b.fmul(a, a), b.fmul(c, c)
+    e1 = cg.call_intrinsic("llvm.fma", [a, a, b.fneg(p1)])
+    e2 = cg.call_intrinsic("llvm.fma", [c, c, b.fneg(p2)])
+    total = b.fadd(p1, p2)
+    tail = b.fadd(b.fadd(e1, e2), b.fadd(b.fsub(p1, total), p2))
+    h = cg.call_intrinsic("llvm.sqrt", [total])
+    residual = b.fadd(cg.call_intrinsic("llvm.fma", [b.fneg(h), h, total]), tail)
+    h = b.fadd(h, b.fdiv(residual, b.fmul(f(2.0), h)))
+    h = b.fdiv(h, scale)
+    h = b.select(b.fcmp_ordered("==", hi, f(0.0)), f(0.0), h)
+    any_inf = b.or_(_isinf(cg, x), _isinf(cg, y))
+    any_nan = b.or_(_isnan(cg, x), _isnan(cg, y))
+    h = b.select(any_nan, f(float("nan")), h)
+    return b.select(any_inf, f(float("inf")), h)
 
 
 def _range_len(cg: "FunctionCodegen", args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
