@@ -17,6 +17,7 @@ from ..targets.cpu import CpuTarget
 from .module import optimize
 
 _process = ctypes.PyDLL(None)
+DATA_PREFIX = "aotjit."
 
 
 def _resolve(name: str, is_data: bool) -> int:
@@ -24,7 +25,7 @@ def _resolve(name: str, is_data: bool) -> int:
         return llvm.address_of_symbol(name)
     try:
         if is_data:
-            address = ctypes.addressof(ctypes.c_char.in_dll(_process, name))
+            address = ctypes.addressof(ctypes.c_char.in_dll(_process, name.removeprefix(DATA_PREFIX)))
         else:
             address = ctypes.cast(getattr(_process, name), ctypes.c_void_p).value
     except (AttributeError, ValueError):

@@ -38,9 +38,12 @@ class CodegenOptions:
 class ModuleContext:
     """State shared by the functions of one LLVM module: declarations, helpers, constants."""
 
-    def __init__(self, module: ir.Module, target: Target):
+    def __init__(self, module: ir.Module, target: Target, data_prefix: str = ""):
         self.module = module
         self.target = target
+        # In the JIT, data symbols get a private prefix: other llvmlite users in the process (Numba)
+        # register the same C API names with other meanings.
+        self.data_prefix = data_prefix
         self._strings: dict[str, ir.GlobalVariable] = {}
 
     def declare(self, name: str, fnty: ir.FunctionType) -> ir.Function:
@@ -51,6 +54,7 @@ class ModuleContext:
 
     def global_pointer(self, name: str) -> ir.GlobalVariable:
         """An external data symbol holding a pointer (``PyExc_ValueError``) or an object (``PyFloat_Type``)."""
+        name = self.data_prefix + name
         existing = self.module.globals.get(name)
         if existing is not None:
             return existing

@@ -83,9 +83,9 @@ def reachable(roots: list[InferredInstance], lookup: Callable[[InstanceKey], Inf
 
 def build_module(name: str, roots: list[InferredInstance], lookup: Callable[[InstanceKey], InferredInstance],
                  target: Target, options: Callable[[str], CodegenOptions], suffix: str = "",
-                 wrappers: bool = True) -> tuple[ir.Module, list[Export]]:
+                 wrappers: bool = True, data_prefix: str = "") -> tuple[ir.Module, list[Export]]:
     module = ir.Module(name=name)
-    ctx = ModuleContext(module, target)
+    ctx = ModuleContext(module, target, data_prefix)
     instances = reachable(roots, lookup)
     root_keys = {r.key for r in roots}
     symbols = {inst.key: symbol_name(inst.method.key, inst.argtypes, target.owner) + suffix for inst in instances}

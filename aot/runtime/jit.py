@@ -14,7 +14,7 @@ from typing import Any, Optional
 from llvmlite import ir
 
 from ..codegen.cpython import emit_dispatcher
-from ..codegen.engine import JitEngine
+from ..codegen.engine import DATA_PREFIX, JitEngine
 from ..codegen.function import CodegenOptions, ModuleContext
 from ..codegen.module import build_module, optimize
 from ..infer import InferredInstance, Inferencer
@@ -47,7 +47,7 @@ class Compiler:
         """The native vectorcall of method objects (compiled once per process)."""
         if self._dispatcher is None:
             module = ir.Module(name="aot_runtime")
-            emit_dispatcher(ModuleContext(module, self.target))
+            emit_dispatcher(ModuleContext(module, self.target, DATA_PREFIX))
             self.engine.add(module)
             self._dispatcher = self.engine.address("aot_dispatch")
         return self._dispatcher
@@ -65,7 +65,7 @@ class Compiler:
     def module_for(self, inst: InferredInstance, suffix: str = "") -> tuple[ir.Module, list]:
         self._modules += 1
         return build_module(f"aot_jit_{self._modules}", [inst], self.lookup, self.target, self.options_for,
-                            suffix=suffix)
+                            suffix=suffix, data_prefix=DATA_PREFIX)
 
     def compile(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Compiled:
         inst = self.infer(mdef, argtypes)
