@@ -324,6 +324,11 @@ class FunctionCodegen:
             fn = {BinOpKind.AND: self.b.and_, BinOpKind.OR: self.b.or_, BinOpKind.XOR: self.b.xor}[kind]
             self.store(op.dest, fn(a, b_), rt)
             return
+        if kind is BinOpKind.ADD and rt.is_int and _loop_counter_add(op):
+            # Loop counters and ``start + k`` of unit-step ranges stay inside the range's bounds, so the
+            # add cannot wrap; saying so lets LLVM prove index ranges (dropping negative-index fixups).
+            self.store(op.dest, self.b.add(a, b_, flags=("nsw",)), rt)
+            return
         self.store(op.dest, self.float_binop(kind, a, b_) if rt.is_float else self.int_binop(kind, a, b_, rt), rt)
 
     def float_binop(self, kind: BinOpKind, a: ir.Value, b_: ir.Value) -> ir.Value:
@@ -552,6 +557,13 @@ class FunctionCodegen:
 
     def op_Raise(self, op: Raise) -> None:
         self.raise_(op.exc, op.message)
+
+
+def _loop_counter_add(op: BinOp) -> bool:
+    """``$k = $k + 1`` (a loop's trip counter) or ``start + $k`` (a unit-step range's value): no wrap."""
+    names = (op.lhs.name, op.rhs.name)
+    return (op.dest.name.startswith("$k") and names[0] == op.dest.name) or \
+        (names[0].startswith("$start") and names[1].startswith("$k"))
 
 
 def _llname(name: str) -> str:
