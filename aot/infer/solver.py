@@ -129,8 +129,10 @@ class _Sweep:
 class Inferencer:
     """Explicit inference state: finished instances, the stack of instances being inferred, partial results."""
 
-    def __init__(self, table: MethodTable, max_rounds: int = 50):
+    def __init__(self, table: MethodTable, max_rounds: int = 50,
+                 seed: Optional[Callable[[MethodSource, tuple[Type, ...]], Optional["InferredInstance"]]] = None):
         self.table = table
+        self.seed = seed  # instances known without inference (valid image entries), or None
         self.done: dict[tuple[str, tuple[Type, ...]], InferredInstance] = {}
         self.failed: dict[tuple[str, tuple[Type, ...]], CompileError] = {}
         self.partial: dict[tuple[str, tuple[Type, ...]], tuple[InferredInstance, int]] = {}
@@ -138,6 +140,27 @@ class Inferencer:
         self.max_rounds = max_rounds
 
     # ----------------------------------------------------------------------------- instances
+    def forget(self, keys: set[tuple[str, tuple[Type, ...]]]) -> None:
+        """Drop finished instances (after a redefinition made them stale)."""
+        for key in keys:
+            self.done.pop(key, None)
+            self.failed.pop(key, None)
+
+    def dependents(self, method_key: str) -> set[tuple[str, tuple[Type, ...]]]:
+        """Every finished instance of ``method_key`` and every instance that calls one, transitively."""
+        callers: dict[tuple[str, tuple[Type, ...]], set] = {}
+        for key, inst in self.done.items():
+            for callee in inst.callees:
+                callers.setdefault(callee, set()).add(key)
+        out = {k for k in self.done if k[0] == method_key} | {k for k in self.failed if k[0] == method_key}
+        stack = list(out)
+        while stack:
+            for caller in callers.get(stack.pop(), ()):
+                if caller not in out:
+                    out.add(caller)
+                    stack.append(caller)
+        return out
+
     def infer(self, method: MethodSource, argtypes: tuple[Type, ...]) -> InferredInstance:
         key = (method.key, tuple(argtypes))
         if key in self.done:
@@ -163,6 +186,11 @@ class Inferencer:
             inst, head = self.partial[key]
             self._depends(caller, head)
             return inst.return_type
+        if self.seed is not None:
+            seeded = self.seed(method, argtypes)
+            if seeded is not None:
+                self.done[key] = seeded
+                return seeded.return_type
         frame = _Frame(method, argtypes, len(self.stack))
         self.stack.append(frame)
         try:

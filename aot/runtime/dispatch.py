@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, Sequence
 from ..diagnostics import CompileError
 from ..types import (F64, ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
                      parse_type, typeof)
-from ..world import MethodDef, MethodOptions
+from ..world import MethodDef, MethodOptions, method_key
 from .methodtype import method_type, set_fallback, set_table, set_vectorcall
 from .state import runtime
 
@@ -115,14 +115,27 @@ class Dispatcher:
         self.mdef = mdef
         self.declared = declared
         self.specs: list[Specialization] = []
+        self.recorded: dict[tuple[Type, ...], None] = {}  # argument types seen while `aot build` runs
         self._tables: list[Any] = []  # every table ever published stays alive (a call may be walking one)
 
     # ------------------------------------------------------------------ specializations
     def add(self, spec: Specialization) -> None:
         self.specs.append(spec)
+        self._publish()
+
+    def drop(self, argtypes: tuple[str, ...]) -> bool:
+        """Remove the specialization for these argument types (its code relied on a stale definition)."""
+        kept = [s for s in self.specs if tuple(map(str, s.argtypes)) != tuple(argtypes)]
+        if len(kept) == len(self.specs):
+            return False
+        self.specs = kept
+        self._publish()
+        return True
+
+    def _publish(self) -> None:
         # Contiguous-array specializations first: they are the fast path when both accept a call.
         self.specs.sort(key=lambda s: sum(isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes))
-        table = (ctypes.c_void_p * len(self.specs))(*[s.try_address for s in self.specs])
+        table = (ctypes.c_void_p * max(len(self.specs), 1))(*[s.try_address for s in self.specs])
         self._tables.append(table)
         set_table(self.obj, ctypes.addressof(table), len(self.specs))
 
@@ -132,11 +145,49 @@ class Dispatcher:
                 return spec
         return None
 
-    def compile(self, argtypes: tuple[Type, ...], cause: str = "no-entry") -> Specialization:
+    def obtain(self, argtypes: tuple[Type, ...]) -> Specialization:
+        """A specialization from the image when its entry is valid, else one compiled now."""
+        rt = runtime()
+        key = self.mdef.key
+        strs = tuple(map(str, argtypes))
+        image = rt.loader.image_for(self.mdef.module)
+        cause, rejected = "no-entry", None
+        if image is not None:
+            found = image.find(key, strs)
+            cause, rejected = found.verdict.cause, found.entry
+            if found.entry is not None and found.verdict.valid:
+                return self.load(image, found.entry, argtypes)
+        return self.compile(argtypes, cause, image if rejected is not None else None, rejected)
+
+    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...]) -> Specialization:
+        rt = runtime()
+        bound = image.bind(entry)
+        rettype = parse_type(entry.rettype)
+        if bound is None:  # valid IR, unusable native code: generate code from the IR, no inference
+            cause = image.native_problem or "native-missing"
+            rt.check_strict(self.mdef.key, argtypes, cause)
+            compiled = rt.compiler.cure(image.instance(entry, self.mdef), self.mdef)
+            rt.record("cured", self.mdef.key, argtypes, cause=cause)
+            bound = (compiled.try_address, compiled.builtin)
+        else:
+            rt.record("loaded", self.mdef.key, argtypes)
+        rt.add_backedges((self.mdef.key, entry.argtypes), [k for k, _ in entry.calls()])
+        spec = Specialization(argtypes, rettype, "image", bound[1], bound[0])
+        self.add(spec)
+        return spec
+
+    def compile(self, argtypes: tuple[Type, ...], cause: str = "no-entry", image: Any = None,
+                rejected: Any = None) -> Specialization:
         rt = runtime()
         rt.check_strict(self.mdef.key, argtypes, cause)
         compiled = rt.compiler.compile(self.mdef, argtypes)
-        rt.record("inferred", self.mdef.key, argtypes, cause=cause)
+        spurious = False
+        if rejected is not None:
+            from serializer.irformat import encode_function
+            spurious = encode_function(compiled.instance.function, image.root) == rejected.ir
+        rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
+        reached = rt.compiler.reachable_keys(compiled.instance)
+        rt.add_backedges((self.mdef.key, tuple(map(str, argtypes))), reached)
         spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.builtin,
                               compiled.try_address)
         self.add(spec)
@@ -156,18 +207,22 @@ class Dispatcher:
             argtypes = tuple(typeof(a) for a in args)
         except TypeError as err:
             raise TypeError(f"{self.mdef.key}: {err}") from None
+        if runtime().building:
+            if not self.declared:
+                self.recorded.setdefault(argtypes)
+            return self.mdef.py_func(*args)
         if self.declared:
             exact = [d for d in self.declared
                      if len(d) == len(argtypes) and all(accepts(t, a) for a, t in zip(argtypes, d))]
             for declared in exact + self.declared:
                 if len(declared) == len(argtypes) and all(_convertible(a, d) for a, d in zip(argtypes, declared)):
-                    spec = self.find(declared) or self.compile(declared)
+                    spec = self.find(declared) or self.obtain(declared)
                     converted = tuple(_convert(a, t) for a, t in zip(args, declared))
                     return self.call(spec, converted, argtypes)
             sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in self.declared)
             raise TypeError(f"{self.mdef.key}: no compiled signature takes "
                             f"({', '.join(map(str, argtypes))}); declared: {sigs}")
-        spec = self.find(argtypes) or self.compile(argtypes)
+        spec = self.find(argtypes) or self.obtain(argtypes)
         return self.call(spec, args, argtypes)
 
     def call(self, spec: Specialization, args: tuple, argtypes: tuple[Type, ...]) -> Any:
@@ -264,8 +319,12 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
     rt = runtime()
     obj = _method_class()()
     declared = _declared_signatures(py_func, signatures)
+    redefining = method_key(py_func) in rt.table.methods
     mdef = rt.table.define(py_func, MethodOptions(boundscheck=boundscheck))
+    if redefining:
+        rt.redefine(mdef.key)
     dispatcher = Dispatcher(obj, mdef, declared)
+    mdef.dispatcher = dispatcher
     fallback = dispatcher.fallback
     for name, value in {
         "py_func": py_func, "__aot_method__": mdef, "_aot_dispatcher": dispatcher, "_aot_fallback": fallback,
@@ -275,8 +334,18 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
         setattr(obj, name, value)
     set_fallback(obj, fallback)
     set_table(obj, 0, 0)
-    set_vectorcall(obj, rt.compiler.dispatcher_address())
+    set_vectorcall(obj, _dispatcher_address(rt, mdef.module))
     return obj
+
+
+def _dispatcher_address(rt: Any, module: str) -> int:
+    """The native dispatcher: from the package's prebuilt library when it has one (no llvmlite)."""
+    image = None if rt.building else rt.loader.image_for(module)
+    if image is not None and image.rejected is None:
+        address = image.address("aot_dispatch")
+        if address:
+            return address
+    return rt.compiler.dispatcher_address()
 
 
 def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,

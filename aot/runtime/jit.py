@@ -39,7 +39,7 @@ class Compiler:
         self.rt = rt
         self.target = CpuTarget.host()
         self.engine = JitEngine(self.target)
-        self.inferencer = Inferencer(rt.table)
+        self.inferencer = Inferencer(rt.table, seed=rt.seed)
         self._dispatcher: Optional[int] = None
         self._modules = 0
 
@@ -74,6 +74,40 @@ class Compiler:
         export = exports[0]
         builtin = builtin_from_def(self.engine.address(export.def_symbol))
         return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol)
+
+    def reachable_keys(self, inst: InferredInstance) -> set[str]:
+        """Method keys of every callee the instance's code relied on (it inlines them all)."""
+        out: set[str] = set()
+        stack = list(inst.callees)
+        seen = set()
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.add(key[0])
+            callee = self.inferencer.done.get(key)
+            if callee is not None:
+                stack.extend(callee.callees)
+        return out
+
+    def cure(self, inst: InferredInstance, mdef: MethodDef) -> Compiled:
+        """Native code for an instance whose stored IR is valid: code generation only, no inference."""
+        self.inferencer.done.setdefault(inst.key, inst)
+        for callee in inst.callees:  # valid callees come back from the image too (see Runtime.seed)
+            self.inferencer.infer(self.rt.table.methods.get(callee[0]) or self._method(callee[0]), callee[1])
+        module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
+        self.engine.add(module)
+        export = exports[0]
+        builtin = builtin_from_def(self.engine.address(export.def_symbol))
+        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol)
+
+    def _method(self, key: str):
+        func = self.rt.current_world.function_for(key)
+        mdef = self.rt.table.method_for(func) if func is not None else None
+        if mdef is None:
+            raise RuntimeError(f"cannot find method {key}")
+        return mdef
 
     def llvm_ir(self, mdef: MethodDef, argtypes: tuple[Type, ...], optimized: bool = True) -> str:
         module, _ = self.module_for(self.infer(mdef, argtypes))

@@ -59,6 +59,13 @@ class Runtime:
         self.strict = self.env.strict
         self.events: list[Event] = []
         self._compiler: Any = None
+        self.building = False  # inside `aot build`: calls run as plain Python and record their types
+        from ..world.validate import CurrentWorld
+        from .loader import Loader
+        self.current_world = CurrentWorld(self.table)
+        self.loader = Loader(self)
+        # Backedges: method key → the (method key, argtypes) instances whose code relied on it.
+        self.backedges: dict[str, set[tuple[str, tuple]]] = {}
 
     @property
     def compiler(self):
@@ -75,6 +82,52 @@ class Runtime:
         if self.env.log or (spurious and self.env.log):
             print(str(event), file=sys.stderr)
         return event
+
+    def add_backedges(self, instance: tuple[str, tuple], callees: Any) -> None:
+        for callee in callees:
+            self.backedges.setdefault(callee, set()).add(instance)
+
+    def dependents(self, key: str) -> set[tuple[str, tuple]]:
+        """Every instance that relied on method ``key``, directly or through other instances."""
+        out: set[tuple[str, tuple]] = set()
+        stack = [key]
+        seen = {key}
+        while stack:
+            for inst in self.backedges.get(stack.pop(), ()):
+                if inst not in out:
+                    out.add(inst)
+                    if inst[0] not in seen:
+                        seen.add(inst[0])
+                        stack.append(inst[0])
+        return out
+
+    def redefine(self, key: str) -> None:
+        """A method was defined again: close every code instance that depended on the old definition."""
+        self.current_world.forget()
+        for image in self.loader.images.values():
+            if image is not None and image._validator is not None:
+                image._validator.forget()
+        stale = self.dependents(key)
+        if self._compiler is not None:
+            inferred = self._compiler.inferencer.dependents(key)
+            self._compiler.inferencer.forget(inferred)
+            stale |= {(k, tuple(map(str, t))) for k, t in inferred}
+        for method_key, argtypes in sorted(stale, key=str):
+            mdef = self.table.methods.get(method_key)
+            dispatcher = getattr(mdef, "dispatcher", None)
+            if dispatcher is not None and dispatcher.drop(argtypes):
+                cause = "redefined" if method_key == key else f"edge-changed:{key}"
+                self.record("invalidated", method_key, argtypes, cause=cause)
+
+    def seed(self, method: Any, argtypes: tuple) -> Any:
+        """A callee's instance from a valid image entry (so it is not inferred again), or None."""
+        image = self.loader.image_for(getattr(method, "module", method.key.split(":")[0]))
+        if image is None or image.rejected:
+            return None
+        found = image.find(method.key, tuple(map(str, argtypes)))
+        if found.entry is None or not found.verdict.valid:
+            return None
+        return image.instance(found.entry, method)
 
     def stats(self) -> dict[str, int]:
         out = {"loaded": 0, "inferred": 0, "cured": 0, "invalidated": 0, "spurious": 0}

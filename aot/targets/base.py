@@ -9,7 +9,7 @@ A target is a frozen value with a ``cache_key()``; owners (``cpu``, ``ptx``) par
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 from ..ir.ops import Intrinsic
 from ..types import ScalarType
@@ -37,6 +37,14 @@ class Target:
         name = fn.value.split(".", 1)[1]
         name = {"fabs": "fabs", "pow": "pow"}.get(name, name)
         return name + ("f" if t.bits == 32 else "")
+
+    def overlay(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+        """A symbol an intrinsic resolves to only on this owner (recorded as an edge), or None."""
+        return None
+
+    def llvm_intrinsic_symbol(self, name: str, t: ScalarType) -> Optional[str]:
+        """A library function to call instead of the LLVM intrinsic ``name`` (``llvm.pow``), or None."""
+        return None
 
     @property
     def raises_python_exceptions(self) -> bool:

@@ -45,6 +45,7 @@ class MethodDef:
     py_func: Callable
     options: MethodOptions = field(default_factory=MethodOptions)
     world: int = 0
+    dispatcher: Any = None  # the runtime's dispatcher of the method object, when there is one
     _untyped: Optional[Function] = None
 
     @property

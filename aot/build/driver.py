@@ -1,0 +1,279 @@
+"""``aot build``: walk a project's packages, infer every specialization, write images and shared libraries.
+
+    result = build_project("fixtures/numkit", jobs=2)
+    result.built, result.reused, result.failed, result.images
+        → 12, 54, 0, ['fixtures/numkit/numkit/__aot__/numkit.cpu.aotimg']
+
+Per package and target: ``<package>/__aot__/<package>.cpu.aotimg`` (msgpack: methods, code entries with
+typed IR and edges, object files) and ``<package>.cpu.so``. An entry of the previous image whose method
+fingerprint and edges still hold is reused without inference; an object file whose inputs are unchanged
+is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``.
+Outputs are written atomically under a lock, so concurrent builds never leave a torn image.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib
+import os
+import pkgutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
+
+import serializer
+from serializer import ImageError
+
+from ..diagnostics import CompileError
+from ..infer.solver import Edge, InferredInstance
+from ..runtime import runtime
+from ..world.fingerprint import COMPILER_VERSION, fingerprint
+from ..world.image import (MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
+                           instance_from_entry)
+from ..world.validate import CurrentWorld, Validator
+from .config import BuildConfig, load_config
+from .objects import ObjectJob, StoredInstance, compile_object
+
+RUNTIME_OBJECT = "aot_runtime"
+
+
+def python_abi() -> str:
+    return f"{sys.implementation.cache_tag}-{sys.platform}"
+
+
+def image_paths(package_dir: Path, package: str, owner: str = "cpu") -> tuple[Path, Path]:
+    folder = package_dir / "__aot__"
+    return folder / f"{package}.{owner}.aotimg", folder / f"{package}.{owner}.so"
+
+
+@dataclass
+class BuildResult:
+    built: int = 0
+    reused: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    images: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    objects_built: int = 0
+    objects_reused: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        return {"built": self.built, "reused": self.reused, "failed": self.failed,
+                "seconds": round(self.seconds, 3), "images": self.images}
+
+
+@contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def import_package(name: str, skip: Optional[str]) -> list[str]:
+    """Import a package and all its submodules (so every method is defined); the module names."""
+    package = importlib.import_module(name)
+    names = [name]
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), name + "."):
+        if info.name == skip or info.name.split(".")[-1].startswith("__"):
+            continue
+        importlib.import_module(info.name)
+        names.append(info.name)
+    return names
+
+
+class _Builder:
+    def __init__(self, cfg: BuildConfig, jobs: int, progress: Optional[Callable[[str, int, int], None]]):
+        self.cfg = cfg
+        self.jobs = jobs
+        self.progress = progress or (lambda what, done, total: None)
+        self.rt = runtime()
+        self.result = BuildResult()
+
+    # ------------------------------------------------------------------ per package
+    def build_package(self, package: str) -> Optional[tuple[Path, dict, dict, list[bytes]]]:
+        from ..targets import CpuTarget
+        rt = self.rt
+        module = sys.modules[package]
+        package_dir = Path(module.__file__).resolve().parent
+        root = str(package_dir.parent)
+        image_path, so_path = image_paths(package_dir, package)
+        target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
+        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": "cpu",
+                  "package": package, "target": {"triple": target.triple, "cpu": target.cpu,
+                                                 "features": target.features}}
+        previous = self.previous_contents(image_path, header)
+        world = CurrentWorld(rt.table)
+        validator = Validator(previous, world) if previous is not None else None
+        reused: set[tuple[str, tuple]] = set()
+
+        def seed(method: Any, argtypes: tuple) -> Optional[InferredInstance]:
+            if validator is None:
+                return None
+            key = (method.key, tuple(str(t) for t in argtypes))
+            if key in previous.code and validator.check(key).valid:
+                reused.add((method.key, argtypes))
+                return instance_from_entry(previous.code[key], method, root)
+            return None
+
+        from ..infer import Inferencer
+        inferencer = Inferencer(rt.table, seed=seed)
+        roots = self.roots(package)
+        for i, (mdef, argtypes) in enumerate(roots):
+            self.progress(f"infer {package}", i, len(roots))
+            try:
+                inferencer.infer(mdef, argtypes)
+            except CompileError as err:
+                self.result.failed += 1
+                self.result.errors.extend(str(d) for d in err.diagnostics)
+        instances = {k: v for k, v in inferencer.done.items()}
+        self.result.reused += sum(1 for k in instances if k in reused)
+        self.result.built += sum(1 for k in instances if k not in reused)
+        contents = self.contents(instances, root, world)
+        objects = self.objects(package, instances, target, contents, previous)
+        return image_path, header, contents.to_tables(), objects
+
+    def previous_contents(self, image_path: Path, header: dict) -> Optional[ImageContents]:
+        if not image_path.exists():
+            return None
+        try:
+            image = serializer.read_image(image_path)
+        except ImageError:
+            return None
+        if any(image.header.get(k) != v for k, v in header.items()):
+            return None
+        try:
+            return ImageContents.from_tables(image.tables)
+        except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError):
+            return None
+
+    def roots(self, package: str) -> list[tuple[Any, tuple]]:
+        out = []
+        for key, mdef in sorted(self.rt.table.methods.items()):
+            if key.split(":")[0].split(".")[0] != package:
+                continue
+            dispatcher = getattr(mdef, "dispatcher", None)
+            if dispatcher is None:
+                continue
+            seen = set()
+            for argtypes in list(dispatcher.declared) + list(dispatcher.recorded):
+                if argtypes not in seen:
+                    seen.add(argtypes)
+                    out.append((mdef, argtypes))
+        return out
+
+    def contents(self, instances: dict, root: str, world: CurrentWorld) -> ImageContents:
+        from serializer.irformat import encode_function
+        from ..codegen.types import symbol_name
+        contents = ImageContents()
+        for (key, argtypes), inst in sorted(instances.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+            for k in [key] + [e.target for e in inst.edges if e.kind == "call"]:
+                if k not in contents.fingerprints:
+                    contents.fingerprints[k] = world.fingerprint(k) or ""
+            mdef = self.rt.table.methods.get(key)
+            contents.code[(key, tuple(map(str, argtypes)))] = CodeEntry(
+                0, key, tuple(map(str, argtypes)), str(inst.return_type), "cpu",
+                encode_function(inst.function, root), tuple(tuple(edge_to_record(e)) for e in inst.edges),
+                symbol_name(key, argtypes, "cpu"), 1, MAX_WORLD, entry_state(inst.edges),
+                mdef.options.boundscheck if mdef is not None else True, 0)
+        return contents
+
+    def objects(self, package: str, instances: dict, target: Any, contents: ImageContents,
+                previous: Optional[ImageContents]) -> list[bytes]:
+        by_module: dict[str, list] = {}
+        for (key, argtypes) in instances:
+            by_module.setdefault(key.split(":")[0], []).append((key, argtypes))
+        jobs: list[ObjectJob] = []
+        for module_name in sorted(by_module):
+            exported = set(by_module[module_name])
+            reach = self.reachable(exported, instances)
+            stored = []
+            for key, argtypes in sorted(reach, key=lambda k: (k[0], str(k[1]))):
+                entry = contents.code[(key, tuple(map(str, argtypes)))]
+                stored.append(StoredInstance(key, entry.argtypes, entry.rettype, entry.ir,
+                                             tuple(entry.calls()), entry.boundscheck, (key, argtypes) in exported))
+            jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt,
+                                  tuple(stored)))
+        jobs.append(ObjectJob(RUNTIME_OBJECT, target.triple, target.cpu, target.features, target.opt, (), True))
+        results: dict[str, bytes] = {}
+        todo = []
+        for job in jobs:
+            key = job.cache_key()
+            old = previous.objects.get(job.module) if previous is not None else None
+            if old is not None and old[0] == key:
+                results[job.module] = old[1]
+                self.result.objects_reused += 1
+            else:
+                todo.append(job)
+        if todo:
+            payloads = [job.encode() for job in todo]
+            if self.jobs > 1 and len(todo) > 1:
+                with ProcessPoolExecutor(max_workers=self.jobs) as pool:
+                    for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
+                        self.progress(f"codegen {package}", i, len(todo))
+                        results[job.module] = data
+            else:
+                for i, (job, payload) in enumerate(zip(todo, payloads)):
+                    self.progress(f"codegen {package}", i, len(todo))
+                    results[job.module] = compile_object(payload)
+            self.result.objects_built += len(todo)
+        for job in jobs:
+            contents.objects[job.module] = (job.cache_key(), results[job.module])
+        return [results[job.module] for job in jobs]
+
+    @staticmethod
+    def reachable(keys: set, instances: dict) -> set:
+        out = set()
+        stack = list(keys)
+        while stack:
+            k = stack.pop()
+            if k in out or k not in instances:
+                continue
+            out.add(k)
+            stack.extend(instances[k].callees)
+        return out
+
+
+def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = False,
+                  progress: Optional[Callable[[str, int, int], None]] = None) -> BuildResult:
+    """Build the images of a project (see the module docstring). Raises ``ConfigError`` for bad config."""
+    from linker import link_shared
+    started = time.perf_counter()
+    cfg = load_config(project_dir)
+    project = str(Path(project_dir).resolve())
+    if project not in sys.path:
+        sys.path.insert(0, project)
+    rt = runtime()
+    rt.building = True
+    builder = _Builder(cfg, jobs, progress)
+    for package in cfg.packages:
+        import_package(package, cfg.workload)
+    if cfg.workload:
+        importlib.import_module(cfg.workload)
+    outputs = []
+    for package in cfg.packages:
+        package_dir = Path(sys.modules[package].__file__).resolve().parent
+        with locked(package_dir / "__aot__"):
+            built = builder.build_package(package)
+            if built is None:
+                continue
+            outputs.append((package_dir, built))
+            if builder.result.failed and strict:
+                continue
+            image_path, header, tables, objects = built
+            so_path = image_path.with_suffix(".so")
+            link_shared(objects, so_path)
+            native = so_path.read_bytes()
+            header = dict(header, native={"file": so_path.name, "sha256": hashlib.sha256(native).hexdigest(),
+                                          "size": len(native)})
+            serializer.write_image(image_path, header, tables)
+            builder.result.images.append(str(image_path))
+    builder.result.seconds = time.perf_counter() - started
+    return builder.result

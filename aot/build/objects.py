@@ -1,0 +1,107 @@
+"""Object files from stored typed IR: one per Python module, compiled in worker processes.
+
+    job = ObjectJob("numkit.core", target, [StoredInstance(…), …])
+    data = compile_object(job.encode())     # → ELF object bytes (in a worker, or here)
+
+A job carries everything as msgpack: the typed IR of the module's instances (exported, with their CPython
+wrappers) and of the callees they reach in other modules (internal copies, so LLVM can inline them).
+Its ``cache_key`` changes exactly when the object would, so unchanged modules are reused as they are.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import msgpack
+
+
+@dataclass(frozen=True)
+class StoredInstance:
+    method: str
+    argtypes: tuple[str, ...]
+    rettype: str
+    ir: bytes
+    calls: tuple[tuple[str, tuple[str, ...]], ...]
+    boundscheck: bool
+    exported: bool
+
+    def record(self) -> list:
+        return [self.method, list(self.argtypes), self.rettype, self.ir,
+                [[k, list(t)] for k, t in self.calls], self.boundscheck, self.exported]
+
+    @classmethod
+    def from_record(cls, rec: list) -> "StoredInstance":
+        return cls(rec[0], tuple(rec[1]), rec[2], bytes(rec[3]), tuple((k, tuple(t)) for k, t in rec[4]),
+                   bool(rec[5]), bool(rec[6]))
+
+
+@dataclass(frozen=True)
+class ObjectJob:
+    module: str
+    triple: str
+    cpu: str
+    features: str
+    opt: int
+    instances: tuple[StoredInstance, ...]
+    runtime: bool = False  # the object holding the shared dispatcher
+
+    def encode(self) -> bytes:
+        return msgpack.packb([self.module, self.triple, self.cpu, self.features, self.opt,
+                              [i.record() for i in self.instances], self.runtime], use_bin_type=True)
+
+    @classmethod
+    def decode(cls, data: bytes) -> "ObjectJob":
+        m, triple, cpu, features, opt, insts, runtime = msgpack.unpackb(data, raw=False)
+        return cls(m, triple, cpu, features, opt, tuple(StoredInstance.from_record(r) for r in insts), runtime)
+
+    def cache_key(self) -> str:
+        return hashlib.sha256(self.encode()).hexdigest()
+
+
+class _KeyOnly:
+    """The method side of an instance rebuilt from storage: only its key is needed for code generation."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+
+def compile_object(payload: bytes) -> bytes:
+    """Code generation for one job (runs in a worker process: imports llvmlite there, not in the driver)."""
+    from llvmlite import ir
+
+    from serializer.irformat import decode_function
+
+    from ..codegen.cpython import emit_dispatcher
+    from ..codegen.function import CodegenOptions, ModuleContext
+    from ..codegen.module import build_module, optimize
+    from ..infer.solver import InferredInstance
+    from ..targets import CpuTarget
+    from ..types import parse_type
+
+    job = ObjectJob.decode(payload)
+    target = CpuTarget(job.triple, job.cpu, job.features, job.opt)
+    tm = target.target_machine(jit=False)
+    instances = {}
+    options = {}
+    for s in job.instances:
+        argtypes = tuple(parse_type(t) for t in s.argtypes)
+        callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in s.calls)
+        inst = InferredInstance(_KeyOnly(s.method), argtypes, decode_function(s.ir), parse_type(s.rettype), (),
+                                callees)  # type: ignore[arg-type]
+        instances[inst.key] = (inst, s.exported)
+        options[s.method] = CodegenOptions(boundscheck=s.boundscheck)
+    roots = [inst for inst, exported in instances.values() if exported]
+    if job.runtime:
+        module = ir.Module(name=job.module)
+        emit_dispatcher(ModuleContext(module, target))
+    else:
+        module, _ = build_module(job.module, roots, lambda k: instances[k][0], target,
+                                 lambda key: options.get(key, CodegenOptions()))
+    module.triple = target.triple
+    module.data_layout = str(tm.target_data)
+    import llvmlite.binding as llvm
+    llmod = llvm.parse_assembly(str(module))
+    llmod.name = job.module
+    llmod.verify()
+    optimize(llmod, tm, target.opt)
+    return tm.emit_object(llmod)

@@ -1,0 +1,214 @@
+"""Loading prebuilt images at import: find, gate, validate on first use, bind — without llvmlite.
+
+    image = loader.image_for("numkit.stats")      # header read once per package (cheap), or None
+    found = image.find("numkit.stats:mean", ("f64[:]",))
+    found.verdict.valid, found.try_address         # validated depth-first over edges; bound by dlsym
+
+The image of a method is found through its module's own ``__file__`` (never the current directory):
+``<top package>/__aot__/<package>.cpu.aotimg`` beside ``<package>.cpu.so``. The header is the file gate
+(format and compiler version, Python ABI, target); a rejected image is reported once, as one line, and
+none of its native code is ever executed. The body (entries, typed IR) is decoded on the first call of
+any method of the package; the shared library is loaded only after its checksum matches the header.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import serializer
+from serializer import ImageError
+
+from ..world.fingerprint import COMPILER_VERSION
+from ..world.image import CodeEntry, ImageContents, instance_from_entry
+from ..world.validate import CurrentWorld, Validator, Verdict
+from .methodtype import builtin_from_def
+
+
+def python_abi() -> str:
+    return f"{sys.implementation.cache_tag}-{sys.platform}"
+
+
+def _host_features() -> Optional[set[str]]:
+    """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return flags | {f.replace("_", ".") for f in flags}
+    except OSError:
+        return None
+    return None
+
+
+_FEATURE_ALIASES = {"sse4.1": "sse4_1", "sse4.2": "sse4_2", "avx512f": "avx512f", "cx16": "cx16",
+                    "64bit": "lm", "lzcnt": "abm"}
+
+
+def _missing_features(features: str) -> list[str]:
+    host = _host_features()
+    if host is None:
+        return []
+    missing = []
+    for feature in features.split(","):
+        if not feature.startswith("+"):
+            continue
+        name = feature[1:]
+        if name in host or _FEATURE_ALIASES.get(name) in host:
+            continue
+        missing.append(name)
+    return missing
+
+
+@dataclass
+class Found:
+    entry: Optional[CodeEntry]
+    verdict: Verdict
+
+
+class PackageImage:
+    """One package's CPU image: its header now, its body and library when first needed."""
+
+    def __init__(self, package: str, path: Path, header: dict[str, Any], rt: Any):
+        self.package = package
+        self.path = path
+        self.header = header
+        self.rt = rt
+        self.root = str(path.parent.parent.parent)
+        self._contents: Optional[ImageContents] = None
+        self._validator: Optional[Validator] = None
+        self._lib: Any = None
+        self.native_problem: Optional[str] = None
+        self.rejected: Optional[str] = None
+
+    # ------------------------------------------------------------------ body
+    @property
+    def contents(self) -> Optional[ImageContents]:
+        if self._contents is None and self.rejected is None:
+            try:
+                image = serializer.read_image(self.path)
+                self._contents = ImageContents.from_tables(image.tables)
+            except (ImageError, serializer.RecordError, KeyError, TypeError, ValueError, IndexError) as err:
+                self.reject(f"damaged: {err}")
+        return self._contents
+
+    def reject(self, why: str) -> None:
+        self.rejected = why
+        print(f"aot: ignoring image {self.path}: {why}; its methods compile on demand", file=sys.stderr)
+
+    @property
+    def validator(self) -> Optional[Validator]:
+        contents = self.contents
+        if contents is None:
+            return None
+        if self._validator is None:
+            self._validator = Validator(contents, self.rt.current_world, self.rt.env.debug_reject)
+        return self._validator
+
+    def find(self, key: str, argtypes: tuple[str, ...]) -> Found:
+        validator = self.validator
+        if validator is None:
+            return Found(None, Verdict(False, f"image-incompatible:{self.rejected}"))
+        entry = validator.contents.code.get((key, argtypes))
+        if entry is None:
+            return Found(None, Verdict(False, "no-entry"))
+        return Found(entry, validator.check((key, argtypes)))
+
+    def instance(self, entry: CodeEntry, method: Any):
+        return instance_from_entry(entry, method, self.root)
+
+    # ------------------------------------------------------------------ native code
+    @property
+    def lib(self) -> Any:
+        """The shared library, loaded only if it exists and matches the checksum in the header."""
+        if self._lib is None and self.native_problem is None:
+            native = self.header.get("native") or {}
+            so = self.path.parent / str(native.get("file", ""))
+            try:
+                data = so.read_bytes()
+            except OSError:
+                self.native_problem = "native-missing"
+                return None
+            if hashlib.sha256(data).hexdigest() != native.get("sha256"):
+                self.native_problem = "native-checksum-mismatch"
+                return None
+            try:
+                self._lib = ctypes.CDLL(str(so))
+            except OSError:
+                self.native_problem = "native-unloadable"
+        return self._lib
+
+    def address(self, symbol: str) -> Optional[int]:
+        lib = self.lib
+        if lib is None:
+            return None
+        try:
+            return ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value
+        except AttributeError:
+            return None
+
+    def bind(self, entry: CodeEntry) -> Optional[tuple[int, Any]]:
+        """``(try_ address, builtin)`` of an entry's native code, or None when it must be cured."""
+        try_address = self.address(f"try_{entry.symbol}")
+        def_address = self.address(f"def_{entry.symbol}")
+        if try_address is None or def_address is None:
+            return None
+        return try_address, builtin_from_def(def_address)
+
+
+class Loader:
+    """Finds and gates images per package; one per runtime."""
+
+    def __init__(self, rt: Any):
+        self.rt = rt
+        self.images: dict[str, Optional[PackageImage]] = {}
+
+    def image_for(self, module_name: str) -> Optional[PackageImage]:
+        package = module_name.split(".")[0]
+        if package not in self.images:
+            self.images[package] = self._open(package)
+        return self.images[package]
+
+    def _open(self, package: str) -> Optional[PackageImage]:
+        module = sys.modules.get(package)
+        file = getattr(module, "__file__", None)
+        if not file:
+            return None
+        path = Path(file).resolve().parent / "__aot__" / f"{package}.cpu.aotimg"
+        if not path.exists():
+            return None
+        try:
+            header = serializer.read_header(path)
+        except ImageError as err:
+            image = PackageImage(package, path, {}, self.rt)
+            image.reject(f"image-incompatible:damaged ({err.why})")
+            return image
+        image = PackageImage(package, path, header, self.rt)
+        why = self.incompatibility(header)
+        if why:
+            image.reject(f"image-incompatible:{why}")
+        return image
+
+    @staticmethod
+    def incompatibility(header: dict[str, Any]) -> Optional[str]:
+        if header.get("compiler_version") != COMPILER_VERSION:
+            return f"compiler-version {header.get('compiler_version')} (this is {COMPILER_VERSION})"
+        if header.get("python") != python_abi():
+            return f"python-abi {header.get('python')} (this is {python_abi()})"
+        if header.get("owner") != "cpu":
+            return f"owner {header.get('owner')}"
+        target = header.get("target") or {}
+        if not isinstance(target, dict):
+            return "no target"
+        triple = str(target.get("triple", ""))
+        if not triple.startswith(platform.machine()):
+            return f"target {triple} (this machine is {platform.machine()})"
+        missing = _missing_features(str(target.get("features", "")))
+        if missing:
+            return f"cpu-features missing here: {','.join(missing[:5])}"
+        return None

@@ -1,0 +1,92 @@
+"""The PTX target: NVIDIA GPUs through LLVM's NVPTX back end, with libdevice as the maths library.
+
+    target = PtxTarget(arch="sm_80")
+    target.triple                              → "nvptx64-nvidia-cuda"
+    target.math_symbol(Intrinsic.SIN, F64)     → "__nv_sin"      (F32: "__nv_sinf")
+    target.overlay(Intrinsic.SQRT, F32)        → "__nv_sqrtf"    (recorded as an inference edge)
+    target.target_machine()                    → an NVPTX TargetMachine emitting ``.target sm_80``
+
+Compiled code on the GPU raises no Python exceptions: an error stores its code in the module's status
+word and returns status 1 (see ``aot.codegen.gpu``). Importing this module does not import llvmlite.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar, Optional
+
+from ..ir.ops import Intrinsic
+from ..types import F64, ScalarType
+from .base import Target
+
+PTX_TRIPLE = "nvptx64-nvidia-cuda"
+PTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+"""LLVM's layout for 64-bit NVPTX (generic pointers are 64-bit; addrspace 6 pointers are 32-bit)."""
+
+_ARCH = re.compile(r"sm_(\d+)[af]?\Z")
+
+# LLVM intrinsics that NVPTX cannot lower to instructions; libdevice implements them instead.
+_LLVM_TO_LIBDEVICE = {"llvm.pow": "pow"}
+
+
+@lru_cache(maxsize=None)
+def _llvm():
+    import llvmlite.binding as llvm
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    return llvm
+
+
+@dataclass(frozen=True)
+class PtxTarget(Target):
+    """One GPU architecture (``sm_80``, ``sm_90`` …); ``cpu`` is always the arch."""
+
+    triple: str = PTX_TRIPLE
+    cpu: str = ""
+    features: str = ""
+    opt: int = 3
+    arch: str = "sm_80"
+    OWNER: ClassVar[str] = "ptx"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.arch, str) or not _ARCH.match(self.arch):
+            raise ValueError(f"invalid GPU architecture {self.arch!r} (expected a name such as 'sm_80')")
+        if int(_ARCH.match(self.arch).group(1)) < 60:  # type: ignore[union-attr]
+            raise ValueError(f"GPU architecture {self.arch} is too old: aot needs sm_60 or newer "
+                             f"(atomic adds on f64)")
+        object.__setattr__(self, "cpu", self.arch)
+
+    @property
+    def data_layout(self) -> str:
+        return PTX_DATA_LAYOUT
+
+    def math_symbol(self, fn: Intrinsic, t: ScalarType) -> str:
+        """libdevice's function for a ``math`` intrinsic: ``__nv_sin`` (f64), ``__nv_sinf`` (f32)."""
+        name = fn.value.split(".", 1)[1]
+        return f"__nv_{name}" + ("f" if t.bits == 32 else "")
+
+    def overlay(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+        """The symbol a ``math`` intrinsic resolves to on this owner (an edge of the instance), else None."""
+        if not fn.value.startswith("math.") or fn in (Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE):
+            return None
+        if fn in (Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC) and not t.is_float:
+            return None
+        return self.math_symbol(fn, t if t.is_float else F64)
+
+    def llvm_intrinsic_symbol(self, name: str, t: ScalarType) -> Optional[str]:
+        """The libdevice function replacing an LLVM intrinsic NVPTX cannot select (``llvm.pow``), or None."""
+        base = _LLVM_TO_LIBDEVICE.get(name)
+        if base is None:
+            return None
+        return f"__nv_{base}" + ("f" if t.bits == 32 else "")
+
+    @property
+    def raises_python_exceptions(self) -> bool:
+        return False
+
+    def target_machine(self):
+        llvm = _llvm()
+        target = llvm.Target.from_triple(self.triple)
+        return target.create_target_machine(cpu=self.arch, features=self.features, opt=self.opt)
+

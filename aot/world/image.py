@@ -1,0 +1,155 @@
+"""What an image holds, as the world sees it: methods with fingerprints, and code entries with edges.
+
+    entries = ImageContents.from_tables(image.tables)
+    entries.code[("numkit.core:clamp", ("f64", "f64", "f64"))].edges
+        → (Edge('global', 'numkit.core:CHECK_ARGS', True), …)
+
+Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
+place that names their fields. Nothing here imports llvmlite.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from serializer import RecordSchema, record
+
+from ..infer.solver import Edge
+
+METHODS = record("methods", "key", "fingerprint")
+CODE = record("code", "method", "argtypes", "rettype", "owner", "ir", "edges", "symbol", "min_world",
+              "max_world", "state", ("boundscheck", True), ("native_size", 0))
+OBJECTS = record("objects", "module", "cache_key", "object")
+
+MAX_WORLD = 2**64 - 1
+"""``max_world`` of an open-ended code instance."""
+
+# The explicit validity states written at build time (DESIGN.md, validation step 2).
+STATE_NO_OUTSIDE_EDGES = "valid-no-outside-edges"
+STATE_NEEDS_REVALIDATION = "needs-revalidation"
+STATE_INVALID = "invalid"
+
+InstanceKey = tuple[str, tuple[str, ...]]
+
+
+def edge_to_record(edge: Edge) -> list:
+    value = edge.value
+    return [edge.kind, edge.target, _plain(value)]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def constant_matches(stored: Any, current: Any) -> bool:
+    """Whether a module constant still has the value (and the exact types) an entry folded in."""
+    if isinstance(current, tuple):
+        return isinstance(stored, list) and len(stored) == len(current) and all(
+            constant_matches(s, c) for s, c in zip(stored, current))
+    if type(current) is not type(stored):
+        return False
+    if isinstance(current, float) and current != current:
+        return stored != stored
+    return stored == current
+
+
+@dataclass(frozen=True)
+class CodeEntry:
+    """One code instance stored in an image."""
+
+    index: int
+    method: str
+    argtypes: tuple[str, ...]
+    rettype: str
+    owner: str
+    ir: bytes
+    edges: tuple[tuple[str, str, Any], ...]
+    symbol: str
+    min_world: int
+    max_world: int
+    state: str
+    boundscheck: bool
+    native_size: int
+
+    @property
+    def key(self) -> InstanceKey:
+        return (self.method, self.argtypes)
+
+    def calls(self) -> Iterable[InstanceKey]:
+        for kind, target, value in self.edges:
+            if kind == "call":
+                yield (target, _split_types(value))
+
+
+def _split_types(text: str) -> tuple[str, ...]:
+    from ..ir.parser import split_top
+    inner = text.strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    return tuple(split_top(inner))
+
+
+@dataclass
+class ImageContents:
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    code: dict[InstanceKey, CodeEntry] = field(default_factory=dict)
+    objects: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+    @classmethod
+    def from_tables(cls, tables: dict[str, list]) -> "ImageContents":
+        out = cls()
+        methods = METHODS.unpack_all(tables.get("methods", []))
+        keys = [m["key"] for m in methods]
+        out.fingerprints = {m["key"]: m["fingerprint"] for m in methods}
+        for i, rec in enumerate(CODE.unpack_all(tables.get("code", []))):
+            entry = CodeEntry(i, keys[rec["method"]], tuple(rec["argtypes"]), rec["rettype"], rec["owner"],
+                              bytes(rec["ir"]), tuple(tuple(e) for e in rec["edges"]), rec["symbol"],
+                              rec["min_world"], rec["max_world"], rec["state"], bool(rec["boundscheck"]),
+                              rec["native_size"])
+            out.code[entry.key] = entry
+        for rec in OBJECTS.unpack_all(tables.get("objects", [])):
+            out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
+        return out
+
+    def to_tables(self) -> dict[str, list]:
+        keys = sorted(self.fingerprints)
+        index = {k: i for i, k in enumerate(keys)}
+        code = [CODE.pack({
+            "method": index[e.method], "argtypes": list(e.argtypes), "rettype": e.rettype, "owner": e.owner,
+            "ir": e.ir, "edges": [list(edge) for edge in e.edges], "symbol": e.symbol,
+            "min_world": e.min_world, "max_world": e.max_world, "state": e.state,
+            "boundscheck": e.boundscheck, "native_size": e.native_size,
+        }) for e in sorted(self.code.values(), key=lambda e: (e.method, e.argtypes, e.owner))]
+        return {
+            "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints[k]}) for k in keys],
+            "code": code,
+            "objects": [OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
+                        for m, (ck, obj) in sorted(self.objects.items())],
+        }
+
+
+def _tuplify(value: Any) -> Any:
+    return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
+
+
+def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
+    return tuple(Edge(kind, target, _tuplify(value)) for kind, target, value in entry.edges)
+
+
+def instance_from_entry(entry: CodeEntry, method: Any, root: str):
+    """The inferred instance an entry stores, rebuilt from its IR without inferring anything."""
+    from serializer.irformat import decode_function
+
+    from ..infer.solver import InferredInstance
+    from ..types import parse_type
+    argtypes = tuple(parse_type(t) for t in entry.argtypes)
+    function = decode_function(entry.ir, root)
+    callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.calls())
+    return InferredInstance(method, argtypes, function, parse_type(entry.rettype), entry_edges(entry), callees)
+
+
+def entry_state(edges: tuple[Edge, ...]) -> str:
+    """The explicit validity state written at build time (never inferred from missing edges later)."""
+    return STATE_NEEDS_REVALIDATION if edges else STATE_NO_OUTSIDE_EDGES

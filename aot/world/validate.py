@@ -1,0 +1,192 @@
+"""Validation of image entries against the current definitions (DESIGN.md, "Validation on load").
+
+    v = Validator(contents, CurrentWorld(table))
+    v.check(("numkit.stats:zscore", ("f64", "f64", "f64")))  →  Verdict(valid=False,
+                                                       cause="edge-changed:numkit.core:mean")
+
+An entry is valid iff its explicit state allows it, its method's fingerprint is unchanged, every module
+constant it folded in still has the same value, every name it looked up still names the same thing, and
+every callee entry is valid. Callees are decided depth-first; mutually recursive entries (a strongly
+connected component of the call graph) are decided together: all valid, or all invalid with the first
+cause found. Verdicts are memoised; ``forget`` drops them after a redefinition.
+"""
+from __future__ import annotations
+
+import builtins
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from ..infer.solver import describe
+from .fingerprint import fingerprint
+from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constant_matches
+from .methods import MethodOptions
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    valid: bool
+    cause: str = ""
+
+
+class CurrentWorld:
+    """Answers questions about the current definitions: what a name is bound to, a method's fingerprint."""
+
+    def __init__(self, table: Any):
+        self.table = table
+        self._fingerprints: dict[str, Optional[str]] = {}
+
+    def forget(self, key: Optional[str] = None) -> None:
+        if key is None:
+            self._fingerprints.clear()
+        else:
+            self._fingerprints.pop(key, None)
+
+    def resolve(self, where: str) -> Any:
+        """The value ``module:name`` has now (through the module's globals, then builtins)."""
+        module, _, name = where.partition(":")
+        mod = sys.modules.get(module)
+        if mod is None:
+            return _MISSING
+        parts = name.split(".")
+        value = vars(mod).get(parts[0], _MISSING)
+        if value is _MISSING and len(parts) == 1:
+            value = getattr(builtins, parts[0], _MISSING)
+        for part in parts[1:]:
+            value = getattr(value, part, _MISSING)
+            if value is _MISSING:
+                break
+        return value
+
+    def function_for(self, key: str) -> Optional[Callable]:
+        mdef = self.table.methods.get(key)
+        if mdef is not None:
+            return mdef.py_func
+        value = self.resolve(key)
+        if value is _MISSING:
+            return None
+        inner = getattr(value, "__aot_method__", None)
+        return inner.py_func if inner is not None else value if callable(value) else None
+
+    def fingerprint(self, key: str) -> Optional[str]:
+        if key not in self._fingerprints:
+            mdef = self.table.methods.get(key)
+            func = self.function_for(key)
+            if func is None or not hasattr(func, "__code__"):
+                self._fingerprints[key] = None
+            else:
+                options = mdef.options if mdef is not None else MethodOptions()
+                self._fingerprints[key] = fingerprint(func, options)
+        return self._fingerprints[key]
+
+    def names(self, where: str) -> str:
+        """What a looked-up name stands for now, in the terms lookup edges record."""
+        value = self.resolve(where)
+        if value is _MISSING:
+            return "<missing>"
+        mdef = getattr(value, "__aot_method__", None)
+        if mdef is not None:
+            return mdef.key
+        if callable(value) and hasattr(value, "__code__"):
+            return f"{value.__module__}:{value.__qualname__}"
+        return describe(value)
+
+
+class Validator:
+    def __init__(self, contents: ImageContents, world: CurrentWorld, reject: frozenset[str] = frozenset()):
+        self.contents = contents
+        self.world = world
+        self.reject = reject
+        self.verdicts: dict[InstanceKey, Verdict] = {}
+
+    def forget(self) -> None:
+        self.verdicts.clear()
+        self.world.forget()
+
+    # ------------------------------------------------------------------ local checks
+    def local_check(self, entry: CodeEntry) -> Verdict:
+        """Everything about ``entry`` except its callees' validity."""
+        if entry.state == STATE_INVALID:
+            return Verdict(False, "invalid-at-build")
+        if entry.method in self.reject:
+            return Verdict(False, "debug-reject")
+        stored = self.contents.fingerprints.get(entry.method)
+        if stored is None or self.world.fingerprint(entry.method) != stored:
+            return Verdict(False, "fingerprint-changed")
+        for kind, target, value in entry.edges:
+            if kind == "global":
+                current = self.world.resolve(target)
+                if current is _MISSING or not constant_matches(value, current):
+                    return Verdict(False, f"edge-changed:{target}")
+            elif kind == "lookup":
+                if self.world.names(target) != value:
+                    return Verdict(False, f"edge-changed:{target}")
+            elif kind == "call":
+                stored_fp = self.contents.fingerprints.get(target)
+                if stored_fp is None or self.world.fingerprint(target) != stored_fp:
+                    return Verdict(False, f"edge-changed:{target}")
+        return Verdict(True)
+
+    # ------------------------------------------------------------------ graph walk (Tarjan)
+    def check(self, key: InstanceKey) -> Verdict:
+        if key in self.verdicts:
+            return self.verdicts[key]
+        if key not in self.contents.code:
+            return Verdict(False, "no-entry")
+        index: dict[InstanceKey, int] = {}
+        low: dict[InstanceKey, int] = {}
+        stack: list[InstanceKey] = []
+        on_stack: set[InstanceKey] = set()
+        counter = [0]
+
+        def visit(k: InstanceKey) -> None:
+            index[k] = low[k] = counter[0]
+            counter[0] += 1
+            stack.append(k)
+            on_stack.add(k)
+            entry = self.contents.code[k]
+            for callee in entry.calls():
+                if callee in self.verdicts or callee not in self.contents.code:
+                    continue
+                if callee not in index:
+                    visit(callee)
+                    low[k] = min(low[k], low[callee])
+                elif callee in on_stack:
+                    low[k] = min(low[k], index[callee])
+            if low[k] == index[k]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == k:
+                        break
+                self._decide(component)
+
+        visit(key)
+        return self.verdicts[key]
+
+    def _decide(self, component: list[InstanceKey]) -> None:
+        """Decide a strongly connected component, whose callees outside it are decided already.
+
+        A member failing its own checks keeps its cause; the others are invalid because of it."""
+        members = set(component)
+        locals_ = {k: self.local_check(self.contents.code[k]) for k in component}
+        shared: Optional[Verdict] = None
+        for k in sorted(component):
+            if not locals_[k].valid:
+                shared = shared or Verdict(False, f"edge-changed:{k[0]}")
+                continue
+            for callee in self.contents.code[k].calls():
+                if callee in members:
+                    continue
+                if callee not in self.contents.code or not self.verdicts[callee].valid:
+                    shared = shared or Verdict(False, f"edge-changed:{callee[0]}")
+                    break
+        for k in component:
+            if not locals_[k].valid:
+                self.verdicts[k] = locals_[k]
+            else:
+                self.verdicts[k] = shared or Verdict(True)
