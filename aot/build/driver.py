@@ -133,12 +133,28 @@ class _Builder:
             except CompileError as err:
                 self.result.failed += 1
                 self.result.errors.extend(str(d) for d in err.diagnostics)
+        self.complete(inferencer, world)
         instances = {k: v for k, v in inferencer.done.items()}
         self.result.reused += sum(1 for k in instances if k in reused)
         self.result.built += sum(1 for k in instances if k not in reused)
         contents = self.contents(instances, root, world)
         objects = self.objects(package, instances, target, contents, previous)
         return image_path, header, contents.to_tables(), objects
+
+    def complete(self, inferencer: Any, world: CurrentWorld) -> None:
+        """Make sure every callee of every instance is known (reused roots bring their callees' keys only)."""
+        pending = [c for inst in list(inferencer.done.values()) for c in inst.callees]
+        while pending:
+            key, argtypes = pending.pop()
+            if (key, argtypes) in inferencer.done:
+                continue
+            method = self.rt.table.methods.get(key)
+            if method is None:
+                func = world.function_for(key)
+                method = self.rt.table.method_for(func) if func is not None else None
+            if method is None:
+                raise CompileError(f"{key}: the method an image entry calls no longer exists")
+            pending.extend(inferencer.infer(method, argtypes).callees)
 
     def previous_contents(self, image_path: Path, header: dict) -> Optional[ImageContents]:
         if not image_path.exists():
@@ -242,7 +258,8 @@ class _Builder:
 
 
 def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = False,
-                  progress: Optional[Callable[[str, int, int], None]] = None) -> BuildResult:
+                  progress: Optional[Callable[[str, int, int], None]] = None,
+                  targets: Optional[tuple[str, ...]] = None) -> BuildResult:
     """Build the images of a project (see the module docstring). Raises ``ConfigError`` for bad config."""
     from linker import link_shared
     started = time.perf_counter()
@@ -258,7 +275,8 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
     if cfg.workload:
         importlib.import_module(cfg.workload)
     outputs = []
-    for package in cfg.packages:
+    targets = tuple(targets or cfg.targets)
+    for package in cfg.packages if "cpu" in targets else ():
         package_dir = Path(sys.modules[package].__file__).resolve().parent
         with locked(package_dir / "__aot__"):
             built = builder.build_package(package)
