@@ -18,7 +18,7 @@ from llvmlite import ir
 
 from ..ir import (BinOp, BinOpKind, Branch, Call, CmpKind, Compare, Const, Convert, Copy, Function,
                   GetItem, Intrinsic, IntrinsicCall, Jump, MakeTuple, Op, Raise, Return, SetItem, Truth,
-                  UnaryKind, UnaryOp, Var)
+                  UnaryKind, UnaryOp, Var, uses)
 from ..passes.definite import maybe_unassigned
 from ..targets import Target
 from ..types import (BOOL, F64, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type,
@@ -45,6 +45,7 @@ class ModuleContext:
         # register the same C API names with other meanings.
         self.data_prefix = data_prefix
         self._strings: dict[str, ir.GlobalVariable] = {}
+        self.errors: list[tuple[str, str]] = []  # GPU error codes: (exception, message), code = index + 1
 
     def declare(self, name: str, fnty: ir.FunctionType) -> ir.Function:
         existing = self.module.globals.get(name)
@@ -112,6 +113,7 @@ class FunctionCodegen:
                 defs[op.dest_var.name] = defs.get(op.dest_var.name, 0) + 1
         self.consts = {op.dest.name: op.value for _, op in fn.ops()
                        if isinstance(op, Const) and defs[op.dest.name] == 1}
+        self.index_only = set() if options.boundscheck else _index_only_temps(fn)
 
     # ------------------------------------------------------------------ scaffolding
     def lower(self) -> None:
@@ -154,6 +156,11 @@ class FunctionCodegen:
 
     def raise_(self, exc: str, message: str) -> None:
         """Set ``exc(message)`` and return the error status (the block ends here)."""
+        if not self.ctx.target.raises_python_exceptions:
+            from .gpu import record_error
+            record_error(self, exc, message)
+            self.b.ret(ir.Constant(lt.STATUS, 1))
+            return
         slot = self.ctx.global_pointer(f"PyExc_{exc}")
         self.b.call(self.ctx.raise_function(), [slot.bitcast(lt.PTR), self.ctx.cstring(message)])
         self.b.ret(ir.Constant(lt.STATUS, 1))
@@ -228,6 +235,9 @@ class FunctionCodegen:
 
     def call_intrinsic(self, name: str, args: list[ir.Value]) -> ir.Value:
         fnty = ir.FunctionType(args[0].type, [a.type for a in args])
+        library = self.ctx.target.llvm_intrinsic_symbol(name, 32 if args[0].type == lt.F32 else 64)
+        if library is not None:  # the target cannot lower this intrinsic (llvm.pow on NVPTX)
+            return self.b.call(self.ctx.declare(library, fnty), args)
         fn = self.ctx.declare(f"{name}.{_suffix(args[0].type)}", fnty)
         return self.b.call(fn, args)
 
@@ -324,6 +334,11 @@ class FunctionCodegen:
             fn = {BinOpKind.AND: self.b.and_, BinOpKind.OR: self.b.or_, BinOpKind.XOR: self.b.xor}[kind]
             self.store(op.dest, fn(a, b_), rt)
             return
+        if rt.is_int and op.dest.name in self.index_only and kind in _NO_WRAP_OPS:
+            # boundscheck=False: index arithmetic is promised in range, hence never wraps; saying so
+            # lets LLVM prove `a[i, j + 1]` affine in j (vector loads instead of gathers).
+            self.store(op.dest, _NO_WRAP_OPS[kind](self.b, a, b_), rt)
+            return
         if kind is BinOpKind.ADD and rt.is_int and _loop_counter_add(op):
             # Loop counters and ``start + k`` of unit-step ranges stay inside the range's bounds, so the
             # add cannot wrap; saying so lets LLVM prove index ranges (dropping negative-index fixups).
@@ -355,7 +370,7 @@ class FunctionCodegen:
         """CPython's ``float_divmod``: floor quotient and a remainder with the divisor's sign."""
         b = self.b
         zero = ir.Constant(a.type, 0.0)
-        mod = b.frem(a, w)
+        mod = self.frem(a, w)
         div = b.fdiv(b.fsub(a, mod), w)
         nonzero = b.fcmp_unordered("!=", mod, zero)
         signs_differ = b.xor(b.fcmp_ordered("<", w, zero), b.fcmp_ordered("<", mod, zero))
@@ -384,6 +399,11 @@ class FunctionCodegen:
                        "negative number cannot be raised to a fractional power (the result would be complex)")
             self.check(b.not_(self.is_finite(r)), "OverflowError", "(34, 'Numerical result out of range')")
         return r
+
+    def frem(self, a: ir.Value, b_: ir.Value) -> ir.Value:
+        """C's ``fmod``: LLVM's ``frem``, or the target's library function where ``frem`` is inexact (PTX)."""
+        return self.call_intrinsic("frem", [a, b_]) if self.ctx.target.llvm_intrinsic_symbol(
+            "frem", a.type.width if hasattr(a.type, "width") else 64) else self.b.frem(a, b_)
 
     def is_finite(self, v: ir.Value) -> ir.Value:
         return self.b.fcmp_ordered("<", self.call_intrinsic("llvm.fabs", [v]), ir.Constant(v.type, float("inf")))
@@ -536,8 +556,12 @@ class FunctionCodegen:
 
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
         from .intrinsics import lower_intrinsic
-        argtypes = [self.t(a) for a in op.args]
-        result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
+        if op.fn.value.startswith("gpu."):
+            from .gpu import lower_gpu_intrinsic
+            result = lower_gpu_intrinsic(self, op)
+        else:
+            argtypes = [self.t(a) for a in op.args]
+            result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         self.b.store(result, self.slots[op.dest.name])
         if op.dest.name in self.flags:
             self.b.store(ir.Constant(lt.I1, 1), self.flags[op.dest.name])
@@ -557,6 +581,26 @@ class FunctionCodegen:
 
     def op_Raise(self, op: Raise) -> None:
         self.raise_(op.exc, op.message)
+
+
+_NO_WRAP_OPS = {
+    BinOpKind.ADD: lambda b, x, y: b.add(x, y, flags=("nsw",)),
+    BinOpKind.SUB: lambda b, x, y: b.sub(x, y, flags=("nsw",)),
+    BinOpKind.MUL: lambda b, x, y: b.mul(x, y, flags=("nsw",)),
+}
+
+
+def _index_only_temps(fn: Function) -> set[str]:
+    """Temporaries computed by integer arithmetic whose only use is as an array index."""
+    used_as_index: dict[str, bool] = {}
+    for _, op in fn.ops():
+        index_vars = {v.name for v in getattr(op, "index", ())} if isinstance(op, (GetItem, SetItem)) else set()
+        for v in uses(op):
+            ok = v.name in index_vars and not (isinstance(op, SetItem) and v == op.value) \
+                and not (isinstance(op, (GetItem, SetItem)) and v == op.obj)
+            used_as_index[v.name] = used_as_index.get(v.name, True) and ok
+    return {op.dest.name for _, op in fn.ops()
+            if isinstance(op, BinOp) and op.dest.name.isdigit() and used_as_index.get(op.dest.name, False)}
 
 
 def _loop_counter_add(op: BinOp) -> bool:
