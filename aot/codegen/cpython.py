@@ -281,6 +281,29 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
     return gv
 
 
+def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) -> ir.Function:
+    """A vectorcall for a method with one specialization: this one, else the Python fallback."""
+    api = _Api(ctx)
+    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64, lt.PTR]), name)
+    self_, args, nargsf, kwnames = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fast = fn.append_basic_block("fast")
+    slow = fn.append_basic_block("slow")
+    result = b.alloca(lt.PTR)
+    b.cbranch(b.icmp_unsigned("==", kwnames, ir.Constant(lt.PTR, None)), fast, slow)
+    b.position_at_end(fast)
+    nargs = b.and_(nargsf, ir.Constant(lt.I64, PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
+    called = b.call(try_fn, [args, nargs, b.bitcast(result, lt.PTR)])
+    done = fn.append_basic_block("done")
+    b.cbranch(b.icmp_unsigned("!=", called, ir.Constant(lt.I32, 0)), done, slow)
+    b.position_at_end(done)
+    b.ret(b.load(result))
+    b.position_at_end(slow)
+    vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
+    b.ret(b.call(vectorcall, [_field(b, self_, METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))
+    return fn
+
+
 def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Function:
     """The vectorcall of method objects: try each specialization, else call the Python fallback."""
     existing = ctx.module.globals.get(name)

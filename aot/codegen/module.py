@@ -17,7 +17,7 @@ from ..infer import InferredInstance
 from ..ir import Call, Copy, Function, SetItem
 from ..targets import Target
 from ..types import ArrayType, Type, format_signature
-from .cpython import emit_fastcall_wrapper, emit_try_wrapper
+from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
 from .function import CodegenOptions, FunctionCodegen, ModuleContext, declare_function
 from .types import symbol_name
 
@@ -38,6 +38,10 @@ class Export:
     @property
     def def_symbol(self) -> str:
         return f"def_{self.symbol}"
+
+    @property
+    def vectorcall_symbol(self) -> str:
+        return f"vc_{self.symbol}"
 
 
 def written_params(inst: InferredInstance, lookup: Callable[[InstanceKey], InferredInstance],
@@ -109,6 +113,7 @@ def build_module(name: str, roots: list[InferredInstance], lookup: Callable[[Ins
             try_fn = emit_try_wrapper(ctx, export.try_symbol, functions[root.key], root.argtypes,
                                       root.return_type, writes)
             emit_fastcall_wrapper(ctx, export.symbol, try_fn, format_signature(root.return_type, root.argtypes))
+            emit_vectorcall_entry(ctx, export.vectorcall_symbol, try_fn)
         exports.append(export)
     return module, exports
 

@@ -35,6 +35,7 @@ class Specialization:
     origin: str  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
     builtin: Any
     try_address: int
+    vectorcall_address: int = 0  # this specialization alone as the method's vectorcall (0: none)
 
     def __repr__(self) -> str:
         return (f"<specialization ({', '.join(map(str, self.argtypes))}) -> {self.return_type} "
@@ -110,8 +111,9 @@ def _convertible(actual: Type, declared: Type) -> bool:
 class Dispatcher:
     """The Python side of a method object: its definition, signatures and compiled specializations."""
 
-    def __init__(self, obj: Any, mdef: MethodDef, declared: list[tuple[Type, ...]]):
+    def __init__(self, obj: Any, mdef: MethodDef, declared: list[tuple[Type, ...]], dispatch_address: int = 0):
         self.obj = obj
+        self.dispatch_address = dispatch_address  # the generic native dispatcher
         self.mdef = mdef
         self.declared = declared
         self.specs: list[Specialization] = []
@@ -138,6 +140,9 @@ class Dispatcher:
         table = (ctypes.c_void_p * max(len(self.specs), 1))(*[s.try_address for s in self.specs])
         self._tables.append(table)
         set_table(self.obj, ctypes.addressof(table), len(self.specs))
+        # One specialization: it is the vectorcall itself (no table walk, no indirect call).
+        single = self.specs[0].vectorcall_address if len(self.specs) == 1 else 0
+        set_vectorcall(self.obj, single or self.dispatch_address)
 
     def find(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
         for spec in self.specs:
@@ -168,11 +173,11 @@ class Dispatcher:
             rt.check_strict(self.mdef.key, argtypes, cause)
             compiled = rt.compiler.cure(image.instance(entry, self.mdef), self.mdef)
             rt.record("cured", self.mdef.key, argtypes, cause=cause)
-            bound = (compiled.try_address, compiled.builtin)
+            bound = (compiled.try_address, compiled.builtin, compiled.vectorcall_address)
         else:
             rt.record("loaded", self.mdef.key, argtypes)
         rt.add_backedges((self.mdef.key, entry.argtypes), [k for k, _ in entry.calls()])
-        spec = Specialization(argtypes, rettype, "image", bound[1], bound[0])
+        spec = Specialization(argtypes, rettype, "image", bound[1], bound[0], bound[2])
         self.add(spec)
         return spec
 
@@ -189,7 +194,7 @@ class Dispatcher:
         reached = rt.compiler.reachable_keys(compiled.instance)
         rt.add_backedges((self.mdef.key, tuple(map(str, argtypes))), reached)
         spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.builtin,
-                              compiled.try_address)
+                              compiled.try_address, compiled.vectorcall_address)
         self.add(spec)
         return spec
 
@@ -258,7 +263,14 @@ def _specializations(self: Any) -> list[Specialization]:
 
 
 def _argtypes(args: Sequence[Any]) -> tuple[Type, ...]:
-    return tuple(parse_type(a) if isinstance(a, str) else a for a in args)
+    """Types given as strings (``"f64[:]"``), type objects (``aot.f64``) or ``int``/``float``/``bool``."""
+    out = []
+    for a in args:
+        t = parse_type(a) if isinstance(a, str) else _annotation_type(a)
+        if t is None:
+            raise TypeError(f"not a type: {a!r}")
+        out.append(t)
+    return tuple(out)
 
 
 def _resolve_types(self: Any, argtypes: Sequence[Any]) -> tuple[Type, ...]:
@@ -323,7 +335,7 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
     mdef = rt.table.define(py_func, MethodOptions(boundscheck=boundscheck))
     if redefining:
         rt.redefine(mdef.key)
-    dispatcher = Dispatcher(obj, mdef, declared)
+    dispatcher = Dispatcher(obj, mdef, declared, _dispatcher_address(rt, mdef.module))
     mdef.dispatcher = dispatcher
     fallback = dispatcher.fallback
     for name, value in {
@@ -334,7 +346,7 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
         setattr(obj, name, value)
     set_fallback(obj, fallback)
     set_table(obj, 0, 0)
-    set_vectorcall(obj, _dispatcher_address(rt, mdef.module))
+    set_vectorcall(obj, dispatcher.dispatch_address)
     return obj
 
 

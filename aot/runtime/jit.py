@@ -32,6 +32,7 @@ class Compiled:
     try_address: int
     builtin: Any
     symbol: str
+    vectorcall_address: int = 0
 
 
 class Compiler:
@@ -73,7 +74,8 @@ class Compiler:
         self.engine.add(module)
         export = exports[0]
         builtin = builtin_from_def(self.engine.address(export.def_symbol))
-        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol)
+        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol,
+                        self.engine.address(export.vectorcall_symbol))
 
     def reachable_keys(self, inst: InferredInstance) -> set[str]:
         """Method keys of every callee the instance's code relied on (it inlines them all)."""
@@ -100,7 +102,8 @@ class Compiler:
         self.engine.add(module)
         export = exports[0]
         builtin = builtin_from_def(self.engine.address(export.def_symbol))
-        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol)
+        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol,
+                        self.engine.address(export.vectorcall_symbol))
 
     def _method(self, key: str):
         func = self.rt.current_world.function_for(key)

@@ -152,13 +152,13 @@ class PackageImage:
         except AttributeError:
             return None
 
-    def bind(self, entry: CodeEntry) -> Optional[tuple[int, Any]]:
-        """``(try_ address, builtin)`` of an entry's native code, or None when it must be cured."""
+    def bind(self, entry: CodeEntry) -> Optional[tuple[int, Any, int]]:
+        """``(try_ address, builtin, vectorcall address)`` of an entry's native code, or None (cure it)."""
         try_address = self.address(f"try_{entry.symbol}")
         def_address = self.address(f"def_{entry.symbol}")
         if try_address is None or def_address is None:
             return None
-        return try_address, builtin_from_def(def_address)
+        return try_address, builtin_from_def(def_address), self.address(f"vc_{entry.symbol}") or 0
 
 
 class Loader:

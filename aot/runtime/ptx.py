@@ -1,0 +1,175 @@
+"""Compiling kernels: for the ``ptx`` owner (one linked PTX module per architecture), and for a CPU grid.
+
+    program = compile_ptx([gpukit.kernels.saxpy, gpukit.stencil.jacobi], "sm_80")
+    program.ptx                     → PTX text: a ``.entry`` per kernel signature, libdevice linked in
+    program.entry("gpukit.kernels:saxpy", (F32, F32C, F32C, F32C)).symbol   → "aot_gpukit_kernels__saxpy_…"
+    program.errors                  → (("IndexError", "index out of range"), …): codes 1, 2 … of aot_status
+
+    grid = compile_grid(runtime(), kernel_mdef, argtypes)   # the kernel for every thread, on this CPU
+    grid.builtin(*args, (4, 1, 1), (256, 1, 1))
+
+The ``ptx`` owner has its own inference cache (``PtxCompiler.inferencer``), so its instances keep their own
+edges: ``math.sin`` resolving to ``__nv_sin`` is an ``overlay`` edge there and not on the CPU. A CPU grid
+compiles the ``cpu`` instance of the kernel (the process's JIT compiler infers it) with the GPU indices
+read from the grid loop. This module imports llvmlite; ``aot.runtime.kernel`` imports it only to compile.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional
+
+from ..codegen.engine import DATA_PREFIX
+from ..codegen.function import CodegenOptions
+from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
+from ..diagnostics import CompileError, Diagnostic
+from ..infer import InferredInstance, Inferencer
+from ..ir import Return
+from ..targets import PtxTarget
+from ..types import NONE, Type
+from .methodtype import builtin_from_def
+
+
+@dataclass(frozen=True)
+class PtxProgram:
+    """One linked PTX module for ``arch`` and what a launcher needs to run its kernels."""
+
+    arch: str
+    ptx: str
+    kernels: tuple[KernelEntry, ...]
+    errors: tuple[tuple[str, str], ...]
+    llvm_ir: str  # aot's own module before linking (calls to libdevice still visible)
+    seconds: float
+
+    def entry(self, method: str, argtypes: tuple[Type, ...]) -> KernelEntry:
+        for k in self.kernels:
+            if k.method == method and k.argtypes == tuple(argtypes):
+                return k
+        raise KeyError(f"{method}({', '.join(map(str, argtypes))}) is not in this PTX module")
+
+
+def check_kernel(inst: InferredInstance) -> None:
+    """A kernel returns nothing: results go into array arguments."""
+    if inst.return_type == NONE:
+        return
+    span = next((op.span for _, op in inst.function.ops() if isinstance(op, Return) and op.value is not None),
+                inst.function.span)
+    raise CompileError([Diagnostic(span, f"a kernel returns no value, but {inst.method.key} returns "
+                                         f"{inst.return_type}; store results into an array argument")])
+
+
+class PtxCompiler:
+    """Inference for the ``ptx`` owner (its own instances and edges), code generation and linking."""
+
+    def __init__(self, table: Any, seed: Any = None):
+        self.table = table
+        self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay)
+
+    def refresh(self) -> set:
+        """Forget every instance that relied on a method defined again since (and what calls it)."""
+        changed = {key for (key, _), inst in self.inferencer.done.items()
+                   if self.table.methods.get(key) is not inst.method}
+        stale: set = set()
+        for key in changed:
+            stale |= self.inferencer.dependents(key)
+        self.inferencer.forget(stale)
+        return stale
+
+    def infer(self, mdef: Any, argtypes: tuple[Type, ...]) -> InferredInstance:
+        self.refresh()
+        inst = self.inferencer.infer(mdef, tuple(argtypes))
+        check_kernel(inst)
+        return inst
+
+    def options_for(self, key: str) -> CodegenOptions:
+        mdef = self.table.methods.get(key)
+        return CodegenOptions(boundscheck=mdef.options.boundscheck if mdef else True)
+
+    def llvm_module(self, roots: Iterable[tuple[Any, tuple[Type, ...]]], target: PtxTarget):
+        """The LLVM module (llvmlite.ir) of the kernels ``roots`` and everything they call."""
+        kernels = _unique([self.infer(m, a) for m, a in roots])
+        return build_ptx_module("aot_ptx", kernels, lambda k: self.inferencer.done[k], target, self.options_for)
+
+    def compile(self, roots: Iterable[tuple[Any, tuple[Type, ...]]], arch: str, opt: int = 3) -> PtxProgram:
+        from linker import link_ptx
+        started = time.perf_counter()
+        target = PtxTarget(arch=arch, opt=opt)
+        module, entries, errors = self.llvm_module(roots, target)
+        text = str(module)
+        ptx = link_ptx([text], arch, [e.symbol for e in entries] + ["aot_status"], opt=opt)
+        return PtxProgram(arch, ptx, tuple(entries), errors, text, time.perf_counter() - started)
+
+
+def _unique(instances: list[InferredInstance]) -> list[InferredInstance]:
+    seen: dict = {}
+    for inst in instances:
+        seen.setdefault(inst.key, inst)
+    return list(seen.values())
+
+
+def ptx_compiler(rt: Any) -> PtxCompiler:
+    """The process's compiler for the ``ptx`` owner (one per runtime, beside its CPU compiler)."""
+    compiler = rt.__dict__.get("ptx_compiler")
+    if compiler is None:
+        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(rt.table)
+    return compiler
+
+
+def compile_ptx(kernels: Iterable[Any], arch: str = "sm_80", *, compiler: Optional[PtxCompiler] = None,
+                opt: int = 3) -> PtxProgram:
+    """PTX for ``arch`` with every signature of ``kernels`` and the device functions they reach.
+
+    ``kernels``: ``@aot.kernel`` objects (their declared signatures, and those launched so far) or
+    ``(method, argtypes)`` pairs. Raises ``CompileError`` for code outside the subset and
+    ``linker.LinkerError`` when libdevice is needed but missing.
+    """
+    from .state import runtime
+    roots: list[tuple[Any, tuple[Type, ...]]] = []
+    for k in kernels:
+        if isinstance(k, tuple):
+            roots.append((k[0], tuple(k[1])))
+        else:
+            roots.extend((k.__aot_method__, sig) for sig in k.signatures())
+    return (compiler or ptx_compiler(runtime())).compile(roots, arch, opt)
+
+
+# ------------------------------------------------------------------------------------------ CPU grid
+
+@dataclass
+class GridKernel:
+    """A kernel compiled to run over a whole grid on this CPU."""
+
+    instance: InferredInstance
+    builtin: Any  # builtin(*args, grid3, block3)
+    methods: tuple[tuple[str, Any], ...]  # (key, MethodDef) of everything it inlined, to notice edits
+
+    def current(self, rt: Any) -> bool:
+        done = rt.compiler.inferencer.done
+        return done.get(self.instance.key) is self.instance and \
+            all(rt.table.methods.get(key) is mdef for key, mdef in self.methods)
+
+
+_grid_names = itertools.count(1)  # module and symbol names unique in the process's JIT
+
+
+def compile_grid(rt: Any, mdef: Any, argtypes: tuple[Type, ...]) -> GridKernel:
+    """The ``cpu`` instance of a kernel and its grid loop, compiled into this process."""
+    compiler = rt.compiler
+    inst = compiler.infer(mdef, tuple(argtypes))
+    check_kernel(inst)
+    n = next(_grid_names)
+    module, def_symbol = build_grid_module(f"aot_grid_{n}", inst, compiler.lookup, compiler.target,
+                                           compiler.options_for, suffix=f"_g{n}", data_prefix=DATA_PREFIX)
+    compiler.engine.add(module)
+    builtin = builtin_from_def(compiler.engine.address(def_symbol))
+    reached = [inst]
+    seen = {inst.key}
+    while reached:
+        i = reached.pop()
+        for key in i.callees:
+            if key not in seen:
+                seen.add(key)
+                reached.append(compiler.lookup(key))
+    methods = tuple((key, compiler.lookup((key, args)).method) for key, args in sorted(seen, key=str))
+    return GridKernel(inst, builtin, methods)
