@@ -17,7 +17,6 @@ from aot.runtime import runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
-sys.path.insert(0, str(ROOT / "fixtures" / "numkit"))
 import numkit  # noqa: E402
 import numkit._workload  # noqa: E402,F401
 
@@ -51,7 +50,8 @@ def test_untyped_ir_round_trips():
 
 
 def _normalised(text: str) -> str:
-    return text.replace(str(ROOT), "<root>")
+    from conftest import NUMKIT_COPY
+    return text.replace(str(NUMKIT_COPY), "<root>/fixtures/numkit")
 
 
 @pytest.mark.parametrize("method,argtypes", [

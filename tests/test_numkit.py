@@ -12,7 +12,6 @@ from aot.types import ArrayType, ScalarType, TupleType
 
 from support import check
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "numkit"))
 import numkit  # noqa: E402
 
 MODULES = [numkit.core, numkit.stats, numkit.roots, numkit.stencil, numkit.ntheory]
