@@ -50,7 +50,7 @@ def test_untyped_ir_round_trips():
 
 
 def _normalised(text: str) -> str:
-    from conftest import NUMKIT_COPY
+    from fixture_copies import NUMKIT_COPY
     return text.replace(str(NUMKIT_COPY), "<root>/fixtures/numkit")
 
 
