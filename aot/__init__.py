@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 from .diagnostics import CompileError
+from . import gpu
 from .runtime import Event, StrictModeError, jit, runtime
+from .runtime.kernel import NoDeviceError, kernel
 from .types import BOOL as boolean
 from .types import F32 as f32
 from .types import F64 as f64
@@ -27,8 +29,8 @@ from .types import U64 as u64
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileError", "Event", "StrictModeError", "boolean", "events", "f32", "f64", "i8", "i16", "i32",
-           "i64", "jit", "stats", "strict", "u8", "u16", "u32", "u64", "world"]
+__all__ = ["CompileError", "Event", "NoDeviceError", "StrictModeError", "boolean", "events", "f32", "f64", "gpu",
+           "i8", "i16", "i32", "i64", "jit", "kernel", "stats", "strict", "u8", "u16", "u32", "u64", "world"]
 
 
 def world() -> int:

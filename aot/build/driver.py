@@ -287,10 +287,14 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
                 continue
             image_path, header, tables, objects = built
             so_path = image_path.with_suffix(".so")
+            rt_path = image_path.with_suffix(".rt.so")
             link_shared(objects, so_path)
-            native = so_path.read_bytes()
+            link_shared(objects[-1:], rt_path)  # the dispatcher alone: what import needs before any call
+            native, small = so_path.read_bytes(), rt_path.read_bytes()
             header = dict(header, native={"file": so_path.name, "sha256": hashlib.sha256(native).hexdigest(),
-                                          "size": len(native)})
+                                          "size": len(native)},
+                          runtime={"file": rt_path.name, "sha256": hashlib.sha256(small).hexdigest(),
+                                   "size": len(small)})
             serializer.write_image(image_path, header, tables)
             builder.result.images.append(str(image_path))
     builder.result.seconds = time.perf_counter() - started

@@ -402,8 +402,10 @@ class FunctionCodegen:
 
     def frem(self, a: ir.Value, b_: ir.Value) -> ir.Value:
         """C's ``fmod``: LLVM's ``frem``, or the target's library function where ``frem`` is inexact (PTX)."""
-        return self.call_intrinsic("frem", [a, b_]) if self.ctx.target.llvm_intrinsic_symbol(
-            "frem", a.type.width if hasattr(a.type, "width") else 64) else self.b.frem(a, b_)
+        library = self.ctx.target.llvm_intrinsic_symbol("frem", 32 if a.type == lt.F32 else 64)
+        if library is None:
+            return self.b.frem(a, b_)
+        return self.b.call(self.ctx.declare(library, ir.FunctionType(a.type, [a.type, a.type])), [a, b_])
 
     def is_finite(self, v: ir.Value) -> ir.Value:
         return self.b.fcmp_ordered("<", self.call_intrinsic("llvm.fabs", [v]), ir.Constant(v.type, float("inf")))

@@ -145,7 +145,7 @@ def lower_intrinsic(cg: "FunctionCodegen", fn: Intrinsic, args: list[ir.Value], 
             return cg.call_intrinsic("llvm.copysign", [x, y])
         if fn is Intrinsic.FMOD:
             # CPython returns x for fmod(finite, ±inf); fmod(x, 0) and fmod(inf, y) are domain errors.
-            r = b.select(b.and_(_isinf(cg, y), cg.is_finite(x)), x, b.frem(x, y))
+            r = b.select(b.and_(_isinf(cg, y), cg.is_finite(x)), x, cg.frem(x, y))
         elif fn is Intrinsic.POWF:
             r = cg.call_intrinsic("llvm.pow", [x, y])
         elif fn is Intrinsic.HYPOT and rt.bits == 64:
@@ -181,14 +181,12 @@ def _round(cg: "FunctionCodegen", args: list[ir.Value], scalars: list[ScalarType
         # round(int, n): unchanged for n >= 0; otherwise to a multiple of 10**-n, halves to even.
         x = cg.coerce(args[0], t, I64)
         xf = b.sitofp(x, lt.F64)
-        p = b.call(cg.ctx.declare("pow", ir.FunctionType(lt.F64, [lt.F64, lt.F64])),
-                   [ir.Constant(lt.F64, 10.0), b.sitofp(b.neg(ndigits), lt.F64)])
+        p = b.call(_pow(cg), [ir.Constant(lt.F64, 10.0), b.sitofp(b.neg(ndigits), lt.F64)])
         rounded = b.fptosi(b.fmul(cg.call_intrinsic("llvm.roundeven", [b.fdiv(xf, p)]), p), lt.I64)
         return b.select(b.icmp_signed(">=", ndigits, ir.Constant(lt.I64, 0)), x, rounded)
     x = args[0]
     ft = x.type
-    powf = b.call(cg.ctx.declare("pow", ir.FunctionType(lt.F64, [lt.F64, lt.F64])),
-                  [ir.Constant(lt.F64, 10.0), b.sitofp(b.call(_iabs(cg), [ndigits]), lt.F64)])
+    powf = b.call(_pow(cg), [ir.Constant(lt.F64, 10.0), b.sitofp(_iabs(cg, ndigits), lt.F64)])
     if ft != lt.F64:
         powf = b.fptrunc(powf, ft)
     positive = b.icmp_signed(">=", ndigits, ir.Constant(lt.I64, 0))
@@ -252,5 +250,10 @@ def _range_len(cg: "FunctionCodegen", args: list[ir.Value], argtypes: list[Type]
     return b.select(nonempty, count, zero)
 
 
-def _iabs(cg: "FunctionCodegen") -> ir.Function:
-    return cg.ctx.declare("llabs", ir.FunctionType(lt.I64, [lt.I64]))
+def _iabs(cg: "FunctionCodegen", v: ir.Value) -> ir.Value:
+    return cg.b.select(cg.b.icmp_signed("<", v, ir.Constant(lt.I64, 0)), cg.b.neg(v), v)
+
+
+def _pow(cg: "FunctionCodegen") -> ir.Function:
+    """The C library's ``pow`` on f64 (libdevice's ``__nv_pow`` on PTX)."""
+    return cg.ctx.declare(cg.ctx.target.math_symbol(Intrinsic.POWF, F64), ir.FunctionType(lt.F64, [lt.F64, lt.F64]))

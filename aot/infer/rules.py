@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import (BOOL, F32, F64, I64, ArrayType, ScalarType, TupleType, Type, arith_type,
-                     promote)
+from ..types import (BOOL, F32, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type,
+                     arith_type, promote)
 
 
 class RuleError(Exception):
@@ -146,6 +146,80 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
             return scalars[0] if scalars[0].is_float else I64
         return I64
     raise RuleError(f"{name}() is not supported on the CPU")
+
+
+GPU_IDS = frozenset({Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.GRID_DIM,
+                     Intrinsic.GLOBAL_ID})
+SHARED_MEMORY_LIMIT = 48 * 1024
+"""Bytes of statically allocated shared memory a block may use (every architecture from sm_60)."""
+
+
+def fold_int_binop(op: BinOpKind, a: object, b: object) -> Optional[int]:
+    """``a op b`` for int constants where it is exact and fits in i64 (shapes such as ``TILE + 1``), else None."""
+    if type(a) is not int or type(b) is not int:
+        return None
+    if op is BinOpKind.ADD:
+        value = a + b
+    elif op is BinOpKind.SUB:
+        value = a - b
+    elif op is BinOpKind.MUL:
+        value = a * b
+    elif op in (BinOpKind.FLOORDIV, BinOpKind.MOD) and b != 0:
+        value = a // b if op is BinOpKind.FLOORDIV else a % b
+    else:
+        return None
+    return value if -2**63 <= value < 2**63 else None
+
+
+def gpu_intrinsic_type(fn: Intrinsic, args: tuple[Type, ...], consts: tuple[object, ...]) -> Type:
+    """``aot.gpu.*`` calls; ``consts`` holds each argument's compile-time value (None when unknown).
+
+    >>> gpu_intrinsic_type(Intrinsic.SHARED_ARRAY, (TupleType((I64,)), PyValueType(F32)), ((256,), None))
+    f32[::1]
+    """
+    name = "aot.gpu." + fn.value.split(".", 1)[1]
+    if fn in GPU_IDS:
+        if len(args) > 1:
+            raise RuleError(f"{name}() takes at most one argument, the axis (0, 1 or 2)")
+        if args and not (type(consts[0]) is int and 0 <= consts[0] <= 2):
+            raise RuleError(f"{name}(): the axis must be a constant 0, 1 or 2 (x, y or z)")
+        return I64
+    if fn is Intrinsic.SYNC_THREADS:
+        if args:
+            raise RuleError(f"{name}() takes no arguments")
+        return NONE
+    if fn is Intrinsic.ATOMIC_ADD:
+        if len(args) != 3:
+            raise RuleError(f"{name}() takes 3 arguments (array, index, value), got {len(args)}")
+        arr, index, value = args
+        if not isinstance(arr, ArrayType):
+            raise RuleError(f"{name}(): the first argument must be an array, not {arr}")
+        getitem_type(arr, index.items if isinstance(index, TupleType) else (index,), None)
+        if arr.dtype.kind == "b":
+            raise RuleError(f"{name}() on a boolean array is not supported; use an integer array")
+        v = _scalar(value, f"{name}()")
+        if v.is_float and not arr.dtype.is_float:
+            raise RuleError(f"{name}(): adding a {v} to an element of a {arr} would truncate; convert the "
+                            f"value with int() first")
+        return arr.dtype
+    if fn is Intrinsic.SHARED_ARRAY:
+        if len(args) != 2:
+            raise RuleError(f"{name}() takes 2 arguments (shape, dtype), got {len(args)}")
+        shape = consts[0] if isinstance(consts[0], tuple) else (consts[0],)
+        if not shape or not all(type(d) is int and d > 0 for d in shape):
+            raise RuleError(f"{name}() needs a constant shape: a positive int or a tuple of them, "
+                            f"e.g. shared_array((256,), aot.f32) or a module-level constant")
+        dtype = args[1].value if isinstance(args[1], PyValueType) else None
+        if not isinstance(dtype, ScalarType) or not dtype.is_numeric:
+            raise RuleError(f"{name}(): the dtype must be a scalar type such as aot.f32 or aot.i64")
+        size = dtype.itemsize
+        for d in shape:
+            size *= d
+        if size > SHARED_MEMORY_LIMIT:
+            raise RuleError(f"{name}(): {size} bytes exceed the {SHARED_MEMORY_LIMIT} bytes of shared memory "
+                            f"a block can allocate statically")
+        return ArrayType(dtype, len(shape), "C")
+    raise RuleError(f"{name}() is not supported")
 
 
 def convert_type(target: ScalarType, a: Type) -> ScalarType:

@@ -130,9 +130,12 @@ class Inferencer:
     """Explicit inference state: finished instances, the stack of instances being inferred, partial results."""
 
     def __init__(self, table: MethodTable, max_rounds: int = 50,
-                 seed: Optional[Callable[[MethodSource, tuple[Type, ...]], Optional["InferredInstance"]]] = None):
+                 seed: Optional[Callable[[MethodSource, tuple[Type, ...]], Optional["InferredInstance"]]] = None,
+                 overlay: Optional[Callable[[Intrinsic, ScalarType], Optional[str]]] = None):
         self.table = table
         self.seed = seed  # instances known without inference (valid image entries), or None
+        # The owner's overlay (PTX: math.sin → __nv_sin); each resolution it makes is an edge.
+        self.overlay = overlay
         self.done: dict[tuple[str, tuple[Type, ...]], InferredInstance] = {}
         self.failed: dict[tuple[str, tuple[Type, ...]], CompileError] = {}
         self.partial: dict[tuple[str, tuple[Type, ...]], tuple[InferredInstance, int]] = {}
@@ -278,6 +281,8 @@ class _BodyState:
             if dest is not None:
                 defs[dest.name] = defs.get(dest.name, 0) + 1
         self.single_def = {name for name, n in defs.items() if n == 1 and name not in fn.params}
+        self.foldable = {op.dest.name: op for _, op in fn.ops()
+                         if isinstance(op, (MakeTuple, BinOp)) and op.dest.name in self.single_def}
         self.consts: dict[str, Any] = {}
         self.sweep: Optional[_Sweep] = None
 
@@ -420,7 +425,8 @@ class _BodyState:
         if not _is_compile_time_value(value):
             raise RuleError(f"'{where.split(':', 1)[1]}' is a {type(value).__name__} object; compiled code can "
                             f"only use modules, functions, types and int/float/bool constants from globals")
-        method = self.inf.table.method_for(value)
+        intrinsic = self.inf.table.intrinsic_for(value)
+        method = self.inf.table.method_for(value) if intrinsic is None else None
         if sweep is not None:
             sweep.replace[(label, index)] = None  # compile-time only
             sweep.edges.add(Edge("lookup", where, method.key if method is not None else describe(value)))
@@ -457,12 +463,19 @@ class _BodyState:
         argtypes = tuple(self.t(a) for a in op.args)
         if any(t is BOTTOM for t in argtypes):
             return BOTTOM
+        intrinsic = self.inf.table.intrinsic_for(callee)
+        if intrinsic is not None and intrinsic.value.startswith("gpu."):
+            return self.gpu_call(op, intrinsic, argtypes, label, index)
         for t in argtypes:
             if isinstance(t, PyValueType):
                 raise RuleError(f"{t.value!r} cannot be passed to compiled code")
         sweep = self.sweep
-        method = self.inf.table.method_for(callee)
+        method = self.inf.table.method_for(callee) if intrinsic is None else None
         if method is not None:
+            if getattr(getattr(method, "options", None), "kernel", False):
+                raise RuleError(f"{method.key} is a kernel: kernels are launched from Python with "
+                                f"kernel[grid, block](…), not called; call a device function (a plain "
+                                f"or @aot.jit function) from both instead")
             try:
                 ret = self.inf._call(method, argtypes, self.frame)
             except CompileError as err:
@@ -474,11 +487,15 @@ class _BodyState:
                 sweep.edges.add(Edge("call", method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
                 sweep.callees.append((method.key, argtypes))
             return ret
-        intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or self.inf.table.intrinsic_for(callee)
+        intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
         if intrinsic is not None:
             result = rules.intrinsic_type(intrinsic, argtypes)
             if sweep is not None:
                 sweep.replace[(label, index)] = IntrinsicCall(op.dest, intrinsic, op.args, op.span)
+                symbol = self.inf.overlay(intrinsic, result) if self.inf.overlay is not None \
+                    and isinstance(result, ScalarType) else None
+                if symbol is not None:
+                    sweep.edges.add(Edge("overlay", intrinsic.value, symbol))
             return result
         target: Optional[ScalarType] = None
         if callee is builtins.int:
@@ -505,6 +522,27 @@ class _BodyState:
             raise RuleError("exceptions can only be raised: raise ValueError(\"message\")")
         name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
         raise RuleError(f"calls to {name}() are not supported in compiled code")
+
+    def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
+        """``aot.gpu.*``: axes and shared-array shapes must be constants; a dtype is a compile-time name."""
+        result = rules.gpu_intrinsic_type(fn, argtypes, tuple(self.constant_of(a) for a in op.args))
+        if self.sweep is not None:
+            args = op.args[:1] if fn is Intrinsic.SHARED_ARRAY else op.args  # the dtype is in the type
+            self.sweep.replace[(label, index)] = IntrinsicCall(op.dest, fn, args, op.span)
+        return result
+
+    def constant_of(self, var: Var) -> Any:
+        """A value known at compile time: a constant, integer arithmetic on constants (``TILE + 1``) or a
+        tuple of them; else None."""
+        if var.name in self.consts:
+            return self.consts[var.name]
+        op = self.foldable.get(var.name)
+        if isinstance(op, MakeTuple):
+            items = tuple(self.constant_of(v) for v in op.items)
+            return None if any(i is None for i in items) else items
+        if isinstance(op, BinOp):
+            return rules.fold_int_binop(op.op, self.constant_of(op.lhs), self.constant_of(op.rhs))
+        return None
 
     # ---------------------------------------------------------------- final sweep
     def finish(self) -> InferredInstance:

@@ -109,6 +109,7 @@ class Intrinsic(enum.Enum):
     GLOBAL_ID = "gpu.global_id"
     SYNC_THREADS = "gpu.sync_threads"
     ATOMIC_ADD = "gpu.atomic_add"
+    SHARED_ARRAY = "gpu.shared_array"
 
 
 class Op:

@@ -21,8 +21,8 @@ from typing import Any, Callable, Optional, Sequence
 from ..diagnostics import CompileError
 from ..types import (F64, ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
                      parse_type, typeof)
-from ..world import MethodDef, MethodOptions, method_key
-from .methodtype import method_type, set_fallback, set_table, set_vectorcall
+from ..world import MethodDef, MethodOptions
+from .methodtype import initialise, method_type, set_table, set_vectorcall
 from .state import runtime
 
 
@@ -111,14 +111,21 @@ def _convertible(actual: Type, declared: Type) -> bool:
 class Dispatcher:
     """The Python side of a method object: its definition, signatures and compiled specializations."""
 
-    def __init__(self, obj: Any, mdef: MethodDef, declared: list[tuple[Type, ...]], dispatch_address: int = 0):
+    def __init__(self, obj: Any, mdef: MethodDef, declared: Optional[list[tuple[Type, ...]]],
+                 dispatch_address: int = 0):
         self.obj = obj
         self.dispatch_address = dispatch_address  # the generic native dispatcher
         self.mdef = mdef
-        self.declared = declared
+        self._declared = declared  # from signatures=; None: read the annotations when first needed
         self.specs: list[Specialization] = []
         self.recorded: dict[tuple[Type, ...], None] = {}  # argument types seen while `aot build` runs
         self._tables: list[Any] = []  # every table ever published stays alive (a call may be walking one)
+
+    @property
+    def declared(self) -> list[tuple[Type, ...]]:
+        if self._declared is None:
+            self._declared = _declared_signatures(self.mdef.py_func, None)
+        return self._declared
 
     # ------------------------------------------------------------------ specializations
     def add(self, spec: Specialization) -> None:
@@ -328,36 +335,41 @@ def _method_class() -> type:
 def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, boundscheck: bool = True) -> Any:
     if not inspect.isfunction(py_func):
         raise TypeError(f"@aot.jit needs a Python function, not {type(py_func).__name__}")
+    # This runs once per method at import: keep it to a few microseconds (signatures from annotations,
+    # fingerprints and everything else wait for the first call).
     rt = runtime()
     obj = _method_class()()
-    declared = _declared_signatures(py_func, signatures)
-    redefining = method_key(py_func) in rt.table.methods
-    mdef = rt.table.define(py_func, MethodOptions(boundscheck=boundscheck))
+    declared = _declared_signatures(py_func, signatures) if signatures else None
+    redefining = f"{py_func.__module__}:{py_func.__qualname__}" in rt.table.methods
+    mdef = rt.table.define(py_func, _OPTIONS[bool(boundscheck)])
     if redefining:
         rt.redefine(mdef.key)
     dispatcher = Dispatcher(obj, mdef, declared, _dispatcher_address(rt, mdef.module))
     mdef.dispatcher = dispatcher
     fallback = dispatcher.fallback
-    for name, value in {
-        "py_func": py_func, "__aot_method__": mdef, "_aot_dispatcher": dispatcher, "_aot_fallback": fallback,
-        "__name__": py_func.__name__, "__qualname__": py_func.__qualname__, "__module__": py_func.__module__,
-        "__doc__": py_func.__doc__, "__wrapped__": py_func,
-    }.items():
-        setattr(obj, name, value)
-    set_fallback(obj, fallback)
-    set_table(obj, 0, 0)
-    set_vectorcall(obj, dispatcher.dispatch_address)
+    obj.__dict__.update(
+        py_func=py_func, __aot_method__=mdef, _aot_dispatcher=dispatcher, _aot_fallback=fallback,
+        __name__=py_func.__name__, __qualname__=py_func.__qualname__, __module__=py_func.__module__,
+        __doc__=py_func.__doc__, __wrapped__=py_func)
+    initialise(obj, dispatcher.dispatch_address, fallback)
     return obj
+
+
+_OPTIONS = {True: MethodOptions(boundscheck=True), False: MethodOptions(boundscheck=False)}
 
 
 def _dispatcher_address(rt: Any, module: str) -> int:
     """The native dispatcher: from the package's prebuilt library when it has one (no llvmlite)."""
-    image = None if rt.building else rt.loader.image_for(module)
-    if image is not None and image.rejected is None:
-        address = image.address("aot_dispatch")
-        if address:
-            return address
-    return rt.compiler.dispatcher_address()
+    package = module.split(".")[0]
+    address = rt.dispatchers.get(package)
+    if address is None:
+        image = None if rt.building else rt.loader.image_for(module)
+        if image is not None and image.rejected is None:
+            address = image.runtime_address("aot_dispatch")
+        if not address:
+            address = rt.compiler.dispatcher_address()
+        rt.dispatchers[package] = address
+    return address
 
 
 def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,

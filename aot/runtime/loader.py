@@ -83,6 +83,7 @@ class PackageImage:
         self._contents: Optional[ImageContents] = None
         self._validator: Optional[Validator] = None
         self._lib: Any = None
+        self._runtime_lib: Any = None
         self.native_problem: Optional[str] = None
         self.rejected: Optional[str] = None
 
@@ -123,25 +124,38 @@ class PackageImage:
         return instance_from_entry(entry, method, self.root)
 
     # ------------------------------------------------------------------ native code
+    def _load_checked(self, what: str) -> tuple[Any, Optional[str]]:
+        """Load the library the header names under ``what`` if its bytes match their checksum."""
+        native = self.header.get(what) or {}
+        so = self.path.parent / str(native.get("file", ""))
+        try:
+            data = so.read_bytes()
+        except OSError:
+            return None, "native-missing"
+        if hashlib.sha256(data).hexdigest() != native.get("sha256"):
+            return None, "native-checksum-mismatch"
+        try:
+            return ctypes.CDLL(str(so)), None
+        except OSError:
+            return None, "native-unloadable"
+
     @property
     def lib(self) -> Any:
         """The shared library, loaded only if it exists and matches the checksum in the header."""
         if self._lib is None and self.native_problem is None:
-            native = self.header.get("native") or {}
-            so = self.path.parent / str(native.get("file", ""))
-            try:
-                data = so.read_bytes()
-            except OSError:
-                self.native_problem = "native-missing"
-                return None
-            if hashlib.sha256(data).hexdigest() != native.get("sha256"):
-                self.native_problem = "native-checksum-mismatch"
-                return None
-            try:
-                self._lib = ctypes.CDLL(str(so))
-            except OSError:
-                self.native_problem = "native-unloadable"
+            self._lib, self.native_problem = self._load_checked("native")
         return self._lib
+
+    def runtime_address(self, symbol: str) -> Optional[int]:
+        """A symbol of the small runtime library (the dispatcher): all that import needs."""
+        if self._runtime_lib is None:
+            self._runtime_lib, problem = self._load_checked("runtime")
+            if self._runtime_lib is None:
+                return None
+        try:
+            return ctypes.cast(getattr(self._runtime_lib, symbol), ctypes.c_void_p).value
+        except AttributeError:
+            return None
 
     def address(self, symbol: str) -> Optional[int]:
         lib = self.lib

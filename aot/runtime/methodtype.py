@@ -21,13 +21,18 @@ TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = 40, 48, 56
 BASIC_SIZE = 64
 
 _T_PYSSIZET, _READONLY = 19, 1
-_Py_tp_call, _Py_tp_members, _Py_tp_new, _Py_tp_doc = 50, 72, 65, 56
+_Py_tp_call, _Py_tp_members, _Py_tp_new, _Py_tp_doc, _Py_tp_getset = 50, 72, 65, 56, 73
 _Py_TPFLAGS_BASETYPE, _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 10, 1 << 11
 
 
 class _MemberDef(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", ctypes.c_ssize_t),
                 ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+
+
+class _GetSetDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("get", ctypes.c_void_p), ("set", ctypes.c_void_p),
+                ("doc", ctypes.c_char_p), ("closure", ctypes.c_void_p)]
 
 
 class _Slot(ctypes.Structure):
@@ -54,18 +59,39 @@ def method_type() -> type:
         _MemberDef(b"__weaklistoffset__", _T_PYSSIZET, WEAKLIST_OFFSET, _READONLY, None),
         _MemberDef())
     doc = ctypes.c_char_p(b"A compiled method: calls dispatch natively on the argument types.")
-    slots = (_Slot * 5)(
+    getset = (_GetSetDef * 2)(
+        _GetSetDef(b"__dict__", _address("PyObject_GenericGetDict"), _address("PyObject_GenericSetDict"),
+                   None, None),
+        _GetSetDef())
+    slots = (_Slot * 6)(
+        _Slot(_Py_tp_getset, ctypes.cast(getset, ctypes.c_void_p).value),
         _Slot(_Py_tp_members, ctypes.cast(members, ctypes.c_void_p).value),
         _Slot(_Py_tp_call, _address("PyVectorcall_Call")),
         _Slot(_Py_tp_new, _address("PyType_GenericNew")),
         _Slot(_Py_tp_doc, ctypes.cast(doc, ctypes.c_void_p).value),
         _Slot(0, None))
     spec = _Spec(b"aot.Method", BASIC_SIZE, 0, _Py_TPFLAGS_HAVE_VECTORCALL | _Py_TPFLAGS_BASETYPE, slots)
-    _keepalive.extend([members, doc, slots, spec])
+    _keepalive.extend([members, getset, doc, slots, spec])
     from_spec = _api.PyType_FromSpec
     from_spec.restype = ctypes.py_object
     from_spec.argtypes = [ctypes.c_void_p]
     return from_spec(ctypes.addressof(spec))
+
+
+class _Layout(ctypes.Structure):
+    """The native part of a method object (after the object head), as described above."""
+
+    _fields_ = [("refcnt", ctypes.c_ssize_t), ("type", ctypes.c_void_p), ("vectorcall", ctypes.c_void_p),
+                ("dict", ctypes.c_void_p), ("weaklist", ctypes.c_void_p), ("table", ctypes.c_void_p),
+                ("count", ctypes.c_ssize_t), ("fallback", ctypes.c_void_p)]
+
+
+def initialise(obj: object, vectorcall: int, fallback: object) -> None:
+    """Set a fresh object's vectorcall and fallback (its table is empty: new objects are zero-filled).
+    ``fallback`` is a borrowed reference: the caller keeps it alive (in the instance dict)."""
+    layout = _Layout.from_address(id(obj))
+    layout.vectorcall = vectorcall
+    layout.fallback = id(fallback)
 
 
 def _slot(obj: object, offset: int) -> ctypes.c_void_p:

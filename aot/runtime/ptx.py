@@ -16,6 +16,7 @@ read from the grid loop. This module imports llvmlite; ``aot.runtime.kernel`` im
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
@@ -66,15 +67,9 @@ class PtxCompiler:
         self.table = table
         self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay)
 
-    def refresh(self) -> set:
-        """Forget every instance that relied on a method defined again since (and what calls it)."""
-        changed = {key for (key, _), inst in self.inferencer.done.items()
-                   if self.table.methods.get(key) is not inst.method}
-        stale: set = set()
-        for key in changed:
-            stale |= self.inferencer.dependents(key)
-        self.inferencer.forget(stale)
-        return stale
+    def refresh(self) -> dict:
+        """Forget every instance that relied on an edited method; {instance: the method that changed}."""
+        return forget_stale(self.inferencer, self.table)
 
     def infer(self, mdef: Any, argtypes: tuple[Type, ...]) -> InferredInstance:
         self.refresh()
@@ -99,6 +94,36 @@ class PtxCompiler:
         text = str(module)
         ptx = link_ptx([text], arch, [e.symbol for e in entries] + ["aot_status"], opt=opt)
         return PtxProgram(arch, ptx, tuple(entries), errors, text, time.perf_counter() - started)
+
+
+def definition_changed(table: Any, key: str, mdef: Any) -> bool:
+    """Whether method ``key`` no longer stands for ``mdef``: defined again (``@aot.jit`` or ``@aot.kernel`` ran
+    again), or its module now binds the name to another function (a plain helper edited and re-executed)."""
+    if table.methods.get(key) is not mdef:
+        return True
+    module, _, qualname = key.partition(":")
+    value: Any = sys.modules.get(module)
+    if value is None or "<" in qualname:
+        return False
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return False  # no longer reachable by name: nothing newer to compare with
+    current = getattr(value, "__aot_method__", None) or value
+    return current is not mdef and current is not mdef.py_func
+
+
+def forget_stale(inferencer: Inferencer, table: Any) -> dict:
+    """Drop from ``inferencer`` every instance whose method changed, and every instance calling one
+    (transitively); returns {dropped instance: the changed method's key}."""
+    changed = sorted({key for (key, _), inst in inferencer.done.items()
+                      if definition_changed(table, key, inst.method)})
+    stale: dict = {}
+    for key in changed:
+        for inst_key in inferencer.dependents(key):
+            stale.setdefault(inst_key, key)
+    inferencer.forget(set(stale))
+    return stale
 
 
 def _unique(instances: list[InferredInstance]) -> list[InferredInstance]:
@@ -142,12 +167,6 @@ class GridKernel:
 
     instance: InferredInstance
     builtin: Any  # builtin(*args, grid3, block3)
-    methods: tuple[tuple[str, Any], ...]  # (key, MethodDef) of everything it inlined, to notice edits
-
-    def current(self, rt: Any) -> bool:
-        done = rt.compiler.inferencer.done
-        return done.get(self.instance.key) is self.instance and \
-            all(rt.table.methods.get(key) is mdef for key, mdef in self.methods)
 
 
 _grid_names = itertools.count(1)  # module and symbol names unique in the process's JIT
@@ -162,14 +181,4 @@ def compile_grid(rt: Any, mdef: Any, argtypes: tuple[Type, ...]) -> GridKernel:
     module, def_symbol = build_grid_module(f"aot_grid_{n}", inst, compiler.lookup, compiler.target,
                                            compiler.options_for, suffix=f"_g{n}", data_prefix=DATA_PREFIX)
     compiler.engine.add(module)
-    builtin = builtin_from_def(compiler.engine.address(def_symbol))
-    reached = [inst]
-    seen = {inst.key}
-    while reached:
-        i = reached.pop()
-        for key in i.callees:
-            if key not in seen:
-                seen.add(key)
-                reached.append(compiler.lookup(key))
-    methods = tuple((key, compiler.lookup((key, args)).method) for key, args in sorted(seen, key=str))
-    return GridKernel(inst, builtin, methods)
+    return GridKernel(inst, builtin_from_def(compiler.engine.address(def_symbol)))

@@ -60,6 +60,7 @@ class Runtime:
         self.events: list[Event] = []
         self._compiler: Any = None
         self.building = False  # inside `aot build`: calls run as plain Python and record their types
+        self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
         from ..world.validate import CurrentWorld
         from .loader import Loader
         self.current_world = CurrentWorld(self.table)

@@ -42,8 +42,9 @@ class Target:
         """A symbol an intrinsic resolves to only on this owner (recorded as an edge), or None."""
         return None
 
-    def llvm_intrinsic_symbol(self, name: str, t: ScalarType) -> Optional[str]:
-        """A library function to call instead of the LLVM intrinsic ``name`` (``llvm.pow``), or None."""
+    def llvm_intrinsic_symbol(self, name: str, bits: int) -> Optional[str]:
+        """A library function replacing the LLVM operation ``name`` (``llvm.pow``, ``frem``) on floats of
+        ``bits`` bits, where the target cannot lower it exactly; None to use LLVM's."""
         return None
 
     @property

@@ -3,7 +3,7 @@
     target = PtxTarget(arch="sm_80")
     target.triple                              → "nvptx64-nvidia-cuda"
     target.math_symbol(Intrinsic.SIN, F64)     → "__nv_sin"      (F32: "__nv_sinf")
-    target.overlay(Intrinsic.SQRT, F32)        → "__nv_sqrtf"    (recorded as an inference edge)
+    target.overlay(Intrinsic.SQRT, F32)        → "__nv_sqrtf"    (an edge of each instance using it)
     target.target_machine()                    → an NVPTX TargetMachine emitting ``.target sm_80``
 
 Compiled code on the GPU raises no Python exceptions: an error stores its code in the module's status
@@ -17,17 +17,24 @@ from functools import lru_cache
 from typing import ClassVar, Optional
 
 from ..ir.ops import Intrinsic
-from ..types import F64, ScalarType
+from ..types import ScalarType
 from .base import Target
 
 PTX_TRIPLE = "nvptx64-nvidia-cuda"
 PTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 """LLVM's layout for 64-bit NVPTX (generic pointers are 64-bit; addrspace 6 pointers are 32-bit)."""
 
+_LIBDEVICE_MATH = frozenset({
+    Intrinsic.SQRT, Intrinsic.EXP, Intrinsic.LOG, Intrinsic.LOG2, Intrinsic.LOG10, Intrinsic.LOG1P,
+    Intrinsic.EXPM1, Intrinsic.SIN, Intrinsic.COS, Intrinsic.TAN, Intrinsic.ASIN, Intrinsic.ACOS,
+    Intrinsic.ATAN, Intrinsic.SINH, Intrinsic.COSH, Intrinsic.TANH, Intrinsic.FABS, Intrinsic.ATAN2,
+    Intrinsic.FMOD, Intrinsic.POWF, Intrinsic.HYPOT,
+})
 _ARCH = re.compile(r"sm_(\d+)[af]?\Z")
 
-# LLVM intrinsics that NVPTX cannot lower to instructions; libdevice implements them instead.
-_LLVM_TO_LIBDEVICE = {"llvm.pow": "pow"}
+# LLVM operations NVPTX cannot lower exactly (it has no pow; its frem is x - trunc(x / y) * y, which is
+# not C's fmod): libdevice implements them instead.
+_LLVM_TO_LIBDEVICE = {"llvm.pow": "pow", "frem": "fmod"}
 
 
 @lru_cache(maxsize=None)
@@ -67,19 +74,18 @@ class PtxTarget(Target):
         return f"__nv_{name}" + ("f" if t.bits == 32 else "")
 
     def overlay(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
-        """The symbol a ``math`` intrinsic resolves to on this owner (an edge of the instance), else None."""
-        if not fn.value.startswith("math.") or fn in (Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE):
+        """The libdevice function a ``math`` intrinsic computing in ``t`` calls on this owner, else None
+        (``floor``, ``copysign``, ``isnan`` … are single instructions; f64 ``hypot`` is aot's own)."""
+        if fn not in _LIBDEVICE_MATH or not t.is_float or (fn is Intrinsic.HYPOT and t.bits == 64):
             return None
-        if fn in (Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC) and not t.is_float:
-            return None
-        return self.math_symbol(fn, t if t.is_float else F64)
+        return self.math_symbol(fn, t)
 
-    def llvm_intrinsic_symbol(self, name: str, t: ScalarType) -> Optional[str]:
+    def llvm_intrinsic_symbol(self, name: str, bits: int) -> Optional[str]:
         """The libdevice function replacing an LLVM intrinsic NVPTX cannot select (``llvm.pow``), or None."""
         base = _LLVM_TO_LIBDEVICE.get(name)
         if base is None:
             return None
-        return f"__nv_{base}" + ("f" if t.bits == 32 else "")
+        return f"__nv_{base}" + ("f" if bits == 32 else "")
 
     @property
     def raises_python_exceptions(self) -> bool:

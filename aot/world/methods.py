@@ -15,6 +15,7 @@ import types as pytypes
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from .. import gpu
 from ..frontend import lower_function
 from ..ir import Function
 from ..ir.ops import Intrinsic
@@ -78,7 +79,7 @@ class MethodTable:
         self.world = 1
         self.methods: dict[str, MethodDef] = {}
         self._by_function: dict[int, MethodDef] = {}
-        self.intrinsics: dict[int, Intrinsic] = {}
+        self.intrinsics: dict[int, Intrinsic] = {id(f): i for f, i in gpu.intrinsic_functions().items()}
 
     def define(self, py_func: Callable, options: MethodOptions = MethodOptions()) -> MethodDef:
         self.world += 1

@@ -1,0 +1,258 @@
+"""``@aot.kernel``: GPU kernels, launched over a grid of blocks of threads.
+
+    @aot.kernel
+    def saxpy(a: aot.f32, x: aot.f32[::1], y: aot.f32[::1]):
+        i = aot.gpu.global_id(0)
+        if i < len(x):
+            y[i] = a * x[i] + y[i]
+
+    saxpy[4, 256](2.0, x, y)          # on the CUDA device when there is one, else compiled over the grid here
+    saxpy.emulate[4, 256](2.0, x, y)  # plain Python: saxpy.py_func once per thread (the reference)
+    saxpy.inspect_ptx()               # PTX of the declared signature, for sm_80
+    saxpy(2.0, x, y)                  # TypeError: kernels are launched with kernel[grid, block](…)
+
+Without a device, a kernel runs compiled for this CPU: its ``cpu`` instance inside a loop over every block
+and thread (x fastest), the ``aot.gpu`` ids read from that loop; the first thread that raises stops the
+launch with its exception. Barriers cannot be run that way, so a kernel reaching ``sync_threads()`` or
+``shared_array()`` raises ``NoDeviceError`` there (``emulate`` runs it, with Python threads).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable, Optional, Sequence
+
+from .. import gpu
+from ..diagnostics import CompileError, Span
+from ..ir.ops import Intrinsic, IntrinsicCall
+from ..types import Type, accepts, parse_type, typeof
+from ..world import MethodOptions, method_key
+from .dispatch import _convert, _convertible, _declared_signatures
+from .state import runtime
+
+MAX_BLOCK_THREADS = 1024
+_DEVICE_ONLY = {Intrinsic.SYNC_THREADS: "sync_threads()", Intrinsic.SHARED_ARRAY: "shared_array()"}
+
+
+class NoDeviceError(RuntimeError):
+    """A kernel needs a CUDA device (it uses barriers or shared memory) and there is none."""
+
+
+def device_only_use(inst: Any, lookup: Callable) -> Optional[tuple[str, Span, str]]:
+    """The first ``sync_threads()``/``shared_array()`` the instance reaches: (what, where, in which method)."""
+    seen, stack = {inst.key}, [inst]
+    while stack:
+        i = stack.pop()
+        for _, op in i.function.ops():
+            if isinstance(op, IntrinsicCall) and op.fn in _DEVICE_ONLY:
+                return _DEVICE_ONLY[op.fn], op.span, i.method.key
+        for key in i.callees:
+            if key not in seen:
+                seen.add(key)
+                stack.append(lookup(key))
+    return None
+
+
+class Kernel:
+    """An ``@aot.kernel`` (see the module docstring); ``__aot_method__`` is its method in the world."""
+
+    def __init__(self, py_func: Callable, signatures: Optional[Sequence[str]] = None, boundscheck: bool = True):
+        if not inspect.isfunction(py_func):
+            raise TypeError(f"@aot.kernel needs a Python function, not {type(py_func).__name__}")
+        rt = runtime()
+        redefining = method_key(py_func) in rt.table.methods
+        self.__aot_method__ = rt.table.define(py_func, MethodOptions(boundscheck=boundscheck, kernel=True))
+        if redefining:
+            rt.redefine(self.__aot_method__.key)
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.declared: list[tuple[Type, ...]] = _declared_signatures(py_func, signatures)
+        self.launched: dict[tuple[Type, ...], None] = {}  # signatures first seen at a launch (pure JIT)
+        self._grid: dict[tuple[Type, ...], Any] = {}
+        self._device: dict[tuple[str, tuple[Type, ...]], Any] = {}
+        self._threads: dict[tuple[Type, ...], bool] = {}
+        self._lock = threading.Lock()  # a CPU grid's module has one grid context: one launch at a time
+
+    @property
+    def key(self) -> str:
+        return self.__aot_method__.key
+
+    def __repr__(self) -> str:
+        return f"<aot kernel {self.key}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(f"{self.key} is a kernel: launch it with {self.__name__}[grid, block](…)")
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        grid, block = _config(config)
+        return functools.partial(self.launch, grid, block)
+
+    @property
+    def emulate(self) -> "_Emulation":
+        """``kernel.emulate[grid, block](*args)``: the kernel in plain Python, once per thread."""
+        return _Emulation(self)
+
+    def signatures(self) -> list[tuple[Type, ...]]:
+        """Declared signatures, then those first seen at launches."""
+        return list(dict.fromkeys(list(self.declared) + list(self.launched)))
+
+    # ------------------------------------------------------------------ launching
+    def launch(self, grid: Any, block: Any, *args: Any) -> None:
+        gdim, bdim = gpu.launch_dims(grid, "grid"), gpu.launch_dims(block, "block")
+        if bdim[0] * bdim[1] * bdim[2] > MAX_BLOCK_THREADS:
+            raise ValueError(f"a block has at most {MAX_BLOCK_THREADS} threads, not {bdim}")
+        argtypes, args = self._bind(args)
+        rt = runtime()
+        if rt.building:  # `aot build` runs workloads as plain Python and records what they launch
+            self.emulate[gdim, bdim](*args)
+            return
+        from .cuda import device
+        dev = device()
+        if dev is not None:
+            self._launch_device(dev, gdim, bdim, argtypes, args)
+        else:
+            self._launch_cpu(gdim, bdim, argtypes, args)
+
+    def _bind(self, args: tuple) -> tuple[tuple[Type, ...], tuple]:
+        try:
+            actual = tuple(typeof(a) for a in args)
+        except TypeError as err:
+            raise TypeError(f"{self.key}: {err}") from None
+        if not self.declared:
+            self.launched.setdefault(actual)
+            return actual, tuple(_convert(a, t) for a, t in zip(args, actual))
+        exact = [d for d in self.declared if len(d) == len(actual) and all(accepts(t, a) for a, t in zip(actual, d))]
+        for declared in exact + self.declared:
+            if len(declared) == len(actual) and all(_convertible(a, d) for a, d in zip(actual, declared)):
+                return declared, tuple(_convert(a, t) for a, t in zip(args, declared))
+        sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in self.declared)
+        raise TypeError(f"{self.key}: no declared signature takes ({', '.join(map(str, actual))}); declared: {sigs}")
+
+    def _launch_cpu(self, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
+        from .ptx import forget_stale
+        rt = runtime()
+        with self._lock:
+            stale = forget_stale(rt.compiler.inferencer, rt.table)
+            spec = self._grid.get(argtypes)
+            if spec is None or rt.compiler.inferencer.done.get(spec.instance.key) is not spec.instance:
+                cause = _cause(spec is None, stale.get((self.key, argtypes)), self.key)
+                inst = rt.compiler.infer(self.__aot_method__, argtypes)
+                use = device_only_use(inst, rt.compiler.lookup)
+                if use is not None:
+                    what, span, where = use
+                    inside = "" if where == self.key else f" (in {where})"
+                    raise NoDeviceError(
+                        f"{span}: {self.key} uses aot.gpu.{what}{inside}, which needs a CUDA device, and this "
+                        f"machine has none: barriers and shared memory are not emulated by the compiled CPU "
+                        f"grid. Run it where a GPU is present, or in plain Python with "
+                        f"{self.__name__}.emulate[grid, block](…)")
+                rt.check_strict(self.key, argtypes, cause)
+                from .ptx import compile_grid
+                spec = compile_grid(rt, self.__aot_method__, argtypes)
+                rt.record("inferred", self.key, argtypes, owner="cpu", cause=cause)
+                self._grid[argtypes] = spec
+            spec.builtin(*args, gdim, bdim)
+
+    def _launch_device(self, dev: Any, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
+        from ..codegen.module import written_params
+        from .ptx import ptx_compiler
+        rt = runtime()
+        compiler = ptx_compiler(rt)
+        with self._lock:
+            stale = compiler.refresh()
+            loaded = self._device.get((dev.arch, argtypes))
+            if loaded is None or compiler.inferencer.done.get(loaded[0].key) is not loaded[0]:
+                cause = _cause(loaded is None, stale.get((self.key, argtypes)), self.key)
+                rt.check_strict(self.key, argtypes, cause)
+                program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
+                inst = compiler.inferencer.done[(self.key, argtypes)]
+                rt.record("inferred", self.key, argtypes, owner="ptx", cause=cause)
+                written = set(written_params(inst, lambda k: compiler.inferencer.done[k]))
+                loaded = (inst, program, dev.load(program.ptx), written)
+                self._device[(dev.arch, argtypes)] = loaded
+        inst, program, module, written = loaded
+        entry = program.entry(self.key, argtypes)
+        dev.launch(module, entry.symbol, gdim, bdim, argtypes, args, written, program.errors)
+
+    # ------------------------------------------------------------------ inspection
+    def _types(self, argtypes: Sequence[Any]) -> tuple[Type, ...]:
+        if argtypes:
+            return tuple(parse_type(a) if isinstance(a, str) else a for a in argtypes)
+        sigs = self.signatures()
+        if len(sigs) == 1:
+            return sigs[0]
+        raise TypeError("give the argument types, e.g. k.inspect_ptx('f32', 'f32[::1]')")
+
+    def inspect_ir(self, *argtypes: Any, owner: str = "ptx") -> str:
+        """The typed IR of this kernel's ``ptx`` (or ``cpu``) instance."""
+        from ..ir import print_function
+        rt = runtime()
+        types = self._types(argtypes)
+        if owner == "cpu":
+            return print_function(rt.compiler.infer(self.__aot_method__, types).function)
+        from .ptx import ptx_compiler
+        return print_function(ptx_compiler(rt).infer(self.__aot_method__, types).function)
+
+    def inspect_llvm(self, *argtypes: Any, arch: str = "sm_80") -> str:
+        """aot's LLVM IR of the kernel and its device functions, before libdevice is linked in."""
+        from ..targets import PtxTarget
+        from .ptx import ptx_compiler
+        module, _, _ = ptx_compiler(runtime()).llvm_module([(self.__aot_method__, self._types(argtypes))],
+                                                           PtxTarget(arch=arch))
+        return str(module)
+
+    def inspect_ptx(self, *argtypes: Any, arch: str = "sm_80") -> str:
+        """The linked, optimised PTX of this kernel for ``arch``."""
+        from .ptx import compile_ptx
+        return compile_ptx([(self.__aot_method__, self._types(argtypes))], arch).ptx
+
+    def uses_barriers(self, argtypes: Sequence[Any]) -> bool:
+        """Whether the kernel reaches ``sync_threads()`` or ``shared_array()`` for these argument types."""
+        types = self._types(argtypes)
+        if types not in self._threads:
+            rt = runtime()
+            try:
+                inst = rt.compiler.infer(self.__aot_method__, types)
+                self._threads[types] = device_only_use(inst, rt.compiler.lookup) is not None
+            except CompileError:
+                self._threads[types] = True  # outside the subset: threads are always right
+        return self._threads[types]
+
+
+class _Emulation:
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        grid, block = _config(config)
+
+        def run(*args: Any) -> None:
+            try:
+                types = tuple(typeof(a) for a in args)
+            except TypeError:
+                types = None
+            threads = True if types is None else self.kernel.uses_barriers(types)
+            gpu.emulate_grid(self.kernel.py_func, grid, block, args, barriers=threads)
+
+        return run
+
+
+def _cause(first: bool, changed: Optional[str], key: str) -> str:
+    if first:
+        return "no-entry"
+    return "redefined" if changed in (None, key) else f"edge-changed:{changed}"
+
+
+def _config(config: Any) -> tuple[Any, Any]:
+    if not isinstance(config, tuple) or len(config) != 2:
+        raise TypeError("launch a kernel with kernel[grid, block](…): two launch dimensions")
+    return config
+
+
+def kernel(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,
+           boundscheck: bool = True) -> Any:
+    """Make a module-level function a GPU kernel (see the module docstring)."""
+    if func is not None:
+        return Kernel(func, signatures, boundscheck)
+    return lambda f: Kernel(f, signatures, boundscheck)
