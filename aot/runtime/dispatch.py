@@ -22,7 +22,7 @@ from ..diagnostics import CompileError
 from ..types import (F64, ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
                      parse_type, typeof)
 from ..world import MethodDef, MethodOptions
-from .methodtype import initialise, method_type, set_table, set_vectorcall
+from .methodtype import builtin_from_def, initialise, method_type, set_table, set_vectorcall
 from .state import runtime
 
 
@@ -33,9 +33,17 @@ class Specialization:
     argtypes: tuple[Type, ...]
     return_type: Type
     origin: str  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
-    builtin: Any
     try_address: int
     vectorcall_address: int = 0  # this specialization alone as the method's vectorcall (0: none)
+    def_address: int = 0  # its PyMethodDef, from which the builtin is made when first asked for
+    _builtin: Any = None
+
+    @property
+    def builtin(self) -> Any:
+        """The specialization as a real builtin function (``METH_FASTCALL``)."""
+        if self._builtin is None:
+            self._builtin = builtin_from_def(self.def_address)
+        return self._builtin
 
     def __repr__(self) -> str:
         return (f"<specialization ({', '.join(map(str, self.argtypes))}) -> {self.return_type} "
@@ -53,11 +61,14 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
                 raise TypeError(f"{py_func.__qualname__}: {err}") from None
             out.append(args)
         return out
-    try:
-        hints = typing.get_type_hints(py_func)
-    except Exception:
-        hints = dict(getattr(py_func, "__annotations__", {}))
-    params = list(inspect.signature(py_func).parameters)
+    hints = dict(getattr(py_func, "__annotations__", None) or {})
+    if any(isinstance(v, str) for v in hints.values()):  # `from __future__ import annotations`
+        try:
+            hints = typing.get_type_hints(py_func)
+        except Exception:
+            pass
+    code = py_func.__code__
+    params = code.co_varnames[:code.co_argcount]
     types = []
     for name in params:
         t = _annotation_type(hints.get(name))
@@ -180,11 +191,11 @@ class Dispatcher:
             rt.check_strict(self.mdef.key, argtypes, cause)
             compiled = rt.compiler.cure(image.instance(entry, self.mdef), self.mdef)
             rt.record("cured", self.mdef.key, argtypes, cause=cause)
-            bound = (compiled.try_address, compiled.builtin, compiled.vectorcall_address)
+            bound = (compiled.try_address, compiled.def_address, compiled.vectorcall_address)
         else:
             rt.record("loaded", self.mdef.key, argtypes)
         rt.add_backedges((self.mdef.key, entry.argtypes), [k for k, _ in entry.calls()])
-        spec = Specialization(argtypes, rettype, "image", bound[1], bound[0], bound[2])
+        spec = Specialization(argtypes, rettype, "image", bound[0], bound[2], bound[1])
         self.add(spec)
         return spec
 
@@ -200,8 +211,8 @@ class Dispatcher:
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
         reached = rt.compiler.reachable_keys(compiled.instance)
         rt.add_backedges((self.mdef.key, tuple(map(str, argtypes))), reached)
-        spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.builtin,
-                              compiled.try_address, compiled.vectorcall_address)
+        spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.try_address,
+                              compiled.vectorcall_address, compiled.def_address)
         self.add(spec)
         return spec
 
@@ -211,7 +222,7 @@ class Dispatcher:
             bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
-        elif len(args) < len(inspect.signature(self.mdef.py_func).parameters):
+        elif len(args) < self.mdef.py_func.__code__.co_argcount:
             bound = inspect.signature(self.mdef.py_func).bind(*args)
             bound.apply_defaults()
             args = bound.args
@@ -228,13 +239,19 @@ class Dispatcher:
                      if len(d) == len(argtypes) and all(accepts(t, a) for a, t in zip(argtypes, d))]
             for declared in exact + self.declared:
                 if len(declared) == len(argtypes) and all(_convertible(a, d) for a, d in zip(argtypes, declared)):
-                    spec = self.find(declared) or self.obtain(declared)
                     converted = tuple(_convert(a, t) for a, t in zip(args, declared))
+                    spec = self.find(declared)
+                    if spec is None:
+                        self.obtain(declared)
+                        return self.obj(*converted)  # natively, through the table just extended
                     return self.call(spec, converted, argtypes)
             sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in self.declared)
             raise TypeError(f"{self.mdef.key}: no compiled signature takes "
                             f"({', '.join(map(str, argtypes))}); declared: {sigs}")
-        spec = self.find(argtypes) or self.obtain(argtypes)
+        spec = self.find(argtypes)
+        if spec is None:
+            self.obtain(argtypes)
+            return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
 
     def call(self, spec: Specialization, args: tuple, argtypes: tuple[Type, ...]) -> Any:

@@ -2,7 +2,7 @@
 
     compiled = runtime().compiler.compile(mdef, (F64, I64))
     compiled.try_address     # the try_ wrapper, for the method's native dispatch table
-    compiled.builtin(2.0, 3) # a real builtin function (METH_FASTCALL)
+    compiled.def_address     # its PyMethodDef: a real builtin function (METH_FASTCALL) on demand
 
 This is the only runtime module that imports llvmlite (through ``aot.codegen``).
 """
@@ -21,7 +21,6 @@ from ..infer import InferredInstance, Inferencer
 from ..targets import CpuTarget
 from ..types import Type
 from ..world import MethodDef
-from .methodtype import builtin_from_def
 
 
 @dataclass
@@ -30,7 +29,7 @@ class Compiled:
 
     instance: InferredInstance
     try_address: int
-    builtin: Any
+    def_address: int
     symbol: str
     vectorcall_address: int = 0
 
@@ -73,9 +72,8 @@ class Compiler:
         module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
         self.engine.add(module)
         export = exports[0]
-        builtin = builtin_from_def(self.engine.address(export.def_symbol))
-        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol,
-                        self.engine.address(export.vectorcall_symbol))
+        return Compiled(inst, self.engine.address(export.try_symbol), self.engine.address(export.def_symbol),
+                        export.symbol, self.engine.address(export.vectorcall_symbol))
 
     def reachable_keys(self, inst: InferredInstance) -> set[str]:
         """Method keys of every callee the instance's code relied on (it inlines them all)."""
@@ -101,9 +99,8 @@ class Compiler:
         module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
         self.engine.add(module)
         export = exports[0]
-        builtin = builtin_from_def(self.engine.address(export.def_symbol))
-        return Compiled(inst, self.engine.address(export.try_symbol), builtin, export.symbol,
-                        self.engine.address(export.vectorcall_symbol))
+        return Compiled(inst, self.engine.address(export.try_symbol), self.engine.address(export.def_symbol),
+                        export.symbol, self.engine.address(export.vectorcall_symbol))
 
     def _method(self, key: str):
         func = self.rt.current_world.function_for(key)

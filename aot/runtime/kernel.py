@@ -130,13 +130,13 @@ class Kernel:
         raise TypeError(f"{self.key}: no declared signature takes ({', '.join(map(str, actual))}); declared: {sigs}")
 
     def _launch_cpu(self, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
-        from .ptx import forget_stale
+        from .ptx import first_changed, forget_stale
         rt = runtime()
         with self._lock:
-            stale = forget_stale(rt.compiler.inferencer, rt.table)
+            forget_stale(rt.compiler.inferencer, rt.table)
             spec = self._grid.get(argtypes)
             if spec is None or rt.compiler.inferencer.done.get(spec.instance.key) is not spec.instance:
-                cause = _cause(spec is None, stale.get((self.key, argtypes)), self.key)
+                cause = _cause(None if spec is None else first_changed(rt.table, spec.reached), self.key)
                 inst = rt.compiler.infer(self.__aot_method__, argtypes)
                 use = device_only_use(inst, rt.compiler.lookup)
                 if use is not None:
@@ -156,22 +156,23 @@ class Kernel:
 
     def _launch_device(self, dev: Any, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
         from ..codegen.module import written_params
-        from .ptx import ptx_compiler
+        from .ptx import first_changed, ptx_compiler, reached_methods
         rt = runtime()
         compiler = ptx_compiler(rt)
         with self._lock:
-            stale = compiler.refresh()
+            compiler.refresh()
             loaded = self._device.get((dev.arch, argtypes))
             if loaded is None or compiler.inferencer.done.get(loaded[0].key) is not loaded[0]:
-                cause = _cause(loaded is None, stale.get((self.key, argtypes)), self.key)
+                cause = _cause(None if loaded is None else first_changed(rt.table, loaded[4]), self.key)
                 rt.check_strict(self.key, argtypes, cause)
                 program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
                 inst = compiler.inferencer.done[(self.key, argtypes)]
                 rt.record("inferred", self.key, argtypes, owner="ptx", cause=cause)
-                written = set(written_params(inst, lambda k: compiler.inferencer.done[k]))
-                loaded = (inst, program, dev.load(program.ptx), written)
+                lookup = compiler.inferencer.done.__getitem__
+                loaded = (inst, program, dev.load(program.ptx), set(written_params(inst, lookup)),
+                          reached_methods(inst, lookup))
                 self._device[(dev.arch, argtypes)] = loaded
-        inst, program, module, written = loaded
+        inst, program, module, written, _ = loaded
         entry = program.entry(self.key, argtypes)
         dev.launch(module, entry.symbol, gdim, bdim, argtypes, args, written, program.errors)
 
@@ -238,10 +239,11 @@ class _Emulation:
         return run
 
 
-def _cause(first: bool, changed: Optional[str], key: str) -> str:
-    if first:
+def _cause(changed: Optional[str], key: str) -> str:
+    """Why a kernel is compiled: the first time (``changed`` None), or because a method it reaches changed."""
+    if changed is None:
         return "no-entry"
-    return "redefined" if changed in (None, key) else f"edge-changed:{changed}"
+    return "redefined" if changed == key else f"edge-changed:{changed}"
 
 
 def _config(config: Any) -> tuple[Any, Any]:

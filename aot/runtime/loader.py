@@ -26,7 +26,10 @@ from serializer import ImageError
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import CodeEntry, ImageContents, instance_from_entry
 from ..world.validate import CurrentWorld, Validator, Verdict
-from .methodtype import builtin_from_def
+
+_dlsym = ctypes.CDLL(None).dlsym
+_dlsym.restype = ctypes.c_void_p
+_dlsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 
 
 def python_abi() -> str:
@@ -161,18 +164,15 @@ class PackageImage:
         lib = self.lib
         if lib is None:
             return None
-        try:
-            return ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value
-        except AttributeError:
-            return None
+        return _dlsym(lib._handle, symbol.encode()) or None
 
-    def bind(self, entry: CodeEntry) -> Optional[tuple[int, Any, int]]:
-        """``(try_ address, builtin, vectorcall address)`` of an entry's native code, or None (cure it)."""
+    def bind(self, entry: CodeEntry) -> Optional[tuple[int, int, int]]:
+        """``(try_, PyMethodDef, vectorcall)`` addresses of an entry's native code, or None (cure it)."""
         try_address = self.address(f"try_{entry.symbol}")
         def_address = self.address(f"def_{entry.symbol}")
         if try_address is None or def_address is None:
             return None
-        return try_address, builtin_from_def(def_address), self.address(f"vc_{entry.symbol}") or 0
+        return try_address, def_address, self.address(f"vc_{entry.symbol}") or 0
 
 
 class Loader:

@@ -167,6 +167,26 @@ class GridKernel:
 
     instance: InferredInstance
     builtin: Any  # builtin(*args, grid3, block3)
+    reached: tuple[tuple[str, Any], ...]  # (key, MethodDef) of the kernel and everything it calls
+
+
+def reached_methods(inst: InferredInstance, lookup: Any) -> tuple[tuple[str, Any], ...]:
+    """(key, MethodDef) of the instance's method and of every method its code reaches."""
+    out = {inst.method.key: inst.method}
+    stack, seen = [inst], {inst.key}
+    while stack:
+        for key in stack.pop().callees:
+            if key not in seen:
+                seen.add(key)
+                callee = lookup(key)
+                out.setdefault(key[0], callee.method)
+                stack.append(callee)
+    return tuple(sorted(out.items(), key=lambda kv: kv[0]))
+
+
+def first_changed(table: Any, reached: tuple[tuple[str, Any], ...]) -> Optional[str]:
+    """The first method in ``reached`` whose definition changed since, or None."""
+    return next((key for key, mdef in reached if definition_changed(table, key, mdef)), None)
 
 
 _grid_names = itertools.count(1)  # module and symbol names unique in the process's JIT
@@ -181,4 +201,5 @@ def compile_grid(rt: Any, mdef: Any, argtypes: tuple[Type, ...]) -> GridKernel:
     module, def_symbol = build_grid_module(f"aot_grid_{n}", inst, compiler.lookup, compiler.target,
                                            compiler.options_for, suffix=f"_g{n}", data_prefix=DATA_PREFIX)
     compiler.engine.add(module)
-    return GridKernel(inst, builtin_from_def(compiler.engine.address(def_symbol)))
+    return GridKernel(inst, builtin_from_def(compiler.engine.address(def_symbol)),
+                      reached_methods(inst, compiler.lookup))
