@@ -10,11 +10,12 @@ place that names their fields. Nothing here imports llvmlite.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from serializer import RecordSchema, record
+from serializer.records import RecordSchema, record
 
-from ..infer.solver import Edge
+if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
+    from ..infer.solver import Edge
 
 METHODS = record("methods", "key", "fingerprint")
 CODE = record("code", "method", "argtypes", "rettype", "owner", "ir", "edges", "symbol", "min_world",
@@ -32,7 +33,7 @@ STATE_INVALID = "invalid"
 InstanceKey = tuple[str, tuple[str, ...]]
 
 
-def edge_to_record(edge: Edge) -> list:
+def edge_to_record(edge: "Edge") -> list:
     value = edge.value
     return [edge.kind, edge.target, _plain(value)]
 
@@ -84,11 +85,19 @@ class CodeEntry:
 
 
 def _split_types(text: str) -> tuple[str, ...]:
-    from ..ir.parser import split_top
+    """``"(f64[:, :], (i64, f64))"`` → ``("f64[:, :]", "(i64, f64)")``: commas outside brackets split."""
     inner = text.strip()
     if inner.startswith("(") and inner.endswith(")"):
         inner = inner[1:-1]
-    return tuple(split_top(inner))
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    if inner[start:].strip():
+        parts.append(inner[start:].strip())
+    return tuple(parts)
 
 
 @dataclass
@@ -134,7 +143,8 @@ def _tuplify(value: Any) -> Any:
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
 
 
-def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
+def entry_edges(entry: CodeEntry) -> tuple["Edge", ...]:
+    from ..infer.solver import Edge
     return tuple(Edge(kind, target, _tuplify(value)) for kind, target, value in entry.edges)
 
 
@@ -150,6 +160,6 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
     return InferredInstance(method, argtypes, function, parse_type(entry.rettype), entry_edges(entry), callees)
 
 
-def entry_state(edges: tuple[Edge, ...]) -> str:
+def entry_state(edges: tuple["Edge", ...]) -> str:
     """The explicit validity state written at build time (never inferred from missing edges later)."""
     return STATE_NEEDS_REVALIDATION if edges else STATE_NO_OUTSIDE_EDGES

@@ -15,10 +15,11 @@ import types as pytypes
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .. import gpu
-from ..frontend import lower_function
-from ..ir import Function
-from ..ir.ops import Intrinsic
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the IR and the frontend load only when something is compiled or validated
+    from ..ir import Function
+    from ..ir.ops import Intrinsic
 
 MISSING = NameError  # sentinel for "name not found" (a class, so it's never a user constant)
 
@@ -47,14 +48,15 @@ class MethodDef:
     options: MethodOptions = field(default_factory=MethodOptions)
     world: int = 0
     dispatcher: Any = None  # the runtime's dispatcher of the method object, when there is one
-    _untyped: Optional[Function] = None
+    _untyped: Optional["Function"] = None
 
     @property
     def module(self) -> str:
         return self.key.split(":", 1)[0]
 
-    def untyped(self) -> Function:
+    def untyped(self) -> "Function":
         if self._untyped is None:
+            from ..frontend import lower_function
             self._untyped = lower_function(self.py_func, self.key)
         return self._untyped
 
@@ -79,7 +81,7 @@ class MethodTable:
         self.world = 1
         self.methods: dict[str, MethodDef] = {}
         self._by_function: dict[int, MethodDef] = {}
-        self.intrinsics: dict[int, Intrinsic] = {id(f): i for f, i in gpu.intrinsic_functions().items()}
+        self._intrinsics: Optional[dict[int, "Intrinsic"]] = None  # aot.gpu's functions, when first asked
 
     def define(self, py_func: Callable, options: MethodOptions = MethodOptions()) -> MethodDef:
         self.world += 1
@@ -100,5 +102,12 @@ class MethodTable:
             return self.define(obj)
         return None
 
-    def intrinsic_for(self, obj: Any) -> Optional[Intrinsic]:
+    @property
+    def intrinsics(self) -> dict[int, "Intrinsic"]:
+        if self._intrinsics is None:
+            from .. import gpu
+            self._intrinsics = {id(f): i for f, i in gpu.intrinsic_functions().items()}
+        return self._intrinsics
+
+    def intrinsic_for(self, obj: Any) -> Optional["Intrinsic"]:
         return self.intrinsics.get(id(obj))

@@ -17,7 +17,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from ..infer.solver import describe
 from .fingerprint import fingerprint
 from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constant_matches
 from .methods import MethodOptions
@@ -91,6 +90,7 @@ class CurrentWorld:
             return mdef.key
         if callable(value) and hasattr(value, "__code__"):
             return f"{value.__module__}:{value.__qualname__}"
+        from ..infer.solver import describe
         return describe(value)
 
 
