@@ -1,12 +1,16 @@
 """The ``aot`` command line: parse, call the library, print.
 
     $ aot ir numkit.core:clamp "f64, f64, f64" --llvm
+    $ aot build fixtures/numkit && aot verify fixtures/numkit && aot inspect fixtures/numkit --verify
 """
 from __future__ import annotations
 
 import importlib
 import json
+import os
+import shutil
 import sys
+from typing import NoReturn
 
 import click
 
@@ -80,3 +84,95 @@ def build_command(path: str, targets: tuple[str, ...], jobs: int, strict: bool, 
     if as_json:
         click.echo(json.dumps(result.summary()))
     sys.exit(1 if result.failed else 0)
+
+
+def _fail(message: str) -> NoReturn:
+    """A one-line error on stderr and exit status 2 (bad input: never a traceback)."""
+    click.echo(f"aot: {message}", err=True)
+    sys.exit(2)
+
+
+def _style():
+    from aot.build.report import Style
+    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower().replace("-", "")
+    return Style(color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), unicode=encoding.startswith("utf"))
+
+
+def _signature_width() -> int:
+    from aot.build.report import SIGNATURE_WIDTH
+    if not sys.stdout.isatty():
+        return SIGNATURE_WIDTH
+    columns = shutil.get_terminal_size((120, 24)).columns
+    return max(24, min(64, columns - 80))
+
+
+@main.command("inspect")
+@click.argument("path")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object (SPEC.md §5)")
+@click.option("--verify", is_flag=True, help="check every entry against the current sources")
+@click.option("--ir", "ir_method", metavar="METHOD", help="print the stored typed IR of METHOD")
+@click.option("--llvm", "llvm_method", metavar="METHOD", help="print the LLVM IR of METHOD (from the stored IR)")
+@click.option("--asm", "asm_method", metavar="METHOD", help="print the assembly of METHOD (from the stored IR)")
+@click.option("--ptx", "ptx_method", metavar="METHOD", help="print the PTX of METHOD")
+def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | None, llvm_method: str | None,
+                    asm_method: str | None, ptx_method: str | None) -> None:
+    """List the entries of the images at PATH (an image, an __aot__ folder, a package or a project).
+
+    METHOD is pkg.mod:function, optionally with argument types: 'numkit.stats:mean(f64[:])'. The exit
+    status is 0 whatever --verify finds (use 'aot verify' to fail a CI job); 2 for bad input."""
+    from aot.build.audit import AuditError, dumps, inspect_json, select, show_code, verify_sources
+    from aot.build.report import format_table
+    stages = [(s, m) for s, m in (("ir", ir_method), ("llvm", llvm_method), ("asm", asm_method),
+                                   ("ptx", ptx_method)) if m is not None]
+    if len(stages) > 1:
+        _fail("give only one of --ir, --llvm, --asm, --ptx")
+    if stages and (as_json or verify):
+        _fail(f"--{stages[0][0]} cannot be combined with --json or --verify")
+    try:
+        sel = select(path)
+        if stages:
+            stage, method = stages[0]
+            click.echo(show_code(sel, method, stage), nl=False)
+            return
+        report = verify_sources(sel) if verify else None
+        for missing in sel.missing:
+            click.echo(f"aot: note: {missing}", err=True)
+        if as_json:
+            click.echo(dumps(inspect_json(sel, report)))
+        else:
+            click.echo(format_table(sel, report, _style(), _signature_width()), nl=False)
+    except AuditError as err:
+        _fail(str(err))
+
+
+@main.command("verify")
+@click.argument("path")
+@click.option("--import", "import_", is_flag=True,
+              help="also import the packages (and run the workload) in a fresh interpreter with AOT_STRICT=1")
+def verify_command(path: str, import_: bool) -> None:
+    """Exit 0 when every entry of the images at PATH is valid against the current sources, else 1."""
+    from aot.build.audit import AuditError, import_check, select, verify_sources
+    from aot.build.report import format_verify
+    try:
+        sel = select(path)
+        report = verify_sources(sel)
+        check = import_check(sel) if import_ else None
+    except AuditError as err:
+        _fail(str(err))
+    text, ok = format_verify(report, check, _style())
+    click.echo(text, nl=False)
+    sys.exit(0 if ok else 1)
+
+
+@main.command("clean")
+@click.argument("path")
+def clean_command(path: str) -> None:
+    """Remove the images (and their native code) of PATH: a project, a package, an __aot__ folder or an image."""
+    from aot.build.audit import AuditError, clean
+    try:
+        removed = clean(path)
+    except AuditError as err:
+        _fail(str(err))
+    for file in removed:
+        click.echo(f"removed {file}")
+    click.echo(f"aot clean: {len(removed)} file{'s' if len(removed) != 1 else ''} removed")

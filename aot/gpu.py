@@ -20,10 +20,12 @@ import array
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-from .ir.ops import Intrinsic
 from .types import ScalarType
+
+if TYPE_CHECKING:
+    from .ir.ops import Intrinsic
 
 __all__ = ["atomic_add", "block_dim", "block_id", "emulate_grid", "global_id", "grid_dim", "launch_dims",
            "shared_array", "sync_threads", "thread_id"]
@@ -266,8 +268,9 @@ def _run(py_func: Callable, args: Sequence[Any], ctx: _Thread) -> None:
         _current.thread = previous
 
 
-def intrinsic_functions() -> dict[Callable, Intrinsic]:
+def intrinsic_functions() -> dict[Callable, "Intrinsic"]:
     """The functions of this namespace that compiled code resolves to intrinsics."""
+    from .ir.ops import Intrinsic  # the IR loads only when something is compiled
     return {thread_id: Intrinsic.THREAD_ID, block_id: Intrinsic.BLOCK_ID, block_dim: Intrinsic.BLOCK_DIM,
             grid_dim: Intrinsic.GRID_DIM, global_id: Intrinsic.GLOBAL_ID, sync_threads: Intrinsic.SYNC_THREADS,
             atomic_add: Intrinsic.ATOMIC_ADD, shared_array: Intrinsic.SHARED_ARRAY}

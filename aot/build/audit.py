@@ -35,8 +35,9 @@ from typing import Any, Iterator, Optional
 import serializer
 from serializer import ImageError
 
+from ..runtime.loader import python_abi
 from ..world.fingerprint import COMPILER_VERSION
-from ..world.image import MAX_WORLD, CodeEntry, ImageContents, InstanceKey, entry_edges
+from ..world.image import CodeEntry, ImageContents, InstanceKey, entry_edges
 from ..world.validate import Verdict
 from .config import BuildConfig, ConfigError, load_config
 
@@ -52,10 +53,6 @@ class AuditError(Exception):
 
     def __init__(self, message: str):
         super().__init__(" ".join(message.split()))
-
-
-def python_abi() -> str:
-    return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 
 # ---------------------------------------------------------------------------------------------- images
@@ -169,8 +166,11 @@ def read_audited(path: Path) -> AuditedImage:
     except ImageError as err:
         raise AuditError(str(err)) from None
     try:
+        problem = _tables_problem(image.tables)
+        if problem:
+            raise AuditError(f"{path}: malformed image: {problem}")
         contents = ImageContents.from_tables(image.tables)
-    except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError) as err:
+    except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
         raise AuditError(f"{path}: malformed image: {err}") from None
     for entry in contents.code.values():
         problem = _entry_problem(entry)
@@ -187,6 +187,25 @@ def read_audited(path: Path) -> AuditedImage:
         for _ in package.split("."):
             root = root.parent
     return AuditedImage(path, header, contents, package, root)
+
+
+def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
+    """Checks ``ImageContents.from_tables`` relies on: a code record's method is an index into the methods
+    table and its IR is bytes (an integer there would make ``bytes(n)`` allocate n bytes)."""
+    from ..world.image import CODE, METHODS
+    methods = METHODS.unpack_all(tables.get("methods", []))
+    if not all(isinstance(m["key"], str) and isinstance(m["fingerprint"], str) for m in methods):
+        return "a method key or fingerprint is not a string"
+    for i, rec in enumerate(CODE.unpack_all(tables.get("code", []))):
+        method = rec["method"]
+        if isinstance(method, bool) or not isinstance(method, int) or not 0 <= method < len(methods):
+            return f"code entry {i}: method index {method!r} is not an index into the {len(methods)} methods"
+        if not isinstance(rec["ir"], bytes):
+            return f"code entry {i}: ir is {type(rec['ir']).__name__}, not bytes"
+        if not isinstance(rec["argtypes"], list) or not isinstance(rec["edges"], list) or \
+                not all(isinstance(e, list) for e in rec["edges"]):
+            return f"code entry {i}: argtypes or edges are not lists"
+    return None
 
 
 def _entry_problem(entry: CodeEntry) -> Optional[str]:
@@ -254,6 +273,7 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], Optional[BuildConfig], 
     if p.name == "__aot__":
         return _image_files(p), None, []
     if (p / "pyproject.toml").is_file():
+        from .driver import image_paths
         try:
             cfg = load_config(p)
         except ConfigError as err:
@@ -265,7 +285,7 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], Optional[BuildConfig], 
                 raise AuditError(f"{cfg.pyproject}: [tool.aot] packages: package {package!r} is not a folder "
                                  f"of the project ({pkg_dir} does not exist)")
             for target in cfg.targets:
-                image = pkg_dir / "__aot__" / f"{package}.{target}{IMAGE_SUFFIX}"
+                image, _ = image_paths(pkg_dir, package, target)
                 if image.is_file():
                     files.append(image)
                 else:
@@ -577,8 +597,7 @@ def parse_method_spec(spec: str) -> tuple[str, Optional[tuple[str, ...]]]:
 def find_entries(sel: Selection, spec: str, owners: Optional[set[str]] = None) -> list[tuple[AuditedImage, CodeEntry]]:
     """The entries ``spec`` names (a key, ``mod:name`` or a bare name, with optional argument types)."""
     name, argtypes = parse_method_spec(spec)
-    pool = [(image, entry) for image in sel.images for entry in image.contents.code.values()
-            if owners is None or entry.owner in owners]
+    pool = [(image, entry) for image in sel.images for entry in image.contents.code.values()]
     keys = sorted({entry.method for _, entry in pool})
     matched = [k for k in keys if k == name]
     if not matched:
@@ -592,6 +611,13 @@ def find_entries(sel: Selection, spec: str, owners: Optional[set[str]] = None) -
     if len(matched) > 1:
         raise AuditError(f"{name!r} is ambiguous: {', '.join(matched)}")
     found = [(image, entry) for image, entry in pool if entry.method == matched[0]]
+    if owners is not None:
+        kept = [(image, entry) for image, entry in found if entry.owner in owners]
+        if not kept:
+            have = ", ".join(sorted({entry.owner for _, entry in found}))
+            raise AuditError(f"{matched[0]} has no {'/'.join(sorted(owners))} entry in {sel.given} "
+                             f"(only {have})")
+        found = kept
     if argtypes is not None:
         chosen = [(image, entry) for image, entry in found if entry.argtypes == argtypes]
         if not chosen:
@@ -602,19 +628,13 @@ def find_entries(sel: Selection, spec: str, owners: Optional[set[str]] = None) -
     return found
 
 
-class _KeyOnly:
-    """The method side of an instance rebuilt from an image: code generation only needs its key."""
-
-    def __init__(self, key: str):
-        self.key = key
-
-
 def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]:
     """The entry and every entry it reaches, as inferred instances rebuilt from their stored IR."""
     from serializer.irformat import decode_function
 
     from ..infer.solver import InferredInstance
     from ..types import parse_type
+    from .objects import _KeyOnly
     root = str(image.root) if image.root is not None else ""
     instances: dict[tuple, Any] = {}
     stack = [entry.key]
@@ -655,14 +675,19 @@ def _llvm_module(image: AuditedImage, entry: CodeEntry, opt: int) -> tuple[Any, 
     except Exception as err:
         raise AuditError(f"{image.path}: cannot generate code for target {image.target['triple']} "
                          f"({err})") from None
-    module, _ = build_module(entry.method.replace(":", "."), [root],
-                             lambda k: instances[(k[0], tuple(map(str, k[1])))], target,
-                             lambda key: CodegenOptions(boundscheck=boundscheck.get(key, True)))
-    module.triple = target.triple
-    module.data_layout = str(tm.target_data)
-    llmod = llvm.parse_assembly(str(module))
-    llmod.name = entry.method
-    llmod.verify()
+    try:
+        module, _ = build_module(entry.method.replace(":", "."), [root],
+                                 lambda k: instances[(k[0], tuple(map(str, k[1])))], target,
+                                 lambda key: CodegenOptions(boundscheck=boundscheck.get(key, True)))
+        module.triple = target.triple
+        module.data_layout = str(tm.target_data)
+        llmod = llvm.parse_assembly(str(module))
+        llmod.name = entry.method
+        llmod.verify()
+    except Exception as err:  # IR that decodes but does not make sense (a tampered image), or a codegen bug
+        first = (str(err).strip().splitlines() or [""])[0]
+        raise AuditError(f"{image.path}: cannot generate code from the stored IR of {describe_entry(entry)} "
+                         f"({type(err).__name__}: {first})") from None
     optimize(llmod, tm, opt)
     return llmod, tm
 

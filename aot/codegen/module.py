@@ -14,7 +14,7 @@ from typing import Callable
 from llvmlite import ir
 
 from ..infer import InferredInstance
-from ..ir import Call, Copy, Function, SetItem
+from ..ir import Call, Copy, Function, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import ArrayType, Type, format_signature
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
@@ -63,6 +63,8 @@ def written_params(inst: InferredInstance, lookup: Callable[[InstanceKey], Infer
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(op.obj.name)
+        elif isinstance(op, IntrinsicCall) and op.fn is Intrinsic.ATOMIC_ADD:
+            written.add(op.args[0].name)
         elif isinstance(op, Call):
             key = (op.callee, tuple(fn.types[a.name] for a in op.args))
             if key in _seen or key == inst.key:

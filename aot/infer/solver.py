@@ -46,7 +46,8 @@ _MISSING = object()
 @dataclass(frozen=True, order=True)
 class Edge:
     """What an inferred instance relied on. ``kind``: ``call`` (``value`` = argument types), ``global``
-    (a module constant, ``value`` = the constant) or ``lookup`` (a global name, ``value`` = the key it named)."""
+    (a module constant, ``value`` = the constant), ``lookup`` (a global name, ``value`` = the key it named)
+    or ``overlay`` (an owner's own resolution: ``math.sin(f64)`` → ``__nv_sin`` on ``ptx``)."""
 
     kind: str
     target: str
@@ -495,7 +496,7 @@ class _BodyState:
                 symbol = self.inf.overlay(intrinsic, result) if self.inf.overlay is not None \
                     and isinstance(result, ScalarType) else None
                 if symbol is not None:
-                    sweep.edges.add(Edge("overlay", intrinsic.value, symbol))
+                    sweep.edges.add(Edge("overlay", f"{intrinsic.value}({result})", symbol))
             return result
         target: Optional[ScalarType] = None
         if callee is builtins.int:

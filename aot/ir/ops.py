@@ -101,7 +101,9 @@ class Intrinsic(enum.Enum):
     SIZE = "array.size"
     NDIM = "array.ndim"
     RANGE_LEN = "range.len"
-    # GPU intrinsics (owner ptx; the CPU grid emulation lowers them to loop indices).
+    # GPU intrinsics (``aot.gpu``; ``aot.codegen.gpu`` lowers them for ptx, and for a CPU grid's loop).
+    # Ids are i64 with an optional constant axis operand; atomic_add(array, index, value) gives the old
+    # element; shared_array's operand is its constant shape, its dtype is in the result type (``f32[::1]``).
     THREAD_ID = "gpu.thread_id"
     BLOCK_ID = "gpu.block_id"
     BLOCK_DIM = "gpu.block_dim"

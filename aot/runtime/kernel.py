@@ -21,18 +21,16 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from .. import gpu
 from ..diagnostics import CompileError, Span
-from ..ir.ops import Intrinsic, IntrinsicCall
-from ..types import Type, accepts, parse_type, typeof
+from ..types import ArrayType, Type, accepts, parse_type, typeof
 from ..world import MethodOptions, method_key
 from .dispatch import _convert, _convertible, _declared_signatures
 from .state import runtime
 
 MAX_BLOCK_THREADS = 1024
-_DEVICE_ONLY = {Intrinsic.SYNC_THREADS: "sync_threads()", Intrinsic.SHARED_ARRAY: "shared_array()"}
 
 
 class NoDeviceError(RuntimeError):
@@ -41,12 +39,14 @@ class NoDeviceError(RuntimeError):
 
 def device_only_use(inst: Any, lookup: Callable) -> Optional[tuple[str, Span, str]]:
     """The first ``sync_threads()``/``shared_array()`` the instance reaches: (what, where, in which method)."""
+    from ..ir.ops import Intrinsic, IntrinsicCall
+    device_only = {Intrinsic.SYNC_THREADS: "sync_threads()", Intrinsic.SHARED_ARRAY: "shared_array()"}
     seen, stack = {inst.key}, [inst]
     while stack:
         i = stack.pop()
         for _, op in i.function.ops():
-            if isinstance(op, IntrinsicCall) and op.fn in _DEVICE_ONLY:
-                return _DEVICE_ONLY[op.fn], op.span, i.method.key
+            if isinstance(op, IntrinsicCall) and op.fn in device_only:
+                return device_only[op.fn], op.span, i.method.key
         for key in i.callees:
             if key not in seen:
                 seen.add(key)
@@ -130,13 +130,15 @@ class Kernel:
         raise TypeError(f"{self.key}: no declared signature takes ({', '.join(map(str, actual))}); declared: {sigs}")
 
     def _launch_cpu(self, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
-        from .ptx import first_changed, forget_stale
+        from .ptx import forget_changed, forget_stale
         rt = runtime()
         with self._lock:
-            forget_stale(rt.compiler.inferencer, rt.table)
             spec = self._grid.get(argtypes)
+            if spec is None:  # a first compile: anything the process inferred before may be stale
+                forget_stale(rt.compiler.inferencer, rt.table)
+            changed = None if spec is None else forget_changed(rt.compiler.inferencer, rt.table, spec.reached)
             if spec is None or rt.compiler.inferencer.done.get(spec.instance.key) is not spec.instance:
-                cause = _cause(None if spec is None else first_changed(rt.table, spec.reached), self.key)
+                cause = _cause(changed, self.key)
                 inst = rt.compiler.infer(self.__aot_method__, argtypes)
                 use = device_only_use(inst, rt.compiler.lookup)
                 if use is not None:
@@ -152,18 +154,29 @@ class Kernel:
                 spec = compile_grid(rt, self.__aot_method__, argtypes)
                 rt.record("inferred", self.key, argtypes, owner="cpu", cause=cause)
                 self._grid[argtypes] = spec
-            spec.builtin(*args, gdim, bdim)
+            try:
+                spec.builtin(*args, gdim, bdim)
+            except TypeError as err:
+                if "do not match the compiled signature" not in str(err):
+                    raise
+                for value, t in zip(args, argtypes):  # the types matched: a read-only buffer it writes to
+                    if isinstance(t, ArrayType) and memoryview(value).readonly:
+                        raise ValueError(f"{self.key}: assignment destination is read-only (the kernel "
+                                         f"writes to this array)") from None
+                raise
 
     def _launch_device(self, dev: Any, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
         from ..codegen.module import written_params
-        from .ptx import first_changed, ptx_compiler, reached_methods
+        from .ptx import forget_changed, ptx_compiler, reached_methods
         rt = runtime()
         compiler = ptx_compiler(rt)
         with self._lock:
-            compiler.refresh()
             loaded = self._device.get((dev.arch, argtypes))
+            if loaded is None:
+                compiler.refresh()
+            changed = None if loaded is None else forget_changed(compiler.inferencer, rt.table, loaded[4])
             if loaded is None or compiler.inferencer.done.get(loaded[0].key) is not loaded[0]:
-                cause = _cause(None if loaded is None else first_changed(rt.table, loaded[4]), self.key)
+                cause = _cause(changed, self.key)
                 rt.check_strict(self.key, argtypes, cause)
                 program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
                 inst = compiler.inferencer.done[(self.key, argtypes)]
@@ -250,6 +263,13 @@ def _config(config: Any) -> tuple[Any, Any]:
     if not isinstance(config, tuple) or len(config) != 2:
         raise TypeError("launch a kernel with kernel[grid, block](…): two launch dimensions")
     return config
+
+
+def find_kernels(modules: Iterable[Any]) -> list[Kernel]:
+    """The kernels defined in ``modules`` (module objects), by key: what a ``ptx`` build compiles."""
+    found = {obj.key: obj for module in modules for obj in vars(module).values()
+             if isinstance(obj, Kernel) and obj.__module__ == module.__name__}
+    return [found[k] for k in sorted(found)]
 
 
 def kernel(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,

@@ -184,9 +184,13 @@ def reached_methods(inst: InferredInstance, lookup: Any) -> tuple[tuple[str, Any
     return tuple(sorted(out.items(), key=lambda kv: kv[0]))
 
 
-def first_changed(table: Any, reached: tuple[tuple[str, Any], ...]) -> Optional[str]:
-    """The first method in ``reached`` whose definition changed since, or None."""
-    return next((key for key, mdef in reached if definition_changed(table, key, mdef)), None)
+def forget_changed(inferencer: Inferencer, table: Any, reached: tuple[tuple[str, Any], ...]) -> Optional[str]:
+    """Check only the methods a compiled kernel reached (cheap enough for every launch): drop what relied on
+    the changed ones from ``inferencer``; the first changed method's key, or None."""
+    changed = [key for key, mdef in reached if definition_changed(table, key, mdef)]
+    for key in changed:
+        inferencer.forget(inferencer.dependents(key))
+    return changed[0] if changed else None
 
 
 _grid_names = itertools.count(1)  # module and symbol names unique in the process's JIT

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import ClassVar, Optional
 
 from ..ir.ops import Intrinsic
-from ..types import ScalarType
+from ..types import F32, F64, ScalarType
 from .base import Target
 
 PTX_TRIPLE = "nvptx64-nvidia-cuda"
@@ -79,6 +79,16 @@ class PtxTarget(Target):
         if fn not in _LIBDEVICE_MATH or not t.is_float or (fn is Intrinsic.HYPOT and t.bits == 64):
             return None
         return self.math_symbol(fn, t)
+
+    def overlay_holds(self, target: str, symbol: str) -> bool:
+        """Whether an ``overlay`` edge (``"math.sin(f64)"`` → ``"__nv_sin"``) still resolves the same way."""
+        name, _, rest = target.partition("(")
+        t = {"f32": F32, "f64": F64}.get(rest.rstrip(")"))
+        try:
+            fn = Intrinsic(name)
+        except ValueError:
+            return False
+        return t is not None and self.overlay(fn, t) == symbol
 
     def llvm_intrinsic_symbol(self, name: str, bits: int) -> Optional[str]:
         """The libdevice function replacing an LLVM intrinsic NVPTX cannot select (``llvm.pow``), or None."""

@@ -12,10 +12,35 @@ plain test, and no summary is printed.
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
 
 _RESULTS = pytest.StashKey[list]()
+_FIGURES = pytest.StashKey[list]()
+
+
+def full_size(config) -> bool:
+    """Whether the build/import benchmarks run at full size (1,000 methods over 20 modules):
+    with ``--benchmark-enable`` or ``AOT_BENCH_FULL=1``; otherwise they run small, as quick tests."""
+    return bool(config.getoption("benchmark_enable", False)) or os.environ.get("AOT_BENCH_FULL", "") not in ("", "0")
+
+
+@pytest.fixture(scope="session")
+def bench_full(request) -> bool:
+    """True at full size (see ``full_size``)."""
+    return full_size(request.config)
+
+
+@pytest.fixture
+def figures(request):
+    """``figures(name, seconds, goal=None, note="")``: one line of the "figures" table printed after the run
+    (``goal`` is an upper bound in seconds; the table says whether it was met)."""
+
+    def record(name: str, seconds: float, goal: float | None = None, note: str = "") -> None:
+        request.config.stash.setdefault(_FIGURES, []).append((name, seconds, goal, note))
+
+    return record
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,6 +98,14 @@ def _fmt_time(seconds: float) -> str:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    figures = config.stash.get(_FIGURES, [])
+    if figures:
+        tr = terminalreporter
+        tr.write_sep("-", "figures (build and import benchmarks)")
+        for name, seconds, goal, note in figures:
+            verdict = "" if goal is None else f"  goal <= {_fmt_time(goal).strip():>10}  " + (
+                "met" if seconds <= goal else "MISSED")
+            tr.write_line(f"    {name:<58} {_fmt_time(seconds)}{verdict}  {note}".rstrip())
     rows = config.stash.get(_RESULTS, [])
     if not rows:
         return
