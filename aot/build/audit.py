@@ -285,11 +285,15 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], Optional[BuildConfig], 
                 raise AuditError(f"{cfg.pyproject}: [tool.aot] packages: package {package!r} is not a folder "
                                  f"of the project ({pkg_dir} does not exist)")
             for target in cfg.targets:
-                image, _ = image_paths(pkg_dir, package, target)
-                if image.is_file():
-                    files.append(image)
+                if target == "ptx":  # one image per configured architecture
+                    wanted = [pkg_dir / "__aot__" / f"{package}.ptx-{arch}{IMAGE_SUFFIX}" for arch in cfg.ptx.arch]
                 else:
-                    missing.append(f"{package}: no {target} image ({image} does not exist)")
+                    wanted = [image_paths(pkg_dir, package, target)[0]]
+                for image in wanted:
+                    if image.is_file():
+                        files.append(image)
+                    else:
+                        missing.append(f"{package}: no {target} image ({image} does not exist)")
         return files, cfg, missing
     if (p / "__aot__").is_dir() or (p / "__init__.py").is_file():
         return _image_files(p / "__aot__"), None, []

@@ -143,18 +143,13 @@ class _Builder:
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
         """Make sure every callee of every instance is known (reused roots bring their callees' keys only)."""
-        pending = [c for inst in list(inferencer.done.values()) for c in inst.callees]
-        while pending:
-            key, argtypes = pending.pop()
-            if (key, argtypes) in inferencer.done:
-                continue
+        def resolve(key: str) -> Any:
             method = self.rt.table.methods.get(key)
             if method is None:
                 func = world.function_for(key)
                 method = self.rt.table.method_for(func) if func is not None else None
-            if method is None:
-                raise CompileError(f"{key}: the method an image entry calls no longer exists")
-            pending.extend(inferencer.infer(method, argtypes).callees)
+            return method
+        inferencer.complete(list(inferencer.done.values()), resolve)
 
     def previous_contents(self, image_path: Path, header: dict) -> Optional[ImageContents]:
         if not image_path.exists():
@@ -167,7 +162,7 @@ class _Builder:
             return None
         try:
             return ImageContents.from_tables(image.tables)
-        except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError):
+        except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError, OverflowError):
             return None
 
     def roots(self, package: str) -> list[tuple[Any, tuple]]:
@@ -270,8 +265,9 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
     rt = runtime()
     rt.building = True
     builder = _Builder(cfg, jobs, progress)
+    modules: dict[str, list[str]] = {}
     for package in cfg.packages:
-        import_package(package, cfg.workload)
+        modules[package] = import_package(package, cfg.workload)
     if cfg.workload:
         importlib.import_module(cfg.workload)
     outputs = []
@@ -297,5 +293,73 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
                                    "size": len(small)})
             serializer.write_image(image_path, header, tables)
             builder.result.images.append(str(image_path))
+    if "ptx" in targets:
+        for package in cfg.packages:
+            package_dir = Path(sys.modules[package].__file__).resolve().parent
+            with locked(package_dir / "__aot__"):
+                build_ptx(builder, package, package_dir, [sys.modules[m] for m in modules[package]], strict)
     builder.result.seconds = time.perf_counter() - started
     return builder.result
+
+
+def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list, strict: bool) -> None:
+    """The ``ptx`` images of a package: per configured arch, ``<pkg>.ptx-<arch>.aotimg`` with the kernel and
+    device-function entries, ``<pkg>.<arch>.ptx`` and, when ptxas is installed, ``<pkg>.<arch>.cubin``."""
+    from linker import LinkerError, PtxasError, assemble_ptx, find_ptxas
+
+    from ..codegen.types import symbol_name
+    from ..runtime.kernel import find_kernels
+    from ..runtime.ptx import PtxCompiler, compile_ptx
+    from linker._files import atomic_write_bytes
+    kernels = find_kernels(modules)
+    if not kernels:
+        return
+    rt = builder.rt
+    root = str(package_dir.parent)
+    compiler = PtxCompiler(rt.table)
+    world = CurrentWorld(rt.table)
+    for arch in builder.cfg.ptx.arch:
+        try:
+            program = compile_ptx(kernels, arch, compiler=compiler, opt=builder.cfg.cpu.opt)
+        except CompileError as err:
+            builder.result.failed += 1
+            builder.result.errors.extend(str(d) for d in err.diagnostics)
+            return
+        except LinkerError as err:
+            builder.result.failed += 1
+            builder.result.errors.append(f"{package}: {err}")
+            return
+        if strict and builder.result.failed:
+            return
+        entry_symbols = {(k.method, k.argtypes): k.symbol for k in program.kernels}
+        instances = {k: v for k, v in compiler.inferencer.done.items()}
+        contents = builder.contents(instances, root, world)
+        for key, inst in instances.items():
+            strs = (key[0], tuple(map(str, key[1])))
+            entry = contents.code[strs]
+            contents.code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, "ptx",
+                                            entry.ir, entry.edges,
+                                            entry_symbols.get(key, symbol_name(key[0], key[1], "ptx")),
+                                            entry.min_world, entry.max_world, entry.state, entry.boundscheck, 0)
+        builder.result.built += len(instances)
+        folder = package_dir / "__aot__"
+        ptx_path = folder / f"{package}.{arch}.ptx"
+        data = program.ptx.encode()
+        atomic_write_bytes(ptx_path, data)
+        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": "ptx",
+                  "package": package, "target": {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
+                  "native": {"file": ptx_path.name, "sha256": hashlib.sha256(data).hexdigest(),
+                             "size": len(data)}}
+        if find_ptxas() is not None:
+            cubin_path = folder / f"{package}.{arch}.cubin"
+            try:
+                assemble_ptx(program.ptx, arch, cubin_path)
+                cubin = cubin_path.read_bytes()
+                header["cubin"] = {"file": cubin_path.name, "sha256": hashlib.sha256(cubin).hexdigest(),
+                                   "size": len(cubin)}
+            except PtxasError as err:
+                builder.result.failed += 1
+                builder.result.errors.append(f"{package}: {err}")
+        image_path = folder / f"{package}.ptx-{arch}.aotimg"
+        serializer.write_image(image_path, header, contents.to_tables())
+        builder.result.images.append(str(image_path))

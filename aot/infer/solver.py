@@ -165,6 +165,24 @@ class Inferencer:
                     stack.append(caller)
         return out
 
+    def complete(self, instances: Any, resolve: Callable[[str], Optional[MethodSource]]) -> None:
+        """Make every callee of ``instances`` known too: instances seeded from an image bring their
+        callees' keys only. ``resolve`` finds the method of a key (None when it no longer exists)."""
+        pending = [c for inst in instances for c in inst.callees]
+        seen: set = set()
+        while pending:
+            key, argtypes = pending.pop()
+            if (key, argtypes) in seen:
+                continue
+            seen.add((key, argtypes))
+            inst = self.done.get((key, argtypes))
+            if inst is None:
+                method = resolve(key)
+                if method is None:
+                    raise CompileError(f"{key}: a method compiled code relies on no longer exists")
+                inst = self.infer(method, argtypes)
+            pending.extend(inst.callees)
+
     def infer(self, method: MethodSource, argtypes: tuple[Type, ...]) -> InferredInstance:
         key = (method.key, tuple(argtypes))
         if key in self.done:

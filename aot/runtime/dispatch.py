@@ -194,7 +194,7 @@ class Dispatcher:
             bound = (compiled.try_address, compiled.def_address, compiled.vectorcall_address)
         else:
             rt.record("loaded", self.mdef.key, argtypes)
-        rt.add_backedges((self.mdef.key, entry.argtypes), [k for k, _ in entry.calls()])
+        rt.add_backedges((self.mdef.key, entry.argtypes), image.callees(entry))
         spec = Specialization(argtypes, rettype, "image", bound[0], bound[2], bound[1])
         self.add(spec)
         return spec

@@ -63,6 +63,7 @@ class Compiler:
         return CodegenOptions(boundscheck=mdef.options.boundscheck if mdef else True)
 
     def module_for(self, inst: InferredInstance, suffix: str = "") -> tuple[ir.Module, list]:
+        self.inferencer.complete([inst], self._method)
         self._modules += 1
         return build_module(f"aot_jit_{self._modules}", [inst], self.lookup, self.target, self.options_for,
                             suffix=suffix, data_prefix=DATA_PREFIX)
@@ -94,8 +95,6 @@ class Compiler:
     def cure(self, inst: InferredInstance, mdef: MethodDef) -> Compiled:
         """Native code for an instance whose stored IR is valid: code generation only, no inference."""
         self.inferencer.done.setdefault(inst.key, inst)
-        for callee in inst.callees:  # valid callees come back from the image too (see Runtime.seed)
-            self.inferencer.infer(self.rt.table.methods.get(callee[0]) or self._method(callee[0]), callee[1])
         module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
         self.engine.add(module)
         export = exports[0]
@@ -103,10 +102,10 @@ class Compiler:
                         export.symbol, self.engine.address(export.vectorcall_symbol))
 
     def _method(self, key: str):
-        func = self.rt.current_world.function_for(key)
-        mdef = self.rt.table.method_for(func) if func is not None else None
+        mdef = self.rt.table.methods.get(key)
         if mdef is None:
-            raise RuntimeError(f"cannot find method {key}")
+            func = self.rt.current_world.function_for(key)
+            mdef = self.rt.table.method_for(func) if func is not None else None
         return mdef
 
     def llvm_ir(self, mdef: MethodDef, argtypes: tuple[Type, ...], optimized: bool = True) -> str:

@@ -97,13 +97,16 @@ class PackageImage:
             try:
                 image = serializer.read_image(self.path)
                 self._contents = ImageContents.from_tables(image.tables)
-            except (ImageError, serializer.RecordError, KeyError, TypeError, ValueError, IndexError) as err:
+            except (ImageError, serializer.RecordError, KeyError, TypeError, ValueError, IndexError,
+                    OverflowError) as err:
                 self.reject(f"damaged: {err}")
         return self._contents
 
     def reject(self, why: str) -> None:
+        """Reject the whole image (``why`` becomes the cause ``image-incompatible:<why>``), saying so once."""
         self.rejected = why
-        print(f"aot: ignoring image {self.path}: {why}; its methods compile on demand", file=sys.stderr)
+        print(f"aot: ignoring image {self.path}: image-incompatible:{why}; its methods compile on demand",
+              file=sys.stderr)
 
     @property
     def validator(self) -> Optional[Validator]:
@@ -122,6 +125,21 @@ class PackageImage:
         if entry is None:
             return Found(None, Verdict(False, "no-entry"))
         return Found(entry, validator.check((key, argtypes)))
+
+    def callees(self, entry: CodeEntry) -> set[str]:
+        """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""
+        contents = self.contents
+        seen: set = set()
+        stack = list(entry.calls())
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            callee = contents.code.get(key) if contents is not None else None
+            if callee is not None:
+                stack.extend(callee.calls())
+        return {k for k, _ in seen}
 
     def instance(self, entry: CodeEntry, method: Any):
         return instance_from_entry(entry, method, self.root)
@@ -200,12 +218,12 @@ class Loader:
             header = serializer.read_header(path)
         except ImageError as err:
             image = PackageImage(package, path, {}, self.rt)
-            image.reject(f"image-incompatible:damaged ({err.why})")
+            image.reject(f"damaged ({err.why})")
             return image
         image = PackageImage(package, path, header, self.rt)
         why = self.incompatibility(header)
         if why:
-            image.reject(f"image-incompatible:{why}")
+            image.reject(why)
         return image
 
     @staticmethod

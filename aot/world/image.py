@@ -100,6 +100,23 @@ def _split_types(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def _check_code_record(i: int, rec: dict, n_methods: int) -> None:
+    """Field types of a code record (a checksum-valid file may still hold nonsense written by hand)."""
+    expect = {"method": int, "argtypes": list, "rettype": str, "owner": str, "ir": bytes, "edges": list,
+              "symbol": str, "min_world": int, "max_world": int, "state": str}
+    for name, kind in expect.items():
+        if not isinstance(rec[name], kind) or isinstance(rec[name], bool):
+            raise ValueError(f"code record {i}: field {name} is a {type(rec[name]).__name__}, "
+                             f"not a {kind.__name__}")
+    if not 0 <= rec["method"] < n_methods:
+        raise ValueError(f"code record {i}: method index {rec['method']} out of range")
+    if not all(isinstance(t, str) for t in rec["argtypes"]):
+        raise ValueError(f"code record {i}: argument types must be strings")
+    if not all(isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
+               for e in rec["edges"]):
+        raise ValueError(f"code record {i}: malformed edges")
+
+
 @dataclass
 class ImageContents:
     fingerprints: dict[str, str] = field(default_factory=dict)
@@ -113,6 +130,7 @@ class ImageContents:
         keys = [m["key"] for m in methods]
         out.fingerprints = {m["key"]: m["fingerprint"] for m in methods}
         for i, rec in enumerate(CODE.unpack_all(tables.get("code", []))):
+            _check_code_record(i, rec, len(keys))
             entry = CodeEntry(i, keys[rec["method"]], tuple(rec["argtypes"]), rec["rettype"], rec["owner"],
                               bytes(rec["ir"]), tuple(tuple(e) for e in rec["edges"]), rec["symbol"],
                               rec["min_world"], rec["max_world"], rec["state"], bool(rec["boundscheck"]),

@@ -123,6 +123,10 @@ class Validator:
             elif kind == "lookup":
                 if self.world.names(target) != value:
                     return Verdict(False, f"edge-changed:{target}")
+            elif kind == "overlay":  # ptx: a math function resolved to a libdevice function
+                from ..targets.ptx import PtxTarget
+                if not PtxTarget().overlay_holds(target, value):
+                    return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
                 stored_fp = self.contents.fingerprints.get(target)
                 if stored_fp is None or self.world.fingerprint(target) != stored_fp:
