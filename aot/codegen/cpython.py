@@ -299,8 +299,7 @@ def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) ->
     b.position_at_end(done)
     b.ret(b.load(result))
     b.position_at_end(slow)
-    vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
-    b.ret(b.call(vectorcall, [_field(b, self_, METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))
+    _return_fallback(api, b, fn)
     return fn
 
 
@@ -336,6 +335,12 @@ def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Functi
     b.position_at_end(done)
     b.ret(b.load(result))
     b.position_at_end(fallback)
+    _return_fallback(api, b, fn)
+    return fn
+
+
+def _return_fallback(api: _Api, b: ir.IRBuilder, fn: ir.Function) -> None:
+    """Pass a vectorcall on, unchanged, to the method object's Python fallback and return its result."""
+    self_, args, nargsf, kwnames = fn.args
     vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
     b.ret(b.call(vectorcall, [_field(b, self_, METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))
-    return fn

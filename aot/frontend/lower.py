@@ -332,49 +332,36 @@ class Lowering:
         step = self.hidden("step")
         self.b.emit(Copy(step, self.expr(args[2]) if len(args) == 3 else self.const(1, call), span))
         count = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.RANGE_LEN, (start, stop, step), span))
-        counter = self.hidden("k")
-        self.b.emit(Copy(counter, self.const(0, call), span))
-        one = self.const(1, call)
-        head, body, latch, orelse, end = (self.b.new_block() for _ in range(5))
-        self.b.jump(head)
-        self.b.set_block(head)
-        more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
-        self.b.terminate(Branch(more, body.label, orelse.label, span))
-        self.b.set_block(body)
-        if step_const == 1:
-            value = self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, counter, span))
-        else:
-            offset = self.b.emit_value(lambda d: BinOp(d, BinOpKind.MUL, counter, step, span))
-            value = self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, offset, span))
-        self.b.emit(Copy(Var(node.target.id), value, self.span(node.target)))
-        self.loop_body(node, self.b.block, latch, end)
-        self.b.set_block(latch)
-        self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
-        self.b.jump(head)
-        self.b.set_block(orelse)
-        self.stmts(node.orelse)
-        self.b.jump(end)
-        self.b.set_block(end)
 
-    def int_arg(self, node: ast.expr) -> Var:
-        return self.expr(node)
+        def value(counter: Var) -> Var:
+            if step_const == 1:
+                return self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, counter, span))
+            offset = self.b.emit_value(lambda d: BinOp(d, BinOpKind.MUL, counter, step, span))
+            return self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, offset, span))
+
+        self.counted_loop(node, count, value, span)
 
     def for_sequence(self, node: ast.For) -> None:
+        """``for x in a`` (a 1-D array or a tuple): ``x = a[k]`` for ``k`` in ``0 … len(a)-1``."""
         span = self.span(node.iter)
         seq = self.b.emit_value(lambda d: Copy(d, self.expr(node.iter), span))
         length = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.LEN, (seq,), span))
+        self.counted_loop(node, length, lambda k: self.b.emit_value(lambda d: GetItem(d, seq, (k,), span)), span)
+
+    def counted_loop(self, node: ast.For, count: Var, value: Callable[[Var], Var], span: Span) -> None:
+        """The loop both ``for`` forms become: a hidden counter ``$k`` from 0 to ``count``, the target bound
+        to ``value($k)`` at the top of each iteration, ``continue`` going to the counter's increment."""
         counter = self.hidden("k")
         self.b.emit(Copy(counter, self.const(0, node.iter), span))
         one = self.const(1, node.iter)
         head, body, latch, orelse, end = (self.b.new_block() for _ in range(5))
         self.b.jump(head)
         self.b.set_block(head)
-        more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, length, span))
+        more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
         self.b.terminate(Branch(more, body.label, orelse.label, span))
         self.b.set_block(body)
-        item = self.b.emit_value(lambda d: GetItem(d, seq, (counter,), span))
-        self.b.emit(Copy(Var(node.target.id), item, self.span(node.target)))
-        self.loop_body(node, body, latch, end)
+        self.b.emit(Copy(Var(node.target.id), value(counter), self.span(node.target)))
+        self.loop_body(node, self.b.block, latch, end)
         self.b.set_block(latch)
         self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
         self.b.jump(head)
