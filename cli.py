@@ -54,7 +54,7 @@ def ir_command(method: str, argtypes: str, stage: str | None) -> None:
 def build_command(path: str, targets: tuple[str, ...], jobs: int, strict: bool, as_json: bool) -> None:
     """Build the images of the project at PATH (a folder with a pyproject.toml)."""
     from aot.build.config import ConfigError
-    from aot.build.driver import build_project
+    from aot.build.driver import BuildError, build_project
     from linker import LinkerError
 
     tty = sys.stderr.isatty() and not as_json
@@ -71,8 +71,8 @@ def build_command(path: str, targets: tuple[str, ...], jobs: int, strict: bool, 
     except ConfigError as err:
         click.echo(f"aot: {err}", err=True)
         sys.exit(2)
-    except LinkerError as err:
-        click.echo(f"aot: {err}", err=True)
+    except (LinkerError, BuildError) as err:
+        click.echo(f"aot: {err}" if isinstance(err, LinkerError) else str(err), err=True)
         sys.exit(1)
     if tty:
         click.echo("\r" + " " * 70 + "\r", nl=False, err=True)

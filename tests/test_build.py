@@ -493,9 +493,6 @@ def test_incremental_rebuild_equals_a_clean_build(built_copy, contents, tmp_path
     assert aot_files(built_copy) == aot_files(clean)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: aot/world/image.py constant_matches accepts a list where an entry "
-                   "folded a tuple, so the incremental build reuses the readers of WEIGHTS (exit 0, 0 built) while "
-                   "a clean build of the same sources fails them (exit 1, 3 failed: lists are not constants)")
 def test_incremental_rebuild_fails_like_a_clean_build_when_a_tuple_constant_becomes_a_list(built_copy):
     core = built_copy / "numkit" / "core.py"
     core.write_text(core.read_text().replace("WEIGHTS = (0.25, 0.5, 0.25)\n", "WEIGHTS = [0.25, 0.5, 0.25]\n"))
@@ -542,9 +539,6 @@ def test_configuration_error_exits_2_naming_key_and_file(tmp_path, toml, key):
     assert not (project / "failpkg" / "__aot__").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a configured package that cannot be imported is not a configuration "
-                   "error: build_project -> import_package lets ModuleNotFoundError through, the CLI prints a "
-                   "traceback and exits 1 (SPEC §4/§5: an error naming key and file, exit 2)")
 def test_a_configured_package_that_does_not_exist_exits_2(tmp_path):
     project = write_project(tmp_path / "fp", GOODPKG)
     (project / "pyproject.toml").write_text('[project]\nname = "failpkg"\n\n[tool.aot]\npackages = ["nosuchpkg"]\n')
@@ -553,9 +547,6 @@ def test_a_configured_package_that_does_not_exist_exits_2(tmp_path):
     assert "nosuchpkg" in done.stderr and "packages" in done.stderr and "pyproject.toml" in done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a package module that fails to import (here a SyntaxError) escapes "
-                   "build_project -> import_package: the user sees a traceback through click and aot/build/driver.py "
-                   "instead of one error naming the file and line (DESIGN: no traceback from inside the compiler)")
 def test_a_package_that_fails_to_import_is_one_clear_error(tmp_path):
     project = write_project(tmp_path / "fp", dict(FAILPKG, **{"failpkg/bad.py": "import aot\n\ndef broken(:\n"}))
     done = aot_build(project)

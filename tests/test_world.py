@@ -217,10 +217,6 @@ def test_module_constant_changed(numkit, numkit_image, name, old, new):
     assert_right_results(run)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: aot/world/image.py constant_matches accepts a list where the entry "
-                   "folded a tuple (tuples are stored as msgpack lists, and list is list), so readers of a tuple "
-                   "constant turned into a list stay loaded although compiling them from source is a CompileError; "
-                   "mutating the list afterwards gives stale results (weighted3: 2.0, Python 2.75)")
 def test_tuple_constant_turned_into_a_list_is_not_served_from_the_image(numkit):
     """A list is mutable and compiled code never folds one: the readers' entries must not be used."""
     edit(numkit / "numkit" / "core.py", "WEIGHTS = (0.25, 0.5, 0.25)\n", "WEIGHTS = [0.25, 0.5, 0.25]\n")

@@ -41,6 +41,21 @@ from .objects import ObjectJob, StoredInstance, compile_object
 RUNTIME_OBJECT = "aot_runtime"
 
 
+class BuildError(Exception):
+    """The project's own code failed while being imported for the build (one located line, no traceback)."""
+
+
+def _import_failure(err: BaseException, project: str) -> BuildError:
+    """``file:line: error: SyntaxError: …`` naming the user's code, not the build's."""
+    import traceback
+    if isinstance(err, SyntaxError):
+        where = f"{err.filename}:{err.lineno}" + (f":{err.offset}" if err.offset else "")
+        return BuildError(f"{where}: error: SyntaxError: {err.msg}")
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(project)]
+    where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else project
+    return BuildError(f"{where}: error: importing the package raised {type(err).__name__}: {err}")
+
+
 def python_abi() -> str:
     return f"{sys.implementation.cache_tag}-{sys.platform}"
 
@@ -266,10 +281,21 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
     rt.building = True
     builder = _Builder(cfg, jobs, progress)
     modules: dict[str, list[str]] = {}
-    for package in cfg.packages:
-        modules[package] = import_package(package, cfg.workload)
-    if cfg.workload:
-        importlib.import_module(cfg.workload)
+    from .config import ConfigError
+    for package in cfg.packages + ((cfg.workload,) if cfg.workload else ()):
+        try:
+            if package == cfg.workload:
+                importlib.import_module(package)
+            else:
+                modules[package] = import_package(package, cfg.workload)
+        except ModuleNotFoundError as err:
+            if err.name != package.split(".")[0] and err.name != package:
+                raise _import_failure(err, project) from None
+            key = "[tool.aot] workload" if package == cfg.workload else "[tool.aot] packages"
+            raise ConfigError(cfg.pyproject, f"{package!r} cannot be imported from {project} ({err})",
+                              key=key) from None
+        except Exception as err:  # the user's code failed while it was imported
+            raise _import_failure(err, project) from None
     outputs = []
     targets = tuple(targets or cfg.targets)
     for package in cfg.packages if "cpu" in targets else ():

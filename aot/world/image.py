@@ -46,6 +46,8 @@ def _plain(value: Any) -> Any:
 
 def constant_matches(stored: Any, current: Any) -> bool:
     """Whether a module constant still has the value (and the exact types) an entry folded in."""
+    if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
+        return False
     if isinstance(current, tuple):
         return isinstance(stored, list) and len(stored) == len(current) and all(
             constant_matches(s, c) for s, c in zip(stored, current))
