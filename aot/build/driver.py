@@ -189,7 +189,14 @@ class _Builder:
             if dispatcher is None:
                 continue
             seen = set()
-            for argtypes in list(dispatcher.declared) + list(dispatcher.recorded):
+            try:
+                declared = list(dispatcher.declared)
+            except TypeError as err:  # a malformed `signatures=` string
+                code = mdef.py_func.__code__
+                self.result.failed += 1
+                self.result.errors.append(f"{code.co_filename}:{code.co_firstlineno}: error: {err}")
+                continue
+            for argtypes in declared + list(dispatcher.recorded):
                 if argtypes not in seen:
                     seen.add(argtypes)
                     out.append((mdef, argtypes))

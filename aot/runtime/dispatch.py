@@ -122,12 +122,12 @@ def _convertible(actual: Type, declared: Type) -> bool:
 class Dispatcher:
     """The Python side of a method object: its definition, signatures and compiled specializations."""
 
-    def __init__(self, obj: Any, mdef: MethodDef, declared: Optional[list[tuple[Type, ...]]],
-                 dispatch_address: int = 0):
+    def __init__(self, obj: Any, mdef: MethodDef, signatures: Optional[Sequence[str]], dispatch_address: int = 0):
         self.obj = obj
         self.dispatch_address = dispatch_address  # the generic native dispatcher
         self.mdef = mdef
-        self._declared = declared  # from signatures=; None: read the annotations when first needed
+        self.signatures = signatures  # the `signatures=` strings, parsed when first needed
+        self._declared: Optional[list[tuple[Type, ...]]] = None
         self.specs: list[Specialization] = []
         self.recorded: dict[tuple[Type, ...], None] = {}  # argument types seen while `aot build` runs
         self._tables: list[Any] = []  # every table ever published stays alive (a call may be walking one)
@@ -135,7 +135,7 @@ class Dispatcher:
     @property
     def declared(self) -> list[tuple[Type, ...]]:
         if self._declared is None:
-            self._declared = _declared_signatures(self.mdef.py_func, None)
+            self._declared = _declared_signatures(self.mdef.py_func, self.signatures)
         return self._declared
 
     # ------------------------------------------------------------------ specializations
@@ -352,16 +352,17 @@ def _method_class() -> type:
 def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, boundscheck: bool = True) -> Any:
     if not inspect.isfunction(py_func):
         raise TypeError(f"@aot.jit needs a Python function, not {type(py_func).__name__}")
-    # This runs once per method at import: keep it to a few microseconds (signatures from annotations,
-    # fingerprints and everything else wait for the first call).
+    # This runs once per method at import: keep it to a few microseconds (signatures are parsed, and
+    # fingerprints computed, on the first call; `aot build` reports malformed signatures of every method).
     rt = runtime()
     obj = _method_class()()
-    declared = _declared_signatures(py_func, signatures) if signatures else None
+    if isinstance(signatures, str):
+        raise TypeError(f"@aot.jit(signatures=...) takes a list of signature strings, not one string")
     redefining = f"{py_func.__module__}:{py_func.__qualname__}" in rt.table.methods
     mdef = rt.table.define(py_func, _OPTIONS[bool(boundscheck)])
     if redefining:
         rt.redefine(mdef.key)
-    dispatcher = Dispatcher(obj, mdef, declared, _dispatcher_address(rt, mdef.module))
+    dispatcher = Dispatcher(obj, mdef, signatures, _dispatcher_address(rt, mdef.module))
     mdef.dispatcher = dispatcher
     fallback = dispatcher.fallback
     obj.__dict__.update(

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-import serializer
-from serializer import ImageError
+from typing import TYPE_CHECKING
 
 from ..world.fingerprint import COMPILER_VERSION
-from ..world.image import CodeEntry, ImageContents, instance_from_entry
-from ..world.validate import CurrentWorld, Validator, Verdict
+
+if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
+    from ..world.image import CodeEntry, ImageContents
+    from ..world.validate import Validator, Verdict
 
 _dlsym = ctypes.CDLL(None).dlsym
 _dlsym.restype = ctypes.c_void_p
@@ -70,8 +71,8 @@ def _missing_features(features: str) -> list[str]:
 
 @dataclass
 class Found:
-    entry: Optional[CodeEntry]
-    verdict: Verdict
+    entry: Optional["CodeEntry"]
+    verdict: "Verdict"
 
 
 class PackageImage:
@@ -83,8 +84,8 @@ class PackageImage:
         self.header = header
         self.rt = rt
         self.root = str(path.parent.parent.parent)
-        self._contents: Optional[ImageContents] = None
-        self._validator: Optional[Validator] = None
+        self._contents: Optional["ImageContents"] = None
+        self._validator: Optional["Validator"] = None
         self._lib: Any = None
         self._runtime_lib: Any = None
         self.native_problem: Optional[str] = None
@@ -92,8 +93,12 @@ class PackageImage:
 
     # ------------------------------------------------------------------ body
     @property
-    def contents(self) -> Optional[ImageContents]:
+    def contents(self) -> Optional["ImageContents"]:
         if self._contents is None and self.rejected is None:
+            import serializer
+            from serializer import ImageError
+
+            from ..world.image import ImageContents
             try:
                 image = serializer.read_image(self.path)
                 self._contents = ImageContents.from_tables(image.tables)
@@ -109,15 +114,17 @@ class PackageImage:
               file=sys.stderr)
 
     @property
-    def validator(self) -> Optional[Validator]:
+    def validator(self) -> Optional["Validator"]:
         contents = self.contents
         if contents is None:
             return None
         if self._validator is None:
+            from ..world.validate import Validator
             self._validator = Validator(contents, self.rt.current_world, self.rt.env.debug_reject)
         return self._validator
 
     def find(self, key: str, argtypes: tuple[str, ...]) -> Found:
+        from ..world.validate import Verdict
         validator = self.validator
         if validator is None:
             return Found(None, Verdict(False, f"image-incompatible:{self.rejected}"))
@@ -126,7 +133,7 @@ class PackageImage:
             return Found(None, Verdict(False, "no-entry"))
         return Found(entry, validator.check((key, argtypes)))
 
-    def callees(self, entry: CodeEntry) -> set[str]:
+    def callees(self, entry: "CodeEntry") -> set[str]:
         """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""
         contents = self.contents
         seen: set = set()
@@ -141,7 +148,8 @@ class PackageImage:
                 stack.extend(callee.calls())
         return {k for k, _ in seen}
 
-    def instance(self, entry: CodeEntry, method: Any):
+    def instance(self, entry: "CodeEntry", method: Any):
+        from ..world.image import instance_from_entry
         return instance_from_entry(entry, method, self.root)
 
     # ------------------------------------------------------------------ native code
@@ -184,7 +192,7 @@ class PackageImage:
             return None
         return _dlsym(lib._handle, symbol.encode()) or None
 
-    def bind(self, entry: CodeEntry) -> Optional[tuple[int, int, int]]:
+    def bind(self, entry: "CodeEntry") -> Optional[tuple[int, int, int]]:
         """``(try_, PyMethodDef, vectorcall)`` addresses of an entry's native code, or None (cure it)."""
         try_address = self.address(f"try_{entry.symbol}")
         def_address = self.address(f"def_{entry.symbol}")
@@ -214,6 +222,8 @@ class Loader:
         path = Path(file).resolve().parent / "__aot__" / f"{package}.cpu.aotimg"
         if not path.exists():
             return None
+        import serializer
+        from serializer import ImageError
         try:
             header = serializer.read_header(path)
         except ImageError as err:

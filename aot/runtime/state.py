@@ -61,12 +61,19 @@ class Runtime:
         self._compiler: Any = None
         self.building = False  # inside `aot build`: calls run as plain Python and record their types
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
-        from ..world.validate import CurrentWorld
         from .loader import Loader
-        self.current_world = CurrentWorld(self.table)
+        self._current_world: Any = None
         self.loader = Loader(self)
         # Backedges: method key → the (method key, argtypes) instances whose code relied on it.
         self.backedges: dict[str, set[tuple[str, tuple]]] = {}
+
+    @property
+    def current_world(self) -> Any:
+        """Answers about the current definitions (for validating image entries), made when first needed."""
+        if self._current_world is None:
+            from ..world.validate import CurrentWorld
+            self._current_world = CurrentWorld(self.table)
+        return self._current_world
 
     @property
     def compiler(self):
@@ -104,7 +111,8 @@ class Runtime:
 
     def redefine(self, key: str) -> None:
         """A method was defined again: close every code instance that depended on the old definition."""
-        self.current_world.forget()
+        if self._current_world is not None:
+            self._current_world.forget()
         for image in self.loader.images.values():
             if image is not None and image._validator is not None:
                 image._validator.forget()
