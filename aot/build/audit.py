@@ -45,7 +45,7 @@ STAGES = ("ir", "llvm", "asm", "ptx")
 IMAGE_SUFFIX = ".aotimg"
 # What `aot clean` removes from an __aot__ folder: images, their native artifacts, the build lock and the
 # temporary files of an interrupted write. Anything else there is left alone.
-_CLEANABLE = re.compile(r"(.+\.(aotimg|so|ptx|cubin)|\.lock|\..+\.tmp)\Z")
+_CLEANABLE = re.compile(r"(.+\.(aotimg|so|ptx|cubin|objects)|\.lock|\..+\.tmp)\Z")
 
 
 class AuditError(Exception):

@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import serializer
 from serializer import ImageError
@@ -154,7 +154,7 @@ class _Builder:
         self.result.built += sum(1 for k in instances if k not in reused)
         contents = self.contents(instances, root, world)
         objects = self.objects(package, instances, target, contents, previous)
-        return image_path, header, contents.to_tables(), objects
+        return image_path, header, contents, objects
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
         """Make sure every callee of every instance is known (reused roots bring their callees' keys only)."""
@@ -176,7 +176,14 @@ class _Builder:
         if any(image.header.get(k) != v for k, v in header.items()):
             return None
         try:
-            return ImageContents.from_tables(image.tables)
+            contents = ImageContents.from_tables(image.tables)
+            try:
+                cache = serializer.read_image(image_path.with_suffix(".objects"))
+                if all(cache.header.get(k) == v for k, v in header.items()):
+                    contents.objects = ImageContents.from_tables(cache.tables).objects
+            except ImageError:
+                pass  # no reusable objects: every module is compiled again
+            return contents
         except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError, OverflowError):
             return None
 
@@ -220,12 +227,8 @@ class _Builder:
 
     def objects(self, package: str, instances: dict, target: Any, contents: ImageContents,
                 previous: Optional[ImageContents]) -> list[bytes]:
-        by_module: dict[str, list] = {}
-        for (key, argtypes) in instances:
-            by_module.setdefault(key.split(":")[0], []).append((key, argtypes))
         jobs: list[ObjectJob] = []
-        for module_name in sorted(by_module):
-            exported = set(by_module[module_name])
+        for module_name, exported in object_groups(instances):
             reach = self.reachable(exported, instances)
             stored = []
             for key, argtypes in sorted(reach, key=lambda k: (k[0], str(k[1]))):
@@ -274,6 +277,29 @@ class _Builder:
         return out
 
 
+OBJECT_METHODS = 8
+"""Methods per object file: a module's methods are split in groups this size, so that editing one
+method recompiles a few, not the whole module (and the groups compile in parallel)."""
+
+
+def object_groups(instances: Iterable[tuple[str, tuple]]) -> list[tuple[str, set]]:
+    """Instances grouped into object files: ``pkg.mod`` for a small module, ``pkg.mod#k`` for the k-th
+    group of methods of a larger one (by method key, so an edit moves no method to another group)."""
+    by_module: dict[str, dict[str, list]] = {}
+    for key, argtypes in instances:
+        by_module.setdefault(key.split(":")[0], {}).setdefault(key, []).append((key, argtypes))
+    groups = []
+    for module in sorted(by_module):
+        methods = sorted(by_module[module])
+        if len(methods) <= OBJECT_METHODS:
+            groups.append((module, {i for m in methods for i in by_module[module][m]}))
+            continue
+        for k in range(0, len(methods), OBJECT_METHODS):
+            chunk = methods[k:k + OBJECT_METHODS]
+            groups.append((f"{module}#{k // OBJECT_METHODS}", {i for m in chunk for i in by_module[module][m]}))
+    return groups
+
+
 def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = False,
                   progress: Optional[Callable[[str, int, int], None]] = None,
                   targets: Optional[tuple[str, ...]] = None) -> BuildResult:
@@ -314,7 +340,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             outputs.append((package_dir, built))
             if builder.result.failed and strict:
                 continue
-            image_path, header, tables, objects = built
+            image_path, header, contents, objects = built
             so_path = image_path.with_suffix(".so")
             rt_path = image_path.with_suffix(".rt.so")
             link_shared(objects, so_path)
@@ -324,7 +350,8 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
                                           "size": len(native)},
                           runtime={"file": rt_path.name, "sha256": hashlib.sha256(small).hexdigest(),
                                    "size": len(small)})
-            serializer.write_image(image_path, header, tables)
+            serializer.write_image(image_path, header, contents.to_tables())
+            serializer.write_image(image_path.with_suffix(".objects"), header, contents.object_tables())
             builder.result.images.append(str(image_path))
     if "ptx" in targets:
         for package in cfg.packages:

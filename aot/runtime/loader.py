@@ -101,7 +101,7 @@ class PackageImage:
             from ..world.image import ImageContents
             try:
                 image = serializer.read_image(self.path)
-                self._contents = ImageContents.from_tables(image.tables)
+                self._contents = ImageContents.from_tables(image.tables, lazy=True)
             except (ImageError, serializer.RecordError, KeyError, TypeError, ValueError, IndexError,
                     OverflowError) as err:
                 self.reject(f"damaged: {err}")
@@ -128,10 +128,14 @@ class PackageImage:
         validator = self.validator
         if validator is None:
             return Found(None, Verdict(False, f"image-incompatible:{self.rejected}"))
-        entry = validator.contents.code.get((key, argtypes))
-        if entry is None:
-            return Found(None, Verdict(False, "no-entry"))
-        return Found(entry, validator.check((key, argtypes)))
+        try:
+            entry = validator.contents.code.get((key, argtypes))
+            if entry is None:
+                return Found(None, Verdict(False, "no-entry"))
+            return Found(entry, validator.check((key, argtypes)))
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
+            self.reject(f"damaged: {err}")
+            return Found(None, Verdict(False, f"image-incompatible:{self.rejected}"))
 
     def callees(self, entry: "CodeEntry") -> set[str]:
         """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""

@@ -16,38 +16,37 @@ from typing import Any, Callable
 COMPILER_VERSION = "0.1.0"
 
 
-def _feed(h: "hashlib._Hash", value: Any) -> None:
-    if isinstance(value, types.CodeType):
-        h.update(b"code(")
-        h.update(value.co_code)
-        for part in (value.co_argcount, value.co_posonlyargcount, value.co_kwonlyargcount, value.co_flags):
-            h.update(str(part).encode() + b",")
-        for seq in (value.co_names, value.co_varnames, value.co_freevars, value.co_cellvars):
-            h.update(repr(tuple(seq)).encode())
-        for const in value.co_consts:
-            _feed(h, const)
-        h.update(b")")
-    elif isinstance(value, (tuple, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, frozenset) else value
-        h.update(b"(")
-        for item in items:
-            _feed(h, item)
-        h.update(b")")
-    elif isinstance(value, float):
-        h.update(b"f" + value.hex().encode())
-    else:
-        h.update(type(value).__name__.encode() + b":" + repr(value).encode())
+def _consts(consts: tuple) -> str:
+    """Constants as text; nested code objects hashed separately, frozensets in a fixed order."""
+    parts = []
+    for c in consts:
+        if isinstance(c, types.CodeType):
+            parts.append("code:" + _code_digest(c))
+        elif isinstance(c, frozenset):  # their repr order follows the per-process string hash seed
+            parts.append("frozenset:" + repr(sorted(c, key=repr)))
+        elif isinstance(c, float):
+            parts.append("float:" + c.hex())
+        else:
+            parts.append(type(c).__name__ + ":" + repr(c))
+    return "\x1f".join(parts)
+
+
+def _code_digest(code: types.CodeType, consts: "tuple | None" = None) -> str:
+    h = hashlib.sha256(code.co_code)
+    h.update(repr((code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+                   code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)).encode())
+    h.update(_consts(code.co_consts if consts is None else consts).encode())
+    return h.hexdigest()
 
 
 def fingerprint(py_func: Callable, options: Any = None) -> str:
     code = py_func.__code__
-    h = hashlib.sha256()
-    h.update(f"aot {COMPILER_VERSION}|".encode())
     consts = code.co_consts
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
-        code = code.replace(co_consts=(None,) + consts[1:])
-    _feed(h, code)
-    _feed(h, tuple(py_func.__defaults__ or ()))
+        consts = (None,) + consts[1:]
+    h = hashlib.sha256(f"aot {COMPILER_VERSION}|".encode())
+    h.update(_code_digest(code, consts).encode())
+    h.update(_consts(tuple(py_func.__defaults__ or ())).encode())
     h.update(repr(options.cache_key() if options is not None else "").encode())
     return h.hexdigest()[:32]

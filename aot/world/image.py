@@ -10,6 +10,7 @@ place that names their fields. Nothing here imports llvmlite.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any, Iterable
 
 from serializer.records import RecordSchema, record
@@ -119,25 +120,70 @@ def _check_code_record(i: int, rec: dict, n_methods: int) -> None:
         raise ValueError(f"code record {i}: malformed edges")
 
 
+class LazyCode(MutableMapping):
+    """Code entries by instance key, each checked and built from its record on first access."""
+
+    def __init__(self, method_keys: list[str] = (), records: list = ()):  # type: ignore[assignment]
+        self._keys = method_keys
+        self._items: dict[InstanceKey, Any] = {}
+        for i, rec in enumerate(records):
+            if not (isinstance(rec, list) and len(rec) >= 2 and type(rec[0]) is int
+                    and 0 <= rec[0] < len(method_keys) and isinstance(rec[1], list)
+                    and all(isinstance(t, str) for t in rec[1])):
+                raise ValueError(f"code record {i}: malformed method index or argument types")
+            self._items[(method_keys[rec[0]], tuple(rec[1]))] = (i, rec)
+
+    def __getitem__(self, key: InstanceKey) -> CodeEntry:
+        item = self._items[key]
+        if isinstance(item, tuple):
+            i, raw = item
+            rec = CODE.unpack(raw)
+            _check_code_record(i, rec, len(self._keys))
+            item = CodeEntry(i, self._keys[rec["method"]], tuple(rec["argtypes"]), rec["rettype"], rec["owner"],
+                             bytes(rec["ir"]), tuple(tuple(e) for e in rec["edges"]), rec["symbol"],
+                             rec["min_world"], rec["max_world"], rec["state"], bool(rec["boundscheck"]),
+                             rec["native_size"])
+            self._items[key] = item
+        return item
+
+    def __setitem__(self, key: InstanceKey, entry: CodeEntry) -> None:
+        self._items[key] = entry
+
+    def __delitem__(self, key: InstanceKey) -> None:
+        del self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def materialise(self) -> None:
+        """Check and build every entry now (raises ValueError/RecordError for a malformed one)."""
+        for key in list(self._items):
+            self[key]
+
+
 @dataclass
 class ImageContents:
     fingerprints: dict[str, str] = field(default_factory=dict)
-    code: dict[InstanceKey, CodeEntry] = field(default_factory=dict)
+    code: MutableMapping = field(default_factory=LazyCode)
     objects: dict[str, tuple[str, bytes]] = field(default_factory=dict)
 
     @classmethod
-    def from_tables(cls, tables: dict[str, list]) -> "ImageContents":
+    def from_tables(cls, tables: dict[str, list], lazy: bool = False) -> "ImageContents":
+        """The contents of decoded tables. ``lazy``: code entries are checked and built when first looked
+        up (importing a package looks up only the entries of the methods it calls)."""
         out = cls()
         methods = METHODS.unpack_all(tables.get("methods", []))
         keys = [m["key"] for m in methods]
         out.fingerprints = {m["key"]: m["fingerprint"] for m in methods}
-        for i, rec in enumerate(CODE.unpack_all(tables.get("code", []))):
-            _check_code_record(i, rec, len(keys))
-            entry = CodeEntry(i, keys[rec["method"]], tuple(rec["argtypes"]), rec["rettype"], rec["owner"],
-                              bytes(rec["ir"]), tuple(tuple(e) for e in rec["edges"]), rec["symbol"],
-                              rec["min_world"], rec["max_world"], rec["state"], bool(rec["boundscheck"]),
-                              rec["native_size"])
-            out.code[entry.key] = entry
+        out.code = LazyCode(keys, tables.get("code", []))
+        if not lazy:
+            out.code.materialise()
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
         return out
@@ -154,9 +200,13 @@ class ImageContents:
         return {
             "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints[k]}) for k in keys],
             "code": code,
-            "objects": [OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
-                        for m, (ck, obj) in sorted(self.objects.items())],
         }
+
+    def object_tables(self) -> dict[str, list]:
+        """The object files, kept beside the image (``*.objects``) for incremental builds only: the
+        image itself stays small, since importing a package decodes it."""
+        return {"objects": [OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
+                            for m, (ck, obj) in sorted(self.objects.items())]}
 
 
 def _tuplify(value: Any) -> Any:
