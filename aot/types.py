@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Union
 
 
@@ -285,8 +286,9 @@ class SignatureError(ValueError):
     """A malformed type or signature string."""
 
 
+@lru_cache(maxsize=4096)
 def parse_type(text: str) -> Type:
-    """``"f64"``, ``"f64[:, ::1]"``, ``"(f64, i64)"`` → the type."""
+    """``"f64"``, ``"f64[:, ::1]"``, ``"(f64, i64)"`` → the type (types are values: parses are cached)."""
     parser = _TypeParser(text)
     t = parser.type()
     parser.end()
@@ -455,3 +457,15 @@ def accepts(declared: Type, actual: Type) -> bool:
         return len(declared.items) == len(actual.items) and all(
             accepts(d, a) for d, a in zip(declared.items, actual.items))
     return False
+
+
+def describe(value: Any) -> str:
+    """A stable name for a compile-time object a name lookup resolved to (``module:math``, ``builtins:abs``,
+    ``type:f64``): what ``lookup`` edges record and what validation compares."""
+    if isinstance(value, type(math)):
+        return f"module:{value.__name__}"
+    if isinstance(value, ScalarType):
+        return f"type:{value.name}"
+    module = getattr(value, "__module__", None) or "builtins"
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
+    return f"{module}:{name}"

@@ -25,6 +25,7 @@ from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Jump, Compare, Const, C
                   GetItem, Intrinsic, IntrinsicCall, LoadGlobal, MakeTuple, Op, Return, SetItem,
                   Truth, UnaryKind, UnaryOp, Var, successors, uses)
 from ..ir.ops import CallValue
+from ..types import describe
 from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
                      Type, format_signature, join)
 from . import rules
@@ -653,17 +654,6 @@ def _is_compile_time_value(value: Any) -> bool:
     if getattr(value, "__aot_method__", None) is not None:
         return True
     return isinstance(value, (type(describe), type(len)))
-
-
-def describe(value: Any) -> str:
-    """A stable name for a compile-time object a lookup resolved to (``module:math``, ``builtin:abs``)."""
-    if isinstance(value, type(math)):
-        return f"module:{value.__name__}"
-    if isinstance(value, ScalarType):
-        return f"type:{value.name}"
-    module = getattr(value, "__module__", None) or "builtins"
-    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
-    return f"{module}:{name}"
 
 
 def is_temp(name: str) -> bool:

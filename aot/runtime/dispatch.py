@@ -170,17 +170,19 @@ class Dispatcher:
 
     def obtain(self, argtypes: tuple[Type, ...]) -> Specialization:
         """A specialization from the image when its entry is valid, else one compiled now."""
-        rt = runtime()
-        key = self.mdef.key
-        strs = tuple(map(str, argtypes))
-        image = rt.loader.image_for(self.mdef.module)
-        cause, rejected = "no-entry", None
-        if image is not None:
-            found = image.find(key, strs)
-            cause, rejected = found.verdict.cause, found.entry
-            if found.entry is not None and found.verdict.valid:
-                return self.load(image, found.entry, argtypes)
-        return self.compile(argtypes, cause, image if rejected is not None else None, rejected)
+        return self.from_image(argtypes) or self.compile(argtypes, *self._rejection)
+
+    def from_image(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
+        """The image's specialization when its entry is valid (remembering why not, otherwise)."""
+        image = runtime().loader.image_for(self.mdef.module)
+        self._rejection: tuple = ("no-entry", None, None)
+        if image is None:
+            return None
+        found = image.find(self.mdef.key, tuple(map(str, argtypes)))
+        if found.entry is not None and found.verdict.valid:
+            return self.load(image, found.entry, argtypes)
+        self._rejection = (found.verdict.cause, image if found.entry is not None else None, found.entry)
+        return None
 
     def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...]) -> Specialization:
         rt = runtime()
@@ -204,10 +206,7 @@ class Dispatcher:
         rt = runtime()
         rt.check_strict(self.mdef.key, argtypes, cause)
         compiled = rt.compiler.compile(self.mdef, argtypes)
-        spurious = False
-        if rejected is not None:
-            from serializer.irformat import encode_function
-            spurious = encode_function(compiled.instance.function, image.root) == rejected.ir
+        spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
         reached = rt.compiler.reachable_keys(compiled.instance)
         rt.add_backedges((self.mdef.key, tuple(map(str, argtypes))), reached)
@@ -371,6 +370,28 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
         __doc__=py_func.__doc__, __wrapped__=py_func)
     initialise(obj, dispatcher.dispatch_address, fallback)
     return obj
+
+
+def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
+    """Whether a reinference reproduced exactly what the image held: the instance's typed IR and that of
+    every callee its code inlines. Then rejecting the entry made no difference: the reinference was
+    spurious. (A callee that really changed makes its caller's rejection necessary, even though the
+    caller's own IR, a call, reads the same.)"""
+    from serializer.irformat import encode_function
+    contents = image.contents
+    done = rt.compiler.inferencer.done
+    stack, seen = [inst.key], set()
+    while stack:
+        key = stack.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        fresh = done.get(key)
+        stored = contents.code.get((key[0], tuple(map(str, key[1])))) if contents is not None else None
+        if fresh is None or stored is None or encode_function(fresh.function, image.root) != stored.ir:
+            return False
+        stack.extend(fresh.callees)
+    return True
 
 
 _OPTIONS = {True: MethodOptions(boundscheck=True), False: MethodOptions(boundscheck=False)}

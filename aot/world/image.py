@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from collections.abc import MutableMapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
 from serializer.records import RecordSchema, record
@@ -87,6 +88,7 @@ class CodeEntry:
                 yield (target, _split_types(value))
 
 
+@lru_cache(maxsize=4096)
 def _split_types(text: str) -> tuple[str, ...]:
     """``"(f64[:, :], (i64, f64))"`` → ``("f64[:, :]", "(i64, f64)")``: commas outside brackets split."""
     inner = text.strip()

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from ..types import describe
 from .fingerprint import fingerprint
 from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constant_matches
 from .methods import MethodOptions
@@ -90,7 +91,6 @@ class CurrentWorld:
             return mdef.key
         if callable(value) and hasattr(value, "__code__"):
             return f"{value.__module__}:{value.__qualname__}"
-        from ..infer.solver import describe
         return describe(value)
 
 
