@@ -220,7 +220,8 @@ class _Builder:
             mdef = self.rt.table.methods.get(key)
             contents.code[(key, tuple(map(str, argtypes)))] = CodeEntry(
                 0, key, tuple(map(str, argtypes)), str(inst.return_type), "cpu",
-                encode_function(inst.function, root), tuple(tuple(edge_to_record(e)) for e in inst.edges),
+                getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
+                tuple(tuple(edge_to_record(e)) for e in inst.edges),
                 symbol_name(key, argtypes, "cpu"), 1, MAX_WORLD, entry_state(inst.edges),
                 mdef.options.boundscheck if mdef is not None else True, 0)
         return contents
@@ -250,7 +251,7 @@ class _Builder:
                 todo.append(job)
         if todo:
             payloads = [job.encode() for job in todo]
-            if self.jobs > 1 and len(todo) > 1:
+            if self.jobs > 1 and len(todo) > 2:  # starting worker processes costs more than a few objects
                 with ProcessPoolExecutor(max_workers=self.jobs) as pool:
                     for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
                         self.progress(f"codegen {package}", i, len(todo))

@@ -344,7 +344,32 @@ class FunctionCodegen:
             # add cannot wrap; saying so lets LLVM prove index ranges (dropping negative-index fixups).
             self.store(op.dest, self.b.add(a, b_, flags=("nsw",)), rt)
             return
+        divisor = self.consts.get(op.rhs.name)
+        if kind in (BinOpKind.FLOORDIV, BinOpKind.MOD) and rt.is_int and rt.is_signed \
+                and type(divisor) is int and 0 < divisor < 2 ** (rt.bits - 1):
+            result = self.floor_by_constant(kind, a, divisor, rt)
+            if result is not None:
+                self.store(op.dest, result, rt)
+                return
         self.store(op.dest, self.float_binop(kind, a, b_) if rt.is_float else self.int_binop(kind, a, b_, rt), rt)
+
+    def floor_by_constant(self, kind: BinOpKind, a: ir.Value, c: int, t: ScalarType) -> Optional[ir.Value]:
+        """Python's ``a // c`` and ``a % c`` for a positive constant ``c``, cheaper than the general case:
+        a shift or a mask for powers of two, and for ``%`` an unsigned remainder corrected for negative
+        ``a`` (``a`` as unsigned is ``a + 2**bits``, so subtract ``2**bits mod c``). None: no shortcut."""
+        b = self.b
+        if c & (c - 1) == 0:
+            k = c.bit_length() - 1
+            if kind is BinOpKind.FLOORDIV:
+                return b.ashr(a, ir.Constant(a.type, k))
+            return b.and_(a, ir.Constant(a.type, c - 1))
+        if kind is not BinOpKind.MOD:
+            return None
+        u = b.urem(a, ir.Constant(a.type, c))
+        m = (1 << t.bits) % c
+        wrapped = b.select(b.icmp_unsigned(">=", u, ir.Constant(a.type, m)),
+                           b.sub(u, ir.Constant(a.type, m)), b.add(u, ir.Constant(a.type, c - m)))
+        return b.select(b.icmp_signed("<", a, ir.Constant(a.type, 0)), wrapped, u)
 
     def float_binop(self, kind: BinOpKind, a: ir.Value, b_: ir.Value) -> ir.Value:
         b = self.b

@@ -226,10 +226,28 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
 
     from ..infer.solver import InferredInstance
     from ..types import parse_type
-    argtypes = tuple(parse_type(t) for t in entry.argtypes)
-    function = decode_function(entry.ir, root)
-    callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.calls())
-    return InferredInstance(method, argtypes, function, parse_type(entry.rettype), entry_edges(entry), callees)
+
+    class StoredInstance(InferredInstance):
+        """An instance from an image: its typed IR is decoded only if something reads it (code generation);
+        ``stored_ir`` keeps the bytes, so rewriting the image needs no re-encoding."""
+
+        def __init__(self) -> None:
+            self.method = method
+            self.argtypes = tuple(parse_type(t) for t in entry.argtypes)
+            self.return_type = parse_type(entry.rettype)
+            self.edges = entry_edges(entry)
+            self.callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.calls())
+            self.pending = ()
+            self.stored_ir = entry.ir
+            self._function = None
+
+        @property
+        def function(self):  # type: ignore[override]
+            if self._function is None:
+                self._function = decode_function(entry.ir, root)
+            return self._function
+
+    return StoredInstance()
 
 
 def entry_state(edges: tuple["Edge", ...]) -> str:
