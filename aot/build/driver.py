@@ -29,9 +29,9 @@ import serializer
 from serializer import ImageError
 
 from ..diagnostics import CompileError
-from ..infer.solver import Edge, InferredInstance
+from ..infer.solver import InferredInstance
 from ..runtime import runtime
-from ..world.fingerprint import COMPILER_VERSION, fingerprint
+from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import (MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
 from ..world.validate import CurrentWorld, Validator

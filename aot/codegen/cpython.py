@@ -15,8 +15,6 @@ object, so a call costs about what a call of a C builtin costs.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from llvmlite import ir
 
 from ..types import ArrayType, ScalarType, TupleType, Type

@@ -17,14 +17,14 @@ from typing import Callable, Optional
 from llvmlite import ir
 
 from ..ir import (BinOp, BinOpKind, Branch, Call, CmpKind, Compare, Const, Convert, Copy, Function,
-                  GetItem, Intrinsic, IntrinsicCall, Jump, MakeTuple, Op, Raise, Return, SetItem, Truth,
+                  GetItem, IntrinsicCall, Jump, MakeTuple, Op, Raise, Return, SetItem, Truth,
                   UnaryKind, UnaryOp, Var, uses)
 from ..passes.definite import maybe_unassigned
 from ..targets import Target
-from ..types import (BOOL, F64, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type,
+from ..types import (BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type,
                      promote)
 from . import types as lt
-from .types import memory_type, value_type
+from .types import value_type
 
 _FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">",
          CmpKind.GE: ">="}
@@ -573,7 +573,6 @@ class FunctionCodegen:
     def op_Call(self, op: Call) -> None:
         argtypes = tuple(self.t(a) for a in op.args)
         fn = self.callee(op.callee, argtypes)
-        ret_t = self.t(op.dest) if op.dest.name in self.fn.types else NONE
         out = self.b.alloca(fn.args[0].type.pointee if hasattr(fn.args[0].type, "pointee") else lt.I8)
         status = self.b.call(fn, [self.b.bitcast(out, fn.args[0].type)] + [self.load(a) for a in op.args])
         with self.b.if_then(self.b.icmp_unsigned("!=", status, ir.Constant(lt.STATUS, 0)), likely=False):

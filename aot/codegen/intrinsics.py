@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
-from ..types import BOOL, F32, F64, I64, ArrayType, ScalarType, TupleType, Type, arith_type, promote
+from ..types import F64, I64, ArrayType, ScalarType, TupleType, Type, arith_type
 from . import types as lt
 from .types import value_type
 

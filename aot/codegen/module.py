@@ -14,7 +14,7 @@ from typing import Callable
 from llvmlite import ir
 
 from ..infer import InferredInstance
-from ..ir import Call, Copy, Function, Intrinsic, IntrinsicCall, SetItem
+from ..ir import Call, Copy, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import ArrayType, Type, format_signature
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry

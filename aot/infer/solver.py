@@ -27,7 +27,7 @@ from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Jump, Compare, Const, C
 from ..ir.ops import CallValue
 from ..types import describe
 from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
-                     Type, format_signature, join)
+                     Type, join)
 from . import rules
 from .rules import RuleError
 
@@ -360,7 +360,6 @@ class _BodyState:
 
     # ---------------------------------------------------------------- transfer rules
     def transfer(self, op: Op, label: str, index: int) -> Type:
-        sweep = self.sweep
         if isinstance(op, Const):
             t = const_type(op.value)
             if t is None:

@@ -18,8 +18,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from ..diagnostics import CompileError
-from ..types import (F64, ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
+from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
                      parse_type, typeof)
 from ..world import MethodDef, MethodOptions
 from .methodtype import builtin_from_def, initialise, method_type, set_table, set_vectorcall
@@ -356,7 +355,7 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
     rt = runtime()
     obj = _method_class()()
     if isinstance(signatures, str):
-        raise TypeError(f"@aot.jit(signatures=...) takes a list of signature strings, not one string")
+        raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
     redefining = f"{py_func.__module__}:{py_func.__qualname__}" in rt.table.methods
     mdef = rt.table.define(py_func, _OPTIONS[bool(boundscheck)])
     if redefining:

@@ -9,7 +9,7 @@ This is the only runtime module that imports llvmlite (through ``aot.codegen``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from llvmlite import ir
 

@@ -14,7 +14,7 @@ from collections.abc import MutableMapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
-from serializer.records import RecordSchema, record
+from serializer.records import record
 
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
     from ..infer.solver import Edge
