@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import stat
 import struct
 from collections.abc import Mapping
@@ -39,6 +38,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Union
 
 import msgpack
+
+from .files import atomic_write_bytes
 
 from serializer.records import RecordError, RecordSchema
 
@@ -193,26 +194,11 @@ def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, 
     """
     data = encode_image(header, tables)
     target = Path(path)
-    folder = target.parent
-    tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        # 0o666 & ~umask, like any file the user creates (mkstemp would force 0o600).
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write_bytes(target, data)
     except OSError as e:
         raise ImageError(target, f"cannot write image ({e.strerror or e})", "unwritable") from e
-    _fsync_dir(folder)
+    _fsync_dir(target.parent)
 
 
 def _fsync_dir(folder: Path) -> None:
