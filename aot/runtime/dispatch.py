@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, Sequence
 from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
                      parse_type, typeof)
 from ..world import MethodDef, MethodOptions
-from .methodtype import builtin_from_def, initialise, method_type, set_table, set_vectorcall
+from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
 
@@ -332,11 +332,12 @@ def _get(self: Any, instance: Any, owner: Any = None) -> Any:
 
 
 _METHODS_INSTALLED = False
+_METHOD_CLASS: Any = None
 
 
 def _method_class() -> type:
-    global _METHODS_INSTALLED
-    cls = method_type()
+    global _METHODS_INSTALLED, _METHOD_CLASS
+    cls = _METHOD_CLASS = method_type()
     if not _METHODS_INSTALLED:
         cls.specializations = _specializations
         cls.inspect_ir = _inspect_ir
@@ -352,22 +353,24 @@ def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, b
         raise TypeError(f"@aot.jit needs a Python function, not {type(py_func).__name__}")
     # This runs once per method at import: keep it to a few microseconds (signatures are parsed, and
     # fingerprints computed, on the first call; `aot build` reports malformed signatures of every method).
-    rt = runtime()
-    obj = _method_class()()
     if isinstance(signatures, str):
         raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
-    redefining = f"{py_func.__module__}:{py_func.__qualname__}" in rt.table.methods
-    mdef = rt.table.define(py_func, _OPTIONS[bool(boundscheck)])
+    rt = runtime()
+    obj = (_METHOD_CLASS or _method_class())()
+    table = rt.table
+    key = f"{py_func.__module__}:{py_func.__qualname__}"
+    redefining = key in table.methods
+    mdef = table.define(py_func, _OPTIONS[bool(boundscheck)], key)
     if redefining:
         rt.redefine(mdef.key)
     dispatcher = Dispatcher(obj, mdef, signatures, _dispatcher_address(rt, mdef.module))
     mdef.dispatcher = dispatcher
-    fallback = dispatcher.fallback
     obj.__dict__.update(
-        py_func=py_func, __aot_method__=mdef, _aot_dispatcher=dispatcher, _aot_fallback=fallback,
-        __name__=py_func.__name__, __qualname__=py_func.__qualname__, __module__=py_func.__module__,
-        __doc__=py_func.__doc__, __wrapped__=py_func)
-    initialise(obj, dispatcher.dispatch_address, fallback)
+        py_func=py_func, __aot_method__=mdef, _aot_dispatcher=dispatcher, __name__=py_func.__name__,
+        __qualname__=py_func.__qualname__, __module__=py_func.__module__, __doc__=py_func.__doc__,
+        __wrapped__=py_func)
+    obj._aot_vectorcall = dispatcher.dispatch_address  # the native slots (see aot.runtime.methodtype)
+    obj._aot_fallback = dispatcher.fallback
     return obj
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 from functools import lru_cache
+from typing import Any
 
 _api = ctypes.pythonapi
 
@@ -20,7 +21,7 @@ VECTORCALL_OFFSET, DICT_OFFSET, WEAKLIST_OFFSET = 16, 24, 32
 TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = 40, 48, 56
 BASIC_SIZE = 64
 
-_T_PYSSIZET, _READONLY = 19, 1
+_T_PYSSIZET, _T_OBJECT_EX, _READONLY = 19, 16, 1
 _Py_tp_call, _Py_tp_members, _Py_tp_new, _Py_tp_doc, _Py_tp_getset = 50, 72, 65, 56, 73
 _Py_TPFLAGS_BASETYPE, _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 10, 1 << 11
 
@@ -53,10 +54,15 @@ _keepalive: list = []
 
 @lru_cache(maxsize=None)
 def method_type() -> type:
-    members = (_MemberDef * 4)(
+    members = (_MemberDef * 8)(
         _MemberDef(b"__vectorcalloffset__", _T_PYSSIZET, VECTORCALL_OFFSET, _READONLY, None),
         _MemberDef(b"__dictoffset__", _T_PYSSIZET, DICT_OFFSET, _READONLY, None),
         _MemberDef(b"__weaklistoffset__", _T_PYSSIZET, WEAKLIST_OFFSET, _READONLY, None),
+        # Writable views of the native slots, so the runtime sets them without ctypes (fast at import).
+        _MemberDef(b"_aot_vectorcall", _T_PYSSIZET, VECTORCALL_OFFSET, 0, None),
+        _MemberDef(b"_aot_table", _T_PYSSIZET, TABLE_OFFSET, 0, None),
+        _MemberDef(b"_aot_count", _T_PYSSIZET, COUNT_OFFSET, 0, None),
+        _MemberDef(b"_aot_fallback", _T_OBJECT_EX, FALLBACK_OFFSET, 0, None),
         _MemberDef())
     doc = ctypes.c_char_p(b"A compiled method: calls dispatch natively on the argument types.")
     getset = (_GetSetDef * 2)(
@@ -78,39 +84,14 @@ def method_type() -> type:
     return from_spec(ctypes.addressof(spec))
 
 
-class _Layout(ctypes.Structure):
-    """The native part of a method object (after the object head), as described above."""
-
-    _fields_ = [("refcnt", ctypes.c_ssize_t), ("type", ctypes.c_void_p), ("vectorcall", ctypes.c_void_p),
-                ("dict", ctypes.c_void_p), ("weaklist", ctypes.c_void_p), ("table", ctypes.c_void_p),
-                ("count", ctypes.c_ssize_t), ("fallback", ctypes.c_void_p)]
+def set_vectorcall(obj: Any, address: int) -> None:
+    obj._aot_vectorcall = address
 
 
-def initialise(obj: object, vectorcall: int, fallback: object) -> None:
-    """Set a fresh object's vectorcall and fallback (its table is empty: new objects are zero-filled).
-    ``fallback`` is a borrowed reference: the caller keeps it alive (in the instance dict)."""
-    layout = _Layout.from_address(id(obj))
-    layout.vectorcall = vectorcall
-    layout.fallback = id(fallback)
-
-
-def _slot(obj: object, offset: int) -> ctypes.c_void_p:
-    return ctypes.c_void_p.from_address(id(obj) + offset)
-
-
-def set_vectorcall(obj: object, address: int) -> None:
-    _slot(obj, VECTORCALL_OFFSET).value = address
-
-
-def set_table(obj: object, address: int, count: int) -> None:
-    _slot(obj, COUNT_OFFSET).value = 0  # never let the dispatcher see a count ahead of its table
-    _slot(obj, TABLE_OFFSET).value = address
-    ctypes.c_ssize_t.from_address(id(obj) + COUNT_OFFSET).value = count
-
-
-def set_fallback(obj: object, fallback: object) -> None:
-    """Store a borrowed reference; the caller keeps ``fallback`` alive (in the instance dict)."""
-    _slot(obj, FALLBACK_OFFSET).value = id(fallback)
+def set_table(obj: Any, address: int, count: int) -> None:
+    obj._aot_count = 0  # never let the dispatcher see a count ahead of its table
+    obj._aot_table = address
+    obj._aot_count = count
 
 
 def builtin_from_def(method_def_address: int) -> object:

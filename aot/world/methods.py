@@ -39,7 +39,7 @@ def method_key(py_func: Callable) -> str:
     return f"{py_func.__module__}:{py_func.__qualname__}"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MethodDef:
     """One definition of a method (a redefinition makes a new ``MethodDef`` under the same key)."""
 
@@ -83,9 +83,11 @@ class MethodTable:
         self._by_function: dict[int, MethodDef] = {}
         self._intrinsics: Optional[dict[int, "Intrinsic"]] = None  # aot.gpu's functions, when first asked
 
-    def define(self, py_func: Callable, options: MethodOptions = MethodOptions()) -> MethodDef:
+    def define(self, py_func: Callable, options: MethodOptions = MethodOptions(),
+               key: Optional[str] = None) -> MethodDef:
+        """A new definition under ``key`` (``pkg.mod:qualname`` of ``py_func`` when not given)."""
         self.world += 1
-        mdef = MethodDef(method_key(py_func), py_func, options, self.world)
+        mdef = MethodDef(key or method_key(py_func), py_func, options, self.world)
         self.methods[mdef.key] = mdef
         self._by_function[id(py_func)] = mdef
         return mdef
