@@ -216,12 +216,11 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ slow path
     def fallback(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
-            bound.apply_defaults()
-            args = bound.args
-        elif len(args) < self.mdef.py_func.__code__.co_argcount:
-            bound = inspect.signature(self.mdef.py_func).bind(*args)
+        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount:
+            try:  # keywords and defaults bind as in Python, with Python's errors
+                bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
+            except TypeError as err:
+                raise TypeError(f"{self.mdef.key}: {err}") from None
             bound.apply_defaults()
             args = bound.args
         try:

@@ -1,0 +1,86 @@
+"""Calling methods from Python: dispatch, argument errors, specializations, strict mode and events."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aot
+from aot.runtime import runtime
+
+
+@aot.jit
+def add(x, y):
+    return x + y
+
+
+@aot.jit
+def scaled(x, factor=2.0):
+    return x * factor
+
+
+@aot.jit(signatures=["f64(f64[:])"])
+def total(a):
+    t = 0.0
+    for v in a:
+        t += v
+    return t
+
+
+@aot.jit
+def unseen(x):
+    return x - 1
+
+
+def test_arity_and_keyword_errors_are_python_type_errors():
+    with pytest.raises(TypeError, match="missing a required argument"):
+        add(1)
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        add(1, 2, 3)
+    assert add(x=1, y=2) == 3
+    assert scaled(1.5) == 3.0 and scaled(1.5, 3.0) == 4.5
+
+
+def test_values_compiled_code_cannot_take():
+    with pytest.raises(TypeError, match="cannot take a str"):
+        add("a", 1)
+    with pytest.raises(TypeError, match="cannot take a list"):
+        total([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"no compiled signature takes \(i64\[::1\]\)"):
+        total(np.arange(3))
+
+
+def test_declared_signatures_convert_and_specializations_report():
+    assert total(np.array([1.0, 2.0, 3.0])) == 6.0
+    assert total(np.array([1.0, 2.0, 3.0, 4.0])[::2]) == 4.0
+    specs = total.specializations()
+    assert [str(s.argtypes) for s in specs] == ["(f64[:],)"] and specs[0].origin == "jit"
+    assert specs[0].builtin(np.array([2.0])) == 2.0          # each specialization is a real builtin
+    assert type(specs[0].builtin).__name__ == "builtin_function_or_method"
+    assert add(1, 2) == 3 and add(1.5, 2) == 3.5            # one method, two specializations
+    assert {str(s.argtypes) for s in add.specializations()} >= {"(i64, i64)", "(f64, i64)"}
+
+
+def test_strict_mode_forbids_compiling_and_events_say_why():
+    before = len(aot.events())
+    aot.strict(True)
+    try:
+        with pytest.raises(aot.StrictModeError, match=r"unseen\(i64\)"):
+            unseen(3)
+    finally:
+        aot.strict(False)
+    assert unseen(3) == 2
+    new = aot.events()[before:]
+    assert [(e.kind, e.method, e.argtypes, e.cause) for e in new] == [
+        ("inferred", "test_dispatch:unseen", ("i64",), "no-entry")]
+    assert aot.stats()["inferred"] >= 1
+
+
+def test_world_grows_with_each_definition():
+    world = aot.world()
+
+    @aot.jit
+    def local(x):
+        return x
+
+    assert aot.world() == world + 1 and local(4) == 4
+    assert runtime().table.methods[local.__aot_method__.key] is local.__aot_method__
