@@ -78,3 +78,14 @@ def test_inspect_ir_llvm_asm():
     assert "define" in llvm and "fcmp" in llvm
     asm = numkit.core.clamp.inspect_asm("f64", "f64", "f64")
     assert "ret" in asm
+
+
+def test_every_pass_keeps_every_numkit_function_valid():
+    """The verifier after each pass of the pipeline, on the untyped-then-inferred IR of every instance."""
+    from aot.passes import pipeline
+    for inst in all_instances():
+        fn = inst.function
+        for name, pass_ in pipeline.PASSES:
+            fn = pass_(fn, None)
+            verify(fn)
+            assert pass_(fn, None) == fn, f"{name} is not idempotent on {inst.method.key}"

@@ -139,7 +139,8 @@ class _Builder:
             return None
 
         from ..infer import Inferencer
-        inferencer = Inferencer(rt.table, seed=seed)
+        from ..passes import pipeline
+        inferencer = Inferencer(rt.table, seed=seed, passes=pipeline.run)
         roots = self.roots(package)
         for i, (mdef, argtypes) in enumerate(roots):
             self.progress(f"infer {package}", i, len(roots))

@@ -132,10 +132,12 @@ class Inferencer:
     """Explicit inference state: finished instances, the stack of instances being inferred, partial results."""
 
     def __init__(self, table: MethodTable, max_rounds: int = 50,
+                 passes: Optional[Callable[[Function], Function]] = None,
                  seed: Optional[Callable[[MethodSource, tuple[Type, ...]], Optional["InferredInstance"]]] = None,
                  overlay: Optional[Callable[[Intrinsic, ScalarType], Optional[str]]] = None):
         self.table = table
         self.seed = seed  # instances known without inference (valid image entries), or None
+        self.passes = passes  # run on each finished instance's typed IR (aot.passes.pipeline.run)
         # The owner's overlay (PTX: math.sin → __nv_sin); each resolution it makes is an edge.
         self.overlay = overlay
         self.done: dict[tuple[str, tuple[Type, ...]], InferredInstance] = {}
@@ -595,6 +597,8 @@ class _BodyState:
         if not returns:
             ret = NONE
         typed = self._typed_function(ret)
+        if self.inf.passes is not None:
+            typed = self.inf.passes(typed)
         return InferredInstance(self.frame.method, self.frame.argtypes, typed, ret,
                                 tuple(sorted(self.sweep.edges, key=lambda e: (e.kind, e.target, repr(e.value)))),
                                 tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)))

@@ -18,6 +18,7 @@ from ..codegen.engine import DATA_PREFIX, JitEngine
 from ..codegen.function import CodegenOptions, ModuleContext
 from ..codegen.module import build_module, optimize
 from ..infer import InferredInstance, Inferencer
+from ..passes import pipeline
 from ..targets import CpuTarget
 from ..types import Type
 from ..world import MethodDef
@@ -39,7 +40,7 @@ class Compiler:
         self.rt = rt
         self.target = CpuTarget.host()
         self.engine = JitEngine(self.target)
-        self.inferencer = Inferencer(rt.table, seed=rt.seed)
+        self.inferencer = Inferencer(rt.table, seed=rt.seed, passes=pipeline.run)
         self._dispatcher: Optional[int] = None
         self._modules = 0
 

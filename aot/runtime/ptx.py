@@ -26,6 +26,7 @@ from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
 from ..infer import InferredInstance, Inferencer
+from ..passes import pipeline
 from ..ir import Return
 from ..targets import PtxTarget
 from ..types import NONE, Type
@@ -65,7 +66,7 @@ class PtxCompiler:
 
     def __init__(self, table: Any, seed: Any = None):
         self.table = table
-        self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay)
+        self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay, passes=pipeline.run)
 
     def refresh(self) -> dict:
         """Forget every instance that relied on an edited method; {instance: the method that changed}."""

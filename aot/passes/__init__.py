@@ -1,0 +1,1 @@
+"""IR → IR passes (one module each) and analyses; ``pipeline`` is their order."""
