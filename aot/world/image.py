@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import MutableMapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from serializer.records import record
 
@@ -60,9 +60,8 @@ def constant_matches(stored: Any, current: Any) -> bool:
     return stored == current
 
 
-@dataclass(frozen=True)
-class CodeEntry:
-    """One code instance stored in an image."""
+class CodeEntry(NamedTuple):
+    """One code instance stored in an image (a named tuple: cheap to build, immutable)."""
 
     index: int
     method: str
@@ -82,10 +81,9 @@ class CodeEntry:
     def key(self) -> InstanceKey:
         return (self.method, self.argtypes)
 
-    def calls(self) -> Iterable[InstanceKey]:
-        for kind, target, value in self.edges:
-            if kind == "call":
-                yield (target, _split_types(value))
+    def calls(self) -> tuple[InstanceKey, ...]:
+        """The instances this entry calls (from its ``call`` edges)."""
+        return tuple((target, _split_types(value)) for kind, target, value in self.edges if kind == "call")
 
 
 @lru_cache(maxsize=4096)
@@ -137,7 +135,7 @@ class LazyCode(MutableMapping):
 
     def __getitem__(self, key: InstanceKey) -> CodeEntry:
         item = self._items[key]
-        if isinstance(item, tuple):
+        if not isinstance(item, CodeEntry):  # (index, raw record) until first looked up
             i, raw = item
             rec = CODE.unpack(raw)
             _check_code_record(i, rec, len(self._keys))

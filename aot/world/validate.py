@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from ..types import describe
 from .fingerprint import fingerprint
@@ -25,10 +24,12 @@ from .methods import MethodOptions
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     valid: bool
     cause: str = ""
+
+
+VALID = Verdict(True)
 
 
 class CurrentWorld:
@@ -131,14 +132,27 @@ class Validator:
                 stored_fp = self.contents.fingerprints.get(target)
                 if stored_fp is None or self.world.fingerprint(target) != stored_fp:
                     return Verdict(False, f"edge-changed:{target}")
-        return Verdict(True)
+        return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
     def check(self, key: InstanceKey) -> Verdict:
         if key in self.verdicts:
             return self.verdicts[key]
-        if key not in self.contents.code:
+        code = self.contents.code
+        if key not in code:
             return Verdict(False, "no-entry")
+        entry = code[key]
+        calls = entry.calls()
+        if all(c in self.verdicts or c not in code for c in calls):
+            # The common case: a leaf, or callees decided already. No graph walk needed.
+            verdict = self.local_check(entry)
+            if verdict.valid:
+                for callee in calls:
+                    if callee not in code or not self.verdicts[callee].valid:
+                        verdict = Verdict(False, f"edge-changed:{callee[0]}")
+                        break
+            self.verdicts[key] = verdict
+            return verdict
         index: dict[InstanceKey, int] = {}
         low: dict[InstanceKey, int] = {}
         stack: list[InstanceKey] = []
@@ -193,4 +207,4 @@ class Validator:
             if not locals_[k].valid:
                 self.verdicts[k] = locals_[k]
             else:
-                self.verdicts[k] = shared or Verdict(True)
+                self.verdicts[k] = shared or VALID
