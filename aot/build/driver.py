@@ -279,7 +279,7 @@ class _Builder:
         return out
 
 
-OBJECT_METHODS = 8
+OBJECT_METHODS = 6
 """Methods per object file: a module's methods are split in groups this size, so that editing one
 method recompiles a few, not the whole module (and the groups compile in parallel)."""
 
