@@ -26,6 +26,9 @@ from ..types import (BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, ar
 from . import types as lt
 from .types import value_type
 
+_FLOAT_PLAIN = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fsub", BinOpKind.MUL: "fmul"}
+_INT_PLAIN = {BinOpKind.ADD: "add", BinOpKind.SUB: "sub", BinOpKind.MUL: "mul", BinOpKind.AND: "and_",
+              BinOpKind.OR: "or_", BinOpKind.XOR: "xor"}
 _FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">",
          CmpKind.GE: ">="}
 
@@ -374,12 +377,8 @@ class FunctionCodegen:
     def float_binop(self, kind: BinOpKind, a: ir.Value, b_: ir.Value) -> ir.Value:
         b = self.b
         zero = ir.Constant(a.type, 0.0)
-        if kind is BinOpKind.ADD:
-            return b.fadd(a, b_)
-        if kind is BinOpKind.SUB:
-            return b.fsub(a, b_)
-        if kind is BinOpKind.MUL:
-            return b.fmul(a, b_)
+        if kind in _FLOAT_PLAIN:
+            return getattr(b, _FLOAT_PLAIN[kind])(a, b_)
         if kind is BinOpKind.TRUEDIV:
             self.check(b.fcmp_ordered("==", b_, zero), "ZeroDivisionError", "float division by zero")
             return b.fdiv(a, b_)
@@ -437,18 +436,8 @@ class FunctionCodegen:
 
     def int_binop(self, kind: BinOpKind, a: ir.Value, b_: ir.Value, t: ScalarType) -> ir.Value:
         b = self.b
-        if kind is BinOpKind.ADD:
-            return b.add(a, b_)
-        if kind is BinOpKind.SUB:
-            return b.sub(a, b_)
-        if kind is BinOpKind.MUL:
-            return b.mul(a, b_)
-        if kind is BinOpKind.AND:
-            return b.and_(a, b_)
-        if kind is BinOpKind.OR:
-            return b.or_(a, b_)
-        if kind is BinOpKind.XOR:
-            return b.xor(a, b_)
+        if kind in _INT_PLAIN:  # wrapping arithmetic and bitwise ops: one LLVM instruction each
+            return getattr(b, _INT_PLAIN[kind])(a, b_)
         if kind in (BinOpKind.FLOORDIV, BinOpKind.MOD):
             zero = ir.Constant(a.type, 0)
             self.check(b.icmp_unsigned("==", b_, zero), "ZeroDivisionError", "integer division or modulo by zero")
