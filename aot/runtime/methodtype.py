@@ -5,7 +5,7 @@
     set_vectorcall(obj, dispatcher_address)
     set_table(obj, table_address, count)   # the try_ wrappers the dispatcher walks
 
-Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 weakrefs ·
+Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 (unused) ·
 40 dispatch table · 48 table length · 56 fallback (a Python callable, kept alive by the instance dict).
 The generated dispatcher (``aot.codegen.cpython.emit_dispatcher``) reads the same offsets.
 """
@@ -54,10 +54,10 @@ _keepalive: list = []
 
 @lru_cache(maxsize=None)
 def method_type() -> type:
-    members = (_MemberDef * 8)(
+    # No __weaklistoffset__: the type keeps object's deallocation, which would not clear weak references.
+    members = (_MemberDef * 7)(
         _MemberDef(b"__vectorcalloffset__", _T_PYSSIZET, VECTORCALL_OFFSET, _READONLY, None),
         _MemberDef(b"__dictoffset__", _T_PYSSIZET, DICT_OFFSET, _READONLY, None),
-        _MemberDef(b"__weaklistoffset__", _T_PYSSIZET, WEAKLIST_OFFSET, _READONLY, None),
         # Writable views of the native slots, so the runtime sets them without ctypes (fast at import).
         _MemberDef(b"_aot_vectorcall", _T_PYSSIZET, VECTORCALL_OFFSET, 0, None),
         _MemberDef(b"_aot_table", _T_PYSSIZET, TABLE_OFFSET, 0, None),
