@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import os
 import re
@@ -199,7 +198,7 @@ def _write_ptx_image(image_path, dest):
     """A PTX image made from the CPU one (same entries, owner ptx) with a hand-written PTX module."""
     image = serializer.read_image(image_path)
     contents = ImageContents.from_tables(image.tables)
-    contents.code = {k: dataclasses.replace(e, owner="ptx") for k, e in contents.code.items()}
+    contents.code = {k: e._replace(owner="ptx") for k, e in contents.code.items()}
     symbol = contents.code[("numkit.stats:mean", ("f64[:]",))].symbol
     ptx = (".version 8.0\n.target sm_80\n.address_size 64\n\n"
            f".visible .func (.param .b32 r) {symbol}(\n\t.param .b64 p0\n)\n{{\n\tret;\n}}\n\n"
