@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from ..world import MethodTable
 
@@ -21,8 +21,7 @@ class StrictModeError(RuntimeError):
     """Raised in strict mode instead of inferring or compiling at run time."""
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """Something the runtime did to a method instance, and why."""
 
     kind: str

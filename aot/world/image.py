@@ -126,23 +126,33 @@ class LazyCode(MutableMapping):
     def __init__(self, method_keys: list[str] = (), records: list = ()):  # type: ignore[assignment]
         self._keys = method_keys
         self._items: dict[InstanceKey, Any] = {}
+        n = len(method_keys)
         for i, rec in enumerate(records):
-            if not (isinstance(rec, list) and len(rec) >= 2 and type(rec[0]) is int
-                    and 0 <= rec[0] < len(method_keys) and isinstance(rec[1], list)
-                    and all(isinstance(t, str) for t in rec[1])):
-                raise ValueError(f"code record {i}: malformed method index or argument types")
-            self._items[(method_keys[rec[0]], tuple(rec[1]))] = (i, rec)
+            # Just what the key needs: the rest of the record is checked when it is first looked up.
+            try:
+                index, argtypes = rec[0], tuple(rec[1])
+                if type(index) is not int or not 0 <= index < n:
+                    raise TypeError
+                hash(argtypes)
+            except (TypeError, IndexError, KeyError):
+                raise ValueError(f"code record {i}: malformed method index or argument types") from None
+            self._items[(method_keys[index], argtypes)] = (i, rec)
 
     def __getitem__(self, key: InstanceKey) -> CodeEntry:
         item = self._items[key]
         if not isinstance(item, CodeEntry):  # (index, raw record) until first looked up
             i, raw = item
-            rec = CODE.unpack(raw)
+            n = len(CODE.required)
+            if len(raw) < n:
+                raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {n}")
+            # Positional, as written; fields appended by later formats default (see CODE).
+            rec = dict(zip(CODE.fields, raw))
+            for name, default in CODE.optional:
+                rec.setdefault(name, default)
             _check_code_record(i, rec, len(self._keys))
-            item = CodeEntry(i, self._keys[rec["method"]], tuple(rec["argtypes"]), rec["rettype"], rec["owner"],
-                             bytes(rec["ir"]), tuple(tuple(e) for e in rec["edges"]), rec["symbol"],
-                             rec["min_world"], rec["max_world"], rec["state"], bool(rec["boundscheck"]),
-                             rec["native_size"])
+            item = CodeEntry(i, self._keys[raw[0]], tuple(raw[1]), raw[2], raw[3], raw[4],
+                             tuple(tuple(e) for e in raw[5]), raw[6], raw[7], raw[8], raw[9],
+                             bool(rec["boundscheck"]), rec["native_size"])
             self._items[key] = item
         return item
 
@@ -178,9 +188,11 @@ class ImageContents:
         """The contents of decoded tables. ``lazy``: code entries are checked and built when first looked
         up (importing a package looks up only the entries of the methods it calls)."""
         out = cls()
-        methods = METHODS.unpack_all(tables.get("methods", []))
-        keys = [m["key"] for m in methods]
-        out.fingerprints = {m["key"]: m["fingerprint"] for m in methods}
+        methods = tables.get("methods", [])
+        if not all(type(m) is list and len(m) >= 2 and type(m[0]) is str and type(m[1]) is str for m in methods):
+            raise ValueError("malformed methods table")
+        keys = [m[0] for m in methods]
+        out.fingerprints = {m[0]: m[1] for m in methods}
         out.code = LazyCode(keys, tables.get("code", []))
         if not lazy:
             out.code.materialise()
