@@ -357,22 +357,20 @@ class FunctionCodegen:
         self.store(op.dest, self.float_binop(kind, a, b_) if rt.is_float else self.int_binop(kind, a, b_, rt), rt)
 
     def floor_by_constant(self, kind: BinOpKind, a: ir.Value, c: int, t: ScalarType) -> Optional[ir.Value]:
-        """Python's ``a // c`` and ``a % c`` for a positive constant ``c``, cheaper than the general case:
-        a shift or a mask for powers of two, and for ``%`` an unsigned remainder corrected for negative
-        ``a`` (``a`` as unsigned is ``a + 2**bits``, so subtract ``2**bits mod c``). None: no shortcut."""
+        """Python's ``a // c`` and ``a % c`` for a positive constant ``c``, branch-free: a shift or a mask
+        for powers of two; otherwise ``~a`` is non-negative when ``a`` is negative and floor division is
+        ``~(~a / c)`` there, so one unsigned division (a multiply by LLVM) serves both signs."""
         b = self.b
         if c & (c - 1) == 0:
             k = c.bit_length() - 1
             if kind is BinOpKind.FLOORDIV:
                 return b.ashr(a, ir.Constant(a.type, k))
             return b.and_(a, ir.Constant(a.type, c - 1))
-        if kind is not BinOpKind.MOD:
-            return None
-        u = b.urem(a, ir.Constant(a.type, c))
-        m = (1 << t.bits) % c
-        wrapped = b.select(b.icmp_unsigned(">=", u, ir.Constant(a.type, m)),
-                           b.sub(u, ir.Constant(a.type, m)), b.add(u, ir.Constant(a.type, c - m)))
-        return b.select(b.icmp_signed("<", a, ir.Constant(a.type, 0)), wrapped, u)
+        sign = b.ashr(a, ir.Constant(a.type, t.bits - 1))
+        quotient = b.xor(b.udiv(b.xor(a, sign), ir.Constant(a.type, c)), sign)
+        if kind is BinOpKind.FLOORDIV:
+            return quotient
+        return b.sub(a, b.mul(quotient, ir.Constant(a.type, c)))
 
     def float_binop(self, kind: BinOpKind, a: ir.Value, b_: ir.Value) -> ir.Value:
         b = self.b
