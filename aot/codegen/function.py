@@ -367,7 +367,10 @@ class FunctionCodegen:
                 return b.ashr(a, ir.Constant(a.type, k))
             return b.and_(a, ir.Constant(a.type, c - 1))
         sign = b.ashr(a, ir.Constant(a.type, t.bits - 1))
-        quotient = b.xor(b.udiv(b.xor(a, sign), ir.Constant(a.type, c)), sign)
+        # a ^ sign is a or ~a: never negative. The mask says so to LLVM (it changes no value), which
+        # then divides with a cheaper multiply, as for any number below 2**(bits-1).
+        magnitude = b.and_(b.xor(a, sign), ir.Constant(a.type, (1 << (t.bits - 1)) - 1))
+        quotient = b.xor(b.udiv(magnitude, ir.Constant(a.type, c)), sign)
         if kind is BinOpKind.FLOORDIV:
             return quotient
         return b.sub(a, b.mul(quotient, ir.Constant(a.type, c)))
