@@ -86,7 +86,7 @@ class Runtime:
                spurious: bool = False) -> Event:
         event = Event(kind, method, tuple(str(t) for t in argtypes), owner, cause, spurious)
         self.events.append(event)
-        if self.env.log or (spurious and self.env.log):
+        if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(event), file=sys.stderr)
         return event
 
