@@ -468,10 +468,11 @@ class _BodyState:
             container = obj.value
             value = getattr(container, op.attr, _MISSING)
             if value is _MISSING:
-                raise RuleError(f"{obj} has no attribute '{op.attr}'")
+                raise RuleError(f"module {getattr(container, '__name__', '?')} has no attribute '{op.attr}'")
             owner = getattr(container, "__name__", "?")
             return self.classify(value, f"{owner}:{op.attr}", op, label, index)
-        raise RuleError(f"attribute access on {obj} is not supported; only arrays (shape, size, ndim) "
+        what = _user_words(obj.value) if isinstance(obj, PyValueType) else f"a {obj} value"
+        raise RuleError(f"attribute access on {what} is not supported; only arrays (shape, size, ndim) "
                         f"and modules have attributes in compiled code")
 
     def call_value(self, op: CallValue, label: str, index: int) -> Type:
@@ -657,6 +658,16 @@ def _is_compile_time_value(value: Any) -> bool:
     if getattr(value, "__aot_method__", None) is not None:
         return True
     return isinstance(value, (type(describe), type(len)))
+
+
+def _user_words(value: Any) -> str:
+    """A compile-time object as a user would name it: ``the class Point``, ``the function f``."""
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    if isinstance(value, type):
+        return f"the class {name}"
+    if callable(value) and name:
+        return f"the function {name}"
+    return f"a {type(value).__name__} object"
 
 
 def is_temp(name: str) -> bool:
