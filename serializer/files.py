@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes"]
@@ -18,7 +17,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o666) -> None:
 
     ``mode`` is filtered by the umask, like any file the user creates.  Raises OSError.
     """
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         with os.fdopen(fd, "wb") as f:

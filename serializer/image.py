@@ -28,16 +28,16 @@ naming the file, and msgpack runs with size limits derived from the bytes at han
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Union
+from typing import Any, BinaryIO, NamedTuple, Union
 
 import msgpack
+
+from .digest import sha256
 
 from .files import atomic_write_bytes
 
@@ -96,8 +96,7 @@ class ImageError(Exception):
         return f"{self.path}: {self.why}"
 
 
-@dataclass(frozen=True)
-class Image:
+class Image(NamedTuple):
     """A decoded image: its header map and its tables of positional records."""
 
     path: str
@@ -180,8 +179,8 @@ def encode_image(header: Mapping[str, Any], tables: Mapping[str, Any]) -> bytes:
         FORMAT_VERSION,
         len(header_bytes),
         len(body_bytes),
-        hashlib.sha256(header_bytes).digest(),
-        hashlib.sha256(body_bytes).digest(),
+        sha256(header_bytes).digest(),
+        sha256(body_bytes).digest(),
     )
     return preamble + header_bytes + body_bytes
 
@@ -218,8 +217,7 @@ def _fsync_dir(folder: Path) -> None:
 # --------------------------------------------------------------------------- decoding
 
 
-@dataclass(frozen=True)
-class _Preamble:
+class _Preamble(NamedTuple):
     version: int
     header_len: int
     body_len: int
@@ -279,7 +277,7 @@ def _parse_preamble(path: str, head: bytes, file_size: int) -> _Preamble:
 
 def _decode_map(path: str, what: str, data: bytes, digest: bytes) -> dict[str, Any]:
     """Checksum, then msgpack-decode with limits no larger than the data itself."""
-    if hashlib.sha256(data).digest() != digest:
+    if sha256(data).digest() != digest:
         raise ImageError(path, f"{what} checksum mismatch (the file is corrupted or was modified)", "corrupt")
     n = len(data)
     try:

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 __all__ = ["RecordError", "RecordSchema", "record"]
 
@@ -28,9 +27,8 @@ class RecordError(ValueError):
     """A record (or a dict to pack) that does not fit its schema."""
 
 
-@dataclass(frozen=True)
-class RecordSchema:
-    """The field order of one table.
+class RecordSchema(NamedTuple):
+    """The field order of one table (a named tuple: made at import, cheaply; ``record`` checks names).
 
     ``required`` fields were there from the first format; ``optional`` ones were
     appended later and carry the default that records written before them get.
@@ -40,13 +38,14 @@ class RecordSchema:
     required: tuple[str, ...]
     optional: tuple[tuple[str, Any], ...] = ()
 
-    def __post_init__(self) -> None:
+    def check(self) -> "RecordSchema":
         names = self.fields
         if not all(isinstance(n, str) and n for n in names):
             raise TypeError(f"{self.table}: field names must be non-empty strings: {names!r}")
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError(f"{self.table}: duplicate field names {dup}")
+        return self
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -105,4 +104,4 @@ def record(table: str, *fields: Union[str, tuple[str, Any]]) -> RecordSchema:
             optional.append((f[0], f[1]))
         else:
             raise TypeError(f"{table}: a field is 'name' or ('name', default), not {f!r}")
-    return RecordSchema(table, tuple(required), tuple(optional))
+    return RecordSchema(table, tuple(required), tuple(optional)).check()

@@ -13,14 +13,13 @@ any method of the package; the shared library is loaded only after its checksum 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import platform
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from typing import TYPE_CHECKING
+from serializer.digest import sha256
 
 from ..world.fingerprint import COMPILER_VERSION
 
@@ -165,7 +164,7 @@ class PackageImage:
             data = so.read_bytes()
         except OSError:
             return None, "native-missing"
-        if hashlib.sha256(data).hexdigest() != native.get("sha256"):
+        if sha256(data).hexdigest() != native.get("sha256"):
             return None, "native-checksum-mismatch"
         try:
             return ctypes.CDLL(str(so)), None
@@ -252,8 +251,9 @@ class Loader:
         if not isinstance(target, dict):
             return "no target"
         triple = str(target.get("triple", ""))
-        if not triple.startswith(platform.machine()):
-            return f"target {triple} (this machine is {platform.machine()})"
+        machine = os.uname().machine
+        if not triple.startswith(machine):
+            return f"target {triple} (this machine is {machine})"
         missing = _missing_features(str(target.get("features", "")))
         if missing:
             return f"cpu-features missing here: {','.join(missing[:5])}"

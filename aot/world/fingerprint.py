@@ -9,9 +9,10 @@ addresses or on the per-process string hash seed.
 """
 from __future__ import annotations
 
-import hashlib
 import types
 from typing import Any, Callable
+
+from serializer.digest import sha256
 
 COMPILER_VERSION = "0.1.0"
 
@@ -32,7 +33,7 @@ def _consts(consts: tuple) -> str:
 
 
 def _code_digest(code: types.CodeType, consts: "tuple | None" = None) -> str:
-    h = hashlib.sha256(code.co_code)
+    h = sha256(code.co_code)
     h.update(repr((code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
                    code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)).encode())
     h.update(_consts(code.co_consts if consts is None else consts).encode())
@@ -45,7 +46,7 @@ def fingerprint(py_func: Callable, options: Any = None) -> str:
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
-    h = hashlib.sha256(f"aot {COMPILER_VERSION}|".encode())
+    h = sha256(f"aot {COMPILER_VERSION}|".encode())
     h.update(_code_digest(code, consts).encode())
     h.update(_consts(tuple(py_func.__defaults__ or ())).encode())
     h.update(repr(options.cache_key() if options is not None else "").encode())
