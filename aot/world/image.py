@@ -103,21 +103,25 @@ def _split_types(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+_CODE_FIELD_TYPES = (("method", int), ("argtypes", list), ("rettype", str), ("owner", str), ("ir", bytes),
+                     ("edges", list), ("symbol", str), ("min_world", int), ("max_world", int), ("state", str))
+
+
 def _check_code_record(i: int, rec: dict, n_methods: int) -> None:
-    """Field types of a code record (a checksum-valid file may still hold nonsense written by hand)."""
-    expect = {"method": int, "argtypes": list, "rettype": str, "owner": str, "ir": bytes, "edges": list,
-              "symbol": str, "min_world": int, "max_world": int, "state": str}
-    for name, kind in expect.items():
-        if not isinstance(rec[name], kind) or isinstance(rec[name], bool):
+    """Field types of a code record (a checksum-valid file may still hold nonsense written by hand).
+    msgpack decodes exact types, so ``type(v) is T`` is the check (a bool is no int here)."""
+    for name, kind in _CODE_FIELD_TYPES:
+        if type(rec[name]) is not kind:
             raise ValueError(f"code record {i}: field {name} is a {type(rec[name]).__name__}, "
                              f"not a {kind.__name__}")
     if not 0 <= rec["method"] < n_methods:
         raise ValueError(f"code record {i}: method index {rec['method']} out of range")
-    if not all(isinstance(t, str) for t in rec["argtypes"]):
-        raise ValueError(f"code record {i}: argument types must be strings")
-    if not all(isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
-               for e in rec["edges"]):
-        raise ValueError(f"code record {i}: malformed edges")
+    for t in rec["argtypes"]:
+        if type(t) is not str:
+            raise ValueError(f"code record {i}: argument types must be strings")
+    for e in rec["edges"]:
+        if type(e) is not list or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
+            raise ValueError(f"code record {i}: malformed edges")
 
 
 class LazyCode(MutableMapping):
