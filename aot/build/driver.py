@@ -331,7 +331,6 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
                               key=key) from None
         except Exception as err:  # the user's code failed while it was imported
             raise _import_failure(err, project) from None
-    outputs = []
     targets = tuple(targets or cfg.targets)
     for package in cfg.packages if "cpu" in targets else ():
         package_dir = Path(sys.modules[package].__file__).resolve().parent
@@ -339,7 +338,6 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             built = builder.build_package(package)
             if built is None:
                 continue
-            outputs.append((package_dir, built))
             if builder.result.failed and strict:
                 continue
             image_path, header, contents, objects = built

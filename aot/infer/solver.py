@@ -27,7 +27,7 @@ from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Jump, Compare, Const, C
 from ..ir.ops import CallValue
 from ..types import describe
 from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
-                     Type, join)
+                     Type, join, widen)
 from . import rules
 from .rules import RuleError
 
@@ -258,11 +258,12 @@ class Inferencer:
             inst = self._solve(frame)
             if not frame.called_recursively or inst.return_type == frame.provisional:
                 return inst
-            joined = join(frame.provisional, inst.return_type)
+            joined = widen(frame.provisional, inst.return_type, rounds)
             if joined is None:
+                what = ("does not settle" if join(frame.provisional, inst.return_type) is not None
+                        else f"returns both {frame.provisional} and {inst.return_type}")
                 raise CompileError([Diagnostic(frame.method.untyped().span,
-                                               f"the recursive function returns both {frame.provisional} "
-                                               f"and {inst.return_type}")])
+                                               f"the return type of this recursive function {what}")])
             frame.provisional = joined
             frame.called_recursively = False
             for other, (_, head) in list(self.partial.items()):
