@@ -1,26 +1,39 @@
-"""SHA-256 without paying for OpenSSL at import: CPython's own implementation for small inputs (a header,
-a fingerprint), hashlib's (faster on large inputs) for the rest, imported when first needed.
+"""aot's two kinds of digest: CRC-32 for the integrity of files, BLAKE2b for identities.
 
-    sha256(b"abc").hexdigest()  →  'ba7816bf…'
+    crc32(b"abc")                 →  891568578 (0x352441c2)
+    checksum(b"abc").hexdigest()  →  'bddd813c…'
+
+``crc32`` guards aot's files (an image's header, directory and each table; the native library an image
+names). It detects the damage a checksum is for (a truncated copy, a flipped bit, a partial write) at
+several GB/s, in C, from ``zlib`` (a module every Python has). A cryptographic hash there would cost about
+four times as much and protect nothing more: whoever can rewrite a table can rewrite the checksum stored
+next to it. Precompile caches make the same choice (Julia's pkgimages are checked with CRC32c).
+
+``checksum`` (BLAKE2b, 32-byte digest) is for identities that must not collide by accident across many
+inputs: method fingerprints (``aot.world.fingerprint``), which decide whether compiled code is reused.
+It comes from ``_blake2`` (importing it costs a few hundred microseconds, where OpenSSL's ``_hashlib``
+costs milliseconds) and is about twice as fast as CPython's own SHA-256.
 """
 from __future__ import annotations
 
 from typing import Any
+from zlib import crc32 as _crc32
 
-try:  # CPython 3.12+
-    from _sha2 import sha256 as _small_sha256
-except ImportError:  # pragma: no cover - CPython 3.10/3.11
-    try:
-        from _sha256 import sha256 as _small_sha256
-    except ImportError:  # pragma: no cover - other implementations
-        _small_sha256 = None
+try:
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - an interpreter without the _blake2 module
+    from hashlib import blake2b as _blake2b
 
-_LARGE = 1 << 16
+__all__ = ["DIGEST_SIZE", "checksum", "crc32"]
+
+DIGEST_SIZE = 32
 
 
-def sha256(data: bytes = b"") -> Any:
-    """A sha256 hash object (``update``, ``digest``, ``hexdigest``) seeded with ``data``."""
-    if _small_sha256 is not None and len(data) < _LARGE:
-        return _small_sha256(data)
-    import hashlib
-    return hashlib.sha256(data)
+def crc32(data: bytes) -> int:
+    """The CRC-32 (zlib's, as an unsigned 32-bit int) of ``data`` (any bytes-like object)."""
+    return _crc32(data) & 0xFFFFFFFF
+
+
+def checksum(data: bytes = b"", digest_size: int = DIGEST_SIZE) -> Any:
+    """A BLAKE2b hash object (``update``, ``digest``, ``hexdigest``) seeded with ``data``."""
+    return _blake2b(data, digest_size=digest_size)

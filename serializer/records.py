@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Union
+from typing import Any, Union
 
 __all__ = ["RecordError", "RecordSchema", "record"]
 
@@ -27,16 +27,29 @@ class RecordError(ValueError):
     """A record (or a dict to pack) that does not fit its schema."""
 
 
-class RecordSchema(NamedTuple):
-    """The field order of one table (a named tuple: made at import, cheaply; ``record`` checks names).
+class RecordSchema:
+    """The field order of one table (made at import, cheaply; ``record`` checks names).
 
     ``required`` fields were there from the first format; ``optional`` ones were
     appended later and carry the default that records written before them get.
     """
 
-    table: str
-    required: tuple[str, ...]
-    optional: tuple[tuple[str, Any], ...] = ()
+    __slots__ = ("table", "required", "optional")
+
+    def __init__(self, table: str, required: tuple[str, ...], optional: tuple[tuple[str, Any], ...] = ()):
+        self.table = table
+        self.required = required
+        self.optional = optional
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RecordSchema) and (self.table, self.required, self.optional) == (
+            other.table, other.required, other.optional)
+
+    def __hash__(self) -> int:
+        return hash((self.table, self.required))
+
+    def __repr__(self) -> str:
+        return f"RecordSchema({self.table!r}, {self.required!r}, {self.optional!r})"
 
     def check(self) -> "RecordSchema":
         names = self.fields
