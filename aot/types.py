@@ -295,6 +295,7 @@ def parse_type(text: str) -> Type:
     return t
 
 
+@lru_cache(maxsize=4096)
 def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
     """``"f64(f64[:], i64)"`` → ``(F64, (ArrayType(F64, 1), I64))``; the return type may be ``none``."""
     parser = _TypeParser(text)

@@ -206,9 +206,9 @@ def _write_ptx_image(image_path, dest):
     folder = dest / "numkit" / "__aot__"
     folder.mkdir(parents=True)
     (folder / "numkit.ptx.ptx").write_text(ptx)
-    import hashlib
+    import zlib
     header = dict(image.header, owner="ptx", target={"triple": "nvptx64-nvidia-cuda", "cpu": "sm_80", "features": ""},
-                  native={"file": "numkit.ptx.ptx", "sha256": hashlib.sha256(ptx.encode()).hexdigest(),
+                  native={"file": "numkit.ptx.ptx", "crc32": zlib.crc32(ptx.encode()),
                           "size": len(ptx)})
     header.pop("runtime", None)
     serializer.write_image(folder / "numkit.ptx.aotimg", header, contents.to_tables())
@@ -267,14 +267,16 @@ def test_tampered_records_with_valid_checksums(tmp_path, image_path):
     image = serializer.read_image(image_path)
     folder = tmp_path / "pkg" / "__aot__"
     folder.mkdir(parents=True)
-    first = image.tables["code"][0]  # method, argtypes, rettype, owner, ir, edges, …
+    first = image.tables["code"][0]  # method, argtypes, rettype, owner, edges, symbol, …
+    one_ir = image.tables["ir"][:1]
     cases = {
-        "short-record": dict(image.tables, code=[[0, ["f64"]]]),
-        "bad-index": dict(image.tables, code=[[999] + first[1:]]),
-        "bad-types": dict(image.tables, code=[[0, [1, 2]] + first[2:]]),
-        "bad-edges": dict(image.tables, code=[first[:5] + [[["call"]]] + first[6:]]),
-        "huge-index": dict(image.tables, code=[[2**64 - 1] + first[1:]]),
-        "ir-not-bytes": dict(image.tables, code=[first[:4] + [2**40] + first[5:]]),  # bytes(2**40) = 1 TiB
+        "short-record": dict(image.tables, code=[[0, ["f64"]]], ir=one_ir),
+        "bad-index": dict(image.tables, code=[[999] + first[1:]], ir=one_ir),
+        "bad-types": dict(image.tables, code=[[0, [1, 2]] + first[2:]], ir=one_ir),
+        "bad-edges": dict(image.tables, code=[first[:4] + [[["call"]]] + first[5:]], ir=one_ir),
+        "huge-index": dict(image.tables, code=[[2**64 - 1] + first[1:]], ir=one_ir),
+        "ir-not-bytes": dict(image.tables, code=[first], ir=[[2**40]]),  # bytes(2**40) = 1 TiB
+        "ir-missing": dict(image.tables, code=[first], ir=[]),
     }
     for name, tables in cases.items():
         path = folder / f"{name}.aotimg"

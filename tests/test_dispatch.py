@@ -84,3 +84,26 @@ def test_world_grows_with_each_definition():
 
     assert aot.world() == world + 1 and local(4) == 4
     assert runtime().table.methods[local.__aot_method__.key] is local.__aot_method__
+
+
+@aot.jit
+def native_after_first_call(x):
+    return x * 3
+
+
+def test_native_vectorcall_is_set_by_the_first_call_and_follows_the_specializations():
+    """A new method object has no vectorcall: its first call runs in Python (``MethodBase.__call__``).
+    One specialization is the vectorcall itself; several go through the native dispatcher."""
+    f = native_after_first_call
+    assert f._aot_vectorcall == 0
+    assert f(2) == 6
+    (only,) = f.specializations()
+    assert f._aot_vectorcall == only.vectorcall_address != 0
+    assert f(2.5) == 7.5
+    assert len(f.specializations()) == 2
+    dispatcher = f._aot_vectorcall
+    assert dispatcher not in {s.vectorcall_address for s in f.specializations()}
+    assert f(4) == 12 and f(0.5) == 1.5 and f.py_func(4) == 12
+    with pytest.raises(TypeError, match="cannot take a str"):
+        f("x")
+    assert callable(f) and f.__name__ == "native_after_first_call" and f.__wrapped__ is f.py_func

@@ -125,6 +125,29 @@ def test_nothing_changed_strict_mode_passes(numkit_built):
     assert_right_results(run)
 
 
+IMPORT_ONLY = """
+    import sys
+    before = set(sys.modules)
+    import numkit
+    from numkit import core
+    imported = sorted(m for m in set(sys.modules) - before if not m.startswith("numkit"))
+    first = core.lerp.__call__  # no native code yet: calls reach Python (MethodBase.__call__) first
+    r = core.lerp(0.0, 10.0, 0.25)
+    after = sorted(m for m in set(sys.modules) - before if not m.startswith("numkit"))
+    report(imported=imported, after=after, r=r, specs=[s.origin for s in core.lerp.specializations()])
+"""
+
+
+def test_import_reads_no_image_and_the_first_call_binds_natively(numkit_built):
+    """Importing a package with an image runs no image code at all (the cost of import is the methods'
+    objects); the first call of a method reads, validates and binds its entry."""
+    run = run_python(numkit_built, IMPORT_ONLY)
+    assert run["imported"] == [], f"import loaded {run['imported']}"
+    assert "serializer.image" in run["after"] and "msgpack" in run["after"]
+    assert run["stats"]["loaded"] == 1 and run["stats"]["inferred"] == 0 and run["llvmlite"] is False
+    assert run["r"] == 2.5 and run["specs"] == ["image"]
+
+
 def test_images_are_found_through_the_module_file_not_the_current_directory(numkit_built, tmp_path):
     decoy = tmp_path / "decoy"
     for folder in (decoy / "numkit" / "__aot__", decoy / "__aot__"):
@@ -487,11 +510,14 @@ def test_foreign_image_cause_has_the_prefix_once(numkit):
     assert e["cause"].startswith("image-incompatible:compiler-version"), e["cause"]
 
 
-@pytest.mark.parametrize("where", ["header", "body"])
+@pytest.mark.parametrize("where", ["header", "body", "ir"])
 def test_damaged_image_rejected_with_one_warning(numkit, where):
+    """Damage anywhere rejects the whole image, even in the IR table, which loading valid entries never
+    decodes (every table's checksum is checked when the image is first opened)."""
     path = image_path(numkit, "numkit")
     data = bytearray(path.read_bytes())
-    offset = serializer.PREAMBLE_SIZE + 5 if where == "header" else len(data) - 100
+    offset = {"header": serializer.PREAMBLE_SIZE + 5, "body": len(data) - 100,
+              "ir": sum(serializer.open_image(path).span("ir")) // 2}[where]
     data[offset] ^= 0x5A
     path.write_bytes(bytes(data))
     run = run_python(numkit, DAMAGE_PROBE)

@@ -18,7 +18,6 @@ bad configuration, an unknown method) is an ``AuditError`` whose message is one 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib
 import json
 import math
@@ -34,6 +33,7 @@ from typing import Any, Iterator, Optional
 
 import serializer
 from serializer import ImageError
+from serializer.digest import crc32
 
 from ..runtime.loader import python_abi
 from ..world.fingerprint import COMPILER_VERSION
@@ -100,14 +100,8 @@ class AuditedImage:
 
     def native_problem(self) -> Optional[str]:
         """Why the native artifacts cannot be used as they are (``native-missing``,
-        ``native-checksum-mismatch``), naming the file, or None. The code library is required; other
-        artifacts the header names (the small runtime library) are checked when named."""
-        for what in ("native", "runtime"):
-            if what == "native" or what in self.header:
-                problem = self._artifact_problem(what)
-                if problem:
-                    return problem
-        return None
+        ``native-checksum-mismatch``), naming the file, or None."""
+        return self._artifact_problem("native")
 
     def _artifact_problem(self, what: str) -> Optional[str]:
         path = self.artifact(what)
@@ -117,7 +111,7 @@ class AuditedImage:
             data = path.read_bytes()
         except OSError:
             return f"native-missing ({path.name})"
-        if hashlib.sha256(data).hexdigest() != self.header[what].get("sha256"):
+        if crc32(data) != self.header[what].get("crc32"):
             return f"native-checksum-mismatch ({path.name})"
         return None
 
@@ -191,20 +185,25 @@ def read_audited(path: Path) -> AuditedImage:
 
 def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
     """Checks ``ImageContents.from_tables`` relies on: a code record's method is an index into the methods
-    table and its IR is bytes (an integer there would make ``bytes(n)`` allocate n bytes)."""
-    from ..world.image import CODE, METHODS
+    table, and the ``ir`` table holds the bytes of one function per code record."""
+    from ..world.image import CODE, IR, METHODS
     methods = METHODS.unpack_all(tables.get("methods", []))
     if not all(isinstance(m["key"], str) and isinstance(m["fingerprint"], str) for m in methods):
         return "a method key or fingerprint is not a string"
-    for i, rec in enumerate(CODE.unpack_all(tables.get("code", []))):
+    code = CODE.unpack_all(tables.get("code", []))
+    for i, rec in enumerate(code):
         method = rec["method"]
         if isinstance(method, bool) or not isinstance(method, int) or not 0 <= method < len(methods):
             return f"code entry {i}: method index {method!r} is not an index into the {len(methods)} methods"
-        if not isinstance(rec["ir"], bytes):
-            return f"code entry {i}: ir is {type(rec['ir']).__name__}, not bytes"
         if not isinstance(rec["argtypes"], list) or not isinstance(rec["edges"], list) or \
                 not all(isinstance(e, list) for e in rec["edges"]):
             return f"code entry {i}: argtypes or edges are not lists"
+    irs = IR.unpack_all(tables.get("ir", []))
+    if len(irs) != len(code):
+        return f"{len(irs)} IR records for {len(code)} code entries"
+    for i, rec in enumerate(irs):
+        if not isinstance(rec["ir"], bytes):
+            return f"code entry {i}: ir is {type(rec['ir']).__name__}, not bytes"
     return None
 
 

@@ -13,7 +13,6 @@ Outputs are written atomically under a lock, so concurrent builds never leave a 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import importlib
 import os
 import pkgutil
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 import serializer
+from serializer.digest import crc32
 from serializer import ImageError
 
 from ..diagnostics import CompileError
@@ -204,7 +204,7 @@ class _Builder:
                 self.result.failed += 1
                 self.result.errors.append(f"{code.co_filename}:{code.co_firstlineno}: error: {err}")
                 continue
-            for argtypes in declared + list(dispatcher.recorded):
+            for argtypes in declared + list(dispatcher.recorded or ()):
                 if argtypes not in seen:
                     seen.add(argtypes)
                     out.append((mdef, argtypes))
@@ -239,7 +239,8 @@ class _Builder:
                                              tuple(entry.calls()), entry.boundscheck, (key, argtypes) in exported))
             jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt,
                                   tuple(stored)))
-        jobs.append(ObjectJob(RUNTIME_OBJECT, target.triple, target.cpu, target.features, target.opt, (), True))
+        jobs.append(ObjectJob(RUNTIME_OBJECT, target.triple, target.cpu, target.features, target.opt, (), True,
+                              tuple(e.symbol for e in contents.ordered())))
         results: dict[str, bytes] = {}
         todo = []
         for job in jobs:
@@ -278,6 +279,11 @@ class _Builder:
             stack.extend(instances[k].callees)
         return out
 
+
+LINK_FLAGS: tuple[str, ...] = ("-Wl,-Bsymbolic",) if sys.platform.startswith("linux") else ()
+"""References inside the library bind to its own definitions at link time: its pointers to its own
+functions (the entry table, the PyMethodDefs) become relative relocations, which loading applies without
+looking a single name up."""
 
 OBJECT_METHODS = 6
 """Methods per object file: a module's methods are split in groups this size, so that editing one
@@ -342,14 +348,10 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
                 continue
             image_path, header, contents, objects = built
             so_path = image_path.with_suffix(".so")
-            rt_path = image_path.with_suffix(".rt.so")
-            link_shared(objects, so_path)
-            link_shared(objects[-1:], rt_path)  # the dispatcher alone: what import needs before any call
-            native, small = so_path.read_bytes(), rt_path.read_bytes()
-            header = dict(header, native={"file": so_path.name, "sha256": hashlib.sha256(native).hexdigest(),
-                                          "size": len(native)},
-                          runtime={"file": rt_path.name, "sha256": hashlib.sha256(small).hexdigest(),
-                                   "size": len(small)})
+            link_shared(objects, so_path, extra_args=LINK_FLAGS)
+            native = so_path.read_bytes()
+            header = dict(header, native={"file": so_path.name, "crc32": crc32(native),
+                                          "size": len(native)})
             serializer.write_image(image_path, header, contents.to_tables())
             serializer.write_image(image_path.with_suffix(".objects"), header, contents.object_tables())
             builder.result.images.append(str(image_path))
@@ -408,14 +410,14 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         atomic_write_bytes(ptx_path, data)
         header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": "ptx",
                   "package": package, "target": {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
-                  "native": {"file": ptx_path.name, "sha256": hashlib.sha256(data).hexdigest(),
+                  "native": {"file": ptx_path.name, "crc32": crc32(data),
                              "size": len(data)}}
         if find_ptxas() is not None:
             cubin_path = folder / f"{package}.{arch}.cubin"
             try:
                 assemble_ptx(program.ptx, arch, cubin_path)
                 cubin = cubin_path.read_bytes()
-                header["cubin"] = {"file": cubin_path.name, "sha256": hashlib.sha256(cubin).hexdigest(),
+                header["cubin"] = {"file": cubin_path.name, "crc32": crc32(cubin),
                                    "size": len(cubin)}
             except PtxasError as err:
                 builder.result.failed += 1

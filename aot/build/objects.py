@@ -43,19 +43,46 @@ class ObjectJob:
     features: str
     opt: int
     instances: tuple[StoredInstance, ...]
-    runtime: bool = False  # the object holding the shared dispatcher
+    runtime: bool = False  # the object holding the shared dispatcher and the entry table
+    entries: tuple[str, ...] = ()  # (runtime object) the symbol of every code entry, in the image's order
 
     def encode(self) -> bytes:
         return msgpack.packb([self.module, self.triple, self.cpu, self.features, self.opt,
-                              [i.record() for i in self.instances], self.runtime], use_bin_type=True)
+                              [i.record() for i in self.instances], self.runtime, list(self.entries)],
+                             use_bin_type=True)
 
     @classmethod
     def decode(cls, data: bytes) -> "ObjectJob":
-        m, triple, cpu, features, opt, insts, runtime = msgpack.unpackb(data, raw=False)
-        return cls(m, triple, cpu, features, opt, tuple(StoredInstance.from_record(r) for r in insts), runtime)
+        m, triple, cpu, features, opt, insts, runtime, entries = msgpack.unpackb(data, raw=False)
+        return cls(m, triple, cpu, features, opt, tuple(StoredInstance.from_record(r) for r in insts), runtime,
+                   tuple(entries))
 
     def cache_key(self) -> str:
         return hashlib.sha256(self.encode()).hexdigest()
+
+
+ENTRY_TABLE, ENTRY_COUNT = "aot_entries", "aot_entry_count"
+
+
+def emit_entry_table(module, symbols: tuple[str, ...]) -> None:
+    """``aot_entries``: the addresses of ``try_<symbol>`` and ``vc_<symbol>`` of every code entry, two per
+    entry in the image's order, and ``aot_entry_count``. Loading binds an entry by indexing this table
+    (one read of the whole table per library), not by looking two names up in the dynamic symbol table."""
+    from llvmlite import ir
+
+    from ..codegen.cpython import try_function_type, vectorcall_function_type
+    ptr = ir.IntType(8).as_pointer()
+    addresses = []
+    for symbol in symbols:
+        for name, ftype in ((f"try_{symbol}", try_function_type()), (f"vc_{symbol}", vectorcall_function_type())):
+            fn = module.globals.get(name) or ir.Function(module, ftype, name)
+            addresses.append(fn.bitcast(ptr))
+    table = ir.GlobalVariable(module, ir.ArrayType(ptr, len(addresses)), ENTRY_TABLE)
+    table.initializer = ir.Constant(ir.ArrayType(ptr, len(addresses)), addresses)
+    table.global_constant = True
+    count = ir.GlobalVariable(module, ir.IntType(64), ENTRY_COUNT)
+    count.initializer = ir.Constant(ir.IntType(64), len(symbols))
+    count.global_constant = True
 
 
 class _KeyOnly:
@@ -94,6 +121,7 @@ def compile_object(payload: bytes) -> bytes:
     if job.runtime:
         module = ir.Module(name=job.module)
         emit_dispatcher(ModuleContext(module, target))
+        emit_entry_table(module, job.entries)
     else:
         module, _ = build_module(job.module, roots, lambda k: instances[k][0], target,
                                  lambda key: options.get(key, CodegenOptions()))

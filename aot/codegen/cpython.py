@@ -36,6 +36,17 @@ PY_VECTORCALL_ARGUMENTS_OFFSET = 1 << 63
 METHOD_TABLE, METHOD_COUNT, METHOD_FALLBACK = 40, 48, 56
 
 _TRY_TYPE = ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR])
+_VECTORCALL_TYPE = ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64, lt.PTR])
+
+
+def try_function_type() -> ir.FunctionType:
+    """The type of ``try_<sym>`` wrappers."""
+    return _TRY_TYPE
+
+
+def vectorcall_function_type() -> ir.FunctionType:
+    """The type of ``vc_<sym>`` entries and of the dispatcher (CPython's ``vectorcallfunc``)."""
+    return _VECTORCALL_TYPE
 
 
 def _field(b: ir.IRBuilder, base: ir.Value, offset: int, ty: ir.Type) -> ir.Value:
@@ -282,7 +293,7 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
 def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) -> ir.Function:
     """A vectorcall for a method with one specialization: this one, else the Python fallback."""
     api = _Api(ctx)
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64, lt.PTR]), name)
+    fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     fast = fn.append_basic_block("fast")
@@ -307,7 +318,7 @@ def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Functi
     if existing is not None:
         return existing
     api = _Api(ctx)
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64, lt.PTR]), name)
+    fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args
     entry = fn.append_basic_block("entry")
     loop = fn.append_basic_block("loop")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import inspect
 import typing
-from dataclasses import dataclass
+from types import FunctionType
 from typing import Any, Callable, Optional, Sequence
 
 from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
@@ -25,22 +25,32 @@ from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
 
-@dataclass
 class Specialization:
     """One compiled specialization of a method, as ``specializations()`` reports it."""
 
-    argtypes: tuple[Type, ...]
-    return_type: Type
-    origin: str  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
-    try_address: int
-    vectorcall_address: int = 0  # this specialization alone as the method's vectorcall (0: none)
-    def_address: int = 0  # its PyMethodDef, from which the builtin is made when first asked for
-    _builtin: Any = None
+    __slots__ = ("argtypes", "return_type", "origin", "try_address", "vectorcall_address", "def_address",
+                 "_find_def", "_builtin")
+
+    def __init__(self, argtypes: tuple[Type, ...], return_type: Type, origin: str, try_address: int,
+                 vectorcall_address: int = 0, def_address: int = 0,
+                 find_def: Optional[Callable[[], Optional[int]]] = None):
+        self.argtypes = argtypes
+        self.return_type = return_type
+        self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
+        self.try_address = try_address
+        self.vectorcall_address = vectorcall_address  # this specialization alone as the vectorcall (0: none)
+        self.def_address = def_address  # its PyMethodDef, from which the builtin is made when first asked for
+        self._find_def = find_def  # looks the PyMethodDef up when it is not known yet (image code)
+        self._builtin: Any = None
 
     @property
     def builtin(self) -> Any:
         """The specialization as a real builtin function (``METH_FASTCALL``)."""
         if self._builtin is None:
+            if not self.def_address and self._find_def is not None:
+                self.def_address = self._find_def() or 0
+            if not self.def_address:
+                raise RuntimeError(f"{self!r}: its native code has no PyMethodDef")
             self._builtin = builtin_from_def(self.def_address)
         return self._builtin
 
@@ -121,15 +131,18 @@ def _convertible(actual: Type, declared: Type) -> bool:
 class Dispatcher:
     """The Python side of a method object: its definition, signatures and compiled specializations."""
 
-    def __init__(self, obj: Any, mdef: MethodDef, signatures: Optional[Sequence[str]], dispatch_address: int = 0):
+    __slots__ = ("obj", "mdef", "signatures", "_declared", "specs", "recorded", "_tables", "_rejection")
+
+    def __init__(self, obj: Any, mdef: MethodDef, signatures: Optional[Sequence[str]]):
         self.obj = obj
-        self.dispatch_address = dispatch_address  # the generic native dispatcher
         self.mdef = mdef
         self.signatures = signatures  # the `signatures=` strings, parsed when first needed
+        # Made once per method at import: nothing here allocates until the method is first called.
         self._declared: Optional[list[tuple[Type, ...]]] = None
-        self.specs: list[Specialization] = []
-        self.recorded: dict[tuple[Type, ...], None] = {}  # argument types seen while `aot build` runs
-        self._tables: list[Any] = []  # every table ever published stays alive (a call may be walking one)
+        self.specs: tuple[Specialization, ...] = ()
+        self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
+        self._tables: Optional[list[Any]] = None  # every table published stays alive (a call may walk one)
+        self._rejection: tuple = ("no-entry", None, None)
 
     @property
     def declared(self) -> list[tuple[Type, ...]]:
@@ -139,12 +152,12 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ specializations
     def add(self, spec: Specialization) -> None:
-        self.specs.append(spec)
+        self.specs += (spec,)
         self._publish()
 
     def drop(self, argtypes: tuple[str, ...]) -> bool:
         """Remove the specialization for these argument types (its code relied on a stale definition)."""
-        kept = [s for s in self.specs if tuple(map(str, s.argtypes)) != tuple(argtypes)]
+        kept = tuple(s for s in self.specs if tuple(map(str, s.argtypes)) != tuple(argtypes))
         if len(kept) == len(self.specs):
             return False
         self.specs = kept
@@ -152,14 +165,23 @@ class Dispatcher:
         return True
 
     def _publish(self) -> None:
-        # Contiguous-array specializations first: they are the fast path when both accept a call.
-        self.specs.sort(key=lambda s: sum(isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes))
-        table = (ctypes.c_void_p * max(len(self.specs), 1))(*[s.try_address for s in self.specs])
+        if self._tables is None:
+            self._tables = []
+            self.obj._aot_fallback = self.fallback  # what native code calls when no specialization fits
+        specs = self.specs
+        if len(specs) == 1 and specs[0].vectorcall_address:
+            # One specialization: it is the vectorcall itself (no table walk, no indirect call).
+            set_table(self.obj, 0, 0)
+            set_vectorcall(self.obj, specs[0].vectorcall_address)
+            return
+        if len(specs) > 1:  # contiguous-array specializations first: the fast path when both accept a call
+            specs = self.specs = tuple(sorted(specs, key=lambda s: sum(
+                isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes)))
+        table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
         self._tables.append(table)
-        set_table(self.obj, ctypes.addressof(table), len(self.specs))
-        # One specialization: it is the vectorcall itself (no table walk, no indirect call).
-        single = self.specs[0].vectorcall_address if len(self.specs) == 1 else 0
-        set_vectorcall(self.obj, single or self.dispatch_address)
+        set_table(self.obj, ctypes.addressof(table), len(specs))
+        # None: no vectorcall, so calls reach MethodBase.__call__ (Python) as before the first one.
+        set_vectorcall(self.obj, _dispatcher_address(runtime(), self.mdef.module) if specs else 0)
 
     def find(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
         for spec in self.specs:
@@ -174,13 +196,13 @@ class Dispatcher:
     def from_image(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
         image = runtime().loader.image_for(self.mdef.module)
-        self._rejection: tuple = ("no-entry", None, None)
+        self._rejection = ("no-entry", None, None)
         if image is None:
             return None
-        found = image.find(self.mdef.key, tuple(map(str, argtypes)))
-        if found.entry is not None and found.verdict.valid:
-            return self.load(image, found.entry, argtypes)
-        self._rejection = (found.verdict.cause, image if found.entry is not None else None, found.entry)
+        entry, cause = image.find(self.mdef.key, tuple(map(str, argtypes)))
+        if entry is not None and not cause:
+            return self.load(image, entry, argtypes)
+        self._rejection = (cause, image if entry is not None else None, entry)
         return None
 
     def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...]) -> Specialization:
@@ -191,12 +213,15 @@ class Dispatcher:
             cause = image.native_problem or "native-missing"
             rt.check_strict(self.mdef.key, argtypes, cause)
             compiled = rt.compiler.cure(image.instance(entry, self.mdef), self.mdef)
-            rt.record("cured", self.mdef.key, argtypes, cause=cause)
-            bound = (compiled.try_address, compiled.def_address, compiled.vectorcall_address)
+            rt.record("cured", self.mdef.key, entry.argtypes, cause=cause)
+            spec = Specialization(argtypes, rettype, "image", compiled.try_address, compiled.vectorcall_address,
+                                  compiled.def_address)
         else:
-            rt.record("loaded", self.mdef.key, argtypes)
-        rt.add_backedges((self.mdef.key, entry.argtypes), image.callees(entry))
-        spec = Specialization(argtypes, rettype, "image", bound[0], bound[2], bound[1])
+            rt.record("loaded", self.mdef.key, entry.argtypes)
+            spec = Specialization(argtypes, rettype, "image", bound[0], bound[1],
+                                  find_def=lambda: image.address("def_" + entry.symbol))
+        if entry.calls():
+            rt.add_backedges((self.mdef.key, entry.argtypes), image.callees(entry))
         self.add(spec)
         return spec
 
@@ -224,27 +249,32 @@ class Dispatcher:
             bound.apply_defaults()
             args = bound.args
         try:
-            argtypes = tuple(typeof(a) for a in args)
+            argtypes = tuple([typeof(a) for a in args])
         except TypeError as err:
             raise TypeError(f"{self.mdef.key}: {err}") from None
         if runtime().building:
             if not self.declared:
+                if self.recorded is None:
+                    self.recorded = {}
                 self.recorded.setdefault(argtypes)
             return self.mdef.py_func(*args)
-        if self.declared:
-            exact = [d for d in self.declared
-                     if len(d) == len(argtypes) and all(accepts(t, a) for a, t in zip(argtypes, d))]
-            for declared in exact + self.declared:
-                if len(declared) == len(argtypes) and all(_convertible(a, d) for a, d in zip(argtypes, declared)):
-                    converted = tuple(_convert(a, t) for a, t in zip(args, declared))
-                    spec = self.find(declared)
-                    if spec is None:
-                        self.obtain(declared)
-                        return self.obj(*converted)  # natively, through the table just extended
-                    return self.call(spec, converted, argtypes)
-            sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in self.declared)
-            raise TypeError(f"{self.mdef.key}: no compiled signature takes "
-                            f"({', '.join(map(str, argtypes))}); declared: {sigs}")
+        declared = self.declared
+        if declared:
+            n = len(argtypes)
+            target = next((d for d in declared if len(d) == n and all(map(accepts, d, argtypes))), None)
+            if target is None:
+                target = next((d for d in declared if len(d) == n and all(map(_convertible, argtypes, d))),
+                              None)
+            if target is None:
+                sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in declared)
+                raise TypeError(f"{self.mdef.key}: no compiled signature takes "
+                                f"({', '.join(map(str, argtypes))}); declared: {sigs}")
+            converted = tuple(map(_convert, args, target))
+            spec = self.find(target)
+            if spec is None:
+                self.obtain(target)
+                return self.obj(*converted)  # natively, through the table just extended
+            return self.call(spec, converted, argtypes)
         spec = self.find(argtypes)
         if spec is None:
             self.obtain(argtypes)
@@ -347,32 +377,6 @@ def _method_class() -> type:
     return cls
 
 
-def make_method(py_func: Callable, signatures: Optional[Sequence[str]] = None, boundscheck: bool = True) -> Any:
-    if not inspect.isfunction(py_func):
-        raise TypeError(f"@aot.jit needs a Python function, not {type(py_func).__name__}")
-    # This runs once per method at import: keep it to a few microseconds (signatures are parsed, and
-    # fingerprints computed, on the first call; `aot build` reports malformed signatures of every method).
-    if isinstance(signatures, str):
-        raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
-    rt = runtime()
-    obj = (_METHOD_CLASS or _method_class())()
-    table = rt.table
-    key = f"{py_func.__module__}:{py_func.__qualname__}"
-    redefining = key in table.methods
-    mdef = table.define(py_func, _OPTIONS[bool(boundscheck)], key)
-    if redefining:
-        rt.redefine(mdef.key)
-    dispatcher = Dispatcher(obj, mdef, signatures, _dispatcher_address(rt, mdef.module))
-    mdef.dispatcher = dispatcher
-    obj.__dict__.update(
-        py_func=py_func, __aot_method__=mdef, _aot_dispatcher=dispatcher, __name__=py_func.__name__,
-        __qualname__=py_func.__qualname__, __module__=py_func.__module__, __doc__=py_func.__doc__,
-        __wrapped__=py_func)
-    obj._aot_vectorcall = dispatcher.dispatch_address  # the native slots (see aot.runtime.methodtype)
-    obj._aot_fallback = dispatcher.fallback
-    return obj
-
-
 def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
     """Whether a reinference reproduced exactly what the image held: the instance's typed IR and that of
     every callee its code inlines. Then rejecting the entry made no difference: the reinference was
@@ -399,13 +403,14 @@ _OPTIONS = {True: MethodOptions(boundscheck=True), False: MethodOptions(boundsch
 
 
 def _dispatcher_address(rt: Any, module: str) -> int:
-    """The native dispatcher: from the package's prebuilt library when it has one (no llvmlite)."""
+    """The native dispatcher (for methods with several specializations): from the package's prebuilt
+    library when it has one (no llvmlite), else generated now."""
     package = module.split(".")[0]
     address = rt.dispatchers.get(package)
     if address is None:
         image = None if rt.building else rt.loader.image_for(module)
         if image is not None and image.rejected is None:
-            address = image.runtime_address("aot_dispatch")
+            address = image.address("aot_dispatch")
         if not address:
             address = rt.compiler.dispatcher_address()
         rt.dispatchers[package] = address
@@ -414,7 +419,27 @@ def _dispatcher_address(rt: Any, module: str) -> int:
 
 def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,
         boundscheck: bool = True) -> Any:
-    """Make a module-level function a compiled method (see the module docstring)."""
-    if func is not None:
-        return make_method(func, signatures, boundscheck)
-    return lambda f: make_method(f, signatures, boundscheck)
+    """Make a module-level function a compiled method (see the module docstring).
+
+    This runs once per method at import, so it is kept to about a microsecond: it reads no image and
+    makes no native code (the first call does), and signatures are parsed on the first call (``aot build``
+    reports malformed ones for every method)."""
+    if func is None:
+        if type(signatures) is str:
+            raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
+        return lambda f: jit(f, signatures=signatures, boundscheck=boundscheck)
+    if type(func) is not FunctionType:
+        raise TypeError(f"@aot.jit needs a Python function, not {type(func).__name__}")
+    rt = runtime()
+    obj = (_METHOD_CLASS or _method_class())()
+    table = rt.table
+    key = f"{func.__module__}:{func.__qualname__}"
+    redefining = key in table.methods
+    mdef = table.define(func, _OPTIONS[bool(boundscheck)], key)
+    if redefining:
+        rt.redefine(key)
+    mdef.dispatcher = dispatcher = Dispatcher(obj, mdef, signatures)
+    obj.__dict__ = {"py_func": func, "__aot_method__": mdef, "_aot_dispatcher": dispatcher,
+                    "__name__": func.__name__, "__qualname__": func.__qualname__,
+                    "__module__": func.__module__, "__doc__": func.__doc__, "__wrapped__": func}
+    return obj

@@ -15,11 +15,10 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from serializer.digest import sha256
+from serializer.digest import crc32
 
 from ..world.fingerprint import COMPILER_VERSION
 
@@ -68,25 +67,20 @@ def _missing_features(features: str) -> list[str]:
     return missing
 
 
-@dataclass
-class Found:
-    entry: Optional["CodeEntry"]
-    verdict: "Verdict"
-
-
 class PackageImage:
     """One package's CPU image: its header now, its body and library when first needed."""
 
-    def __init__(self, package: str, path: Path, header: dict[str, Any], rt: Any):
+    def __init__(self, package: str, path: Path, header: dict[str, Any], rt: Any, file: Any = None):
         self.package = package
         self.path = path
         self.header = header
         self.rt = rt
+        self.file = file  # the image as read (serializer.ImageFile): its tables decode when first asked for
         self.root = str(path.parent.parent.parent)
         self._contents: Optional["ImageContents"] = None
         self._validator: Optional["Validator"] = None
         self._lib: Any = None
-        self._runtime_lib: Any = None
+        self._entry_table: Optional[list] = None
         self.native_problem: Optional[str] = None
         self.rejected: Optional[str] = None
 
@@ -94,15 +88,12 @@ class PackageImage:
     @property
     def contents(self) -> Optional["ImageContents"]:
         if self._contents is None and self.rejected is None:
-            import serializer
-            from serializer import ImageError
+            from serializer.image import ImageError
 
             from ..world.image import ImageContents
             try:
-                image = serializer.read_image(self.path)
-                self._contents = ImageContents.from_tables(image.tables, lazy=True)
-            except (ImageError, serializer.RecordError, KeyError, TypeError, ValueError, IndexError,
-                    OverflowError) as err:
+                self._contents = ImageContents.from_image_file(self.file)
+            except (ImageError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
                 self.reject(f"damaged: {err}")
         return self._contents
 
@@ -122,19 +113,19 @@ class PackageImage:
             self._validator = Validator(contents, self.rt.current_world, self.rt.env.debug_reject)
         return self._validator
 
-    def find(self, key: str, argtypes: tuple[str, ...]) -> Found:
-        from ..world.validate import Verdict
+    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], str]:
+        """The entry for ``key(argtypes)`` and why it is not valid (``""`` when it is)."""
         validator = self.validator
         if validator is None:
-            return Found(None, Verdict(False, f"image-incompatible:{self.rejected}"))
+            return None, f"image-incompatible:{self.rejected}"
         try:
             entry = validator.contents.code.get((key, argtypes))
             if entry is None:
-                return Found(None, Verdict(False, "no-entry"))
-            return Found(entry, validator.check((key, argtypes)))
+                return None, "no-entry"
+            return entry, validator.check((key, argtypes)).cause
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
             self.reject(f"damaged: {err}")
-            return Found(None, Verdict(False, f"image-incompatible:{self.rejected}"))
+            return None, f"image-incompatible:{self.rejected}"
 
     def callees(self, entry: "CodeEntry") -> set[str]:
         """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""
@@ -158,13 +149,15 @@ class PackageImage:
     # ------------------------------------------------------------------ native code
     def _load_checked(self, what: str) -> tuple[Any, Optional[str]]:
         """Load the library the header names under ``what`` if its bytes match their checksum."""
+        import mmap
         native = self.header.get(what) or {}
         so = self.path.parent / str(native.get("file", ""))
-        try:
-            data = so.read_bytes()
-        except OSError:
+        try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
+            with open(so, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                matches = crc32(data) == native.get("crc32")
+        except (OSError, ValueError):  # missing, unreadable, or empty
             return None, "native-missing"
-        if sha256(data).hexdigest() != native.get("sha256"):
+        if not matches:
             return None, "native-checksum-mismatch"
         try:
             return ctypes.CDLL(str(so)), None
@@ -178,30 +171,32 @@ class PackageImage:
             self._lib, self.native_problem = self._load_checked("native")
         return self._lib
 
-    def runtime_address(self, symbol: str) -> Optional[int]:
-        """A symbol of the small runtime library (the dispatcher): all that import needs."""
-        if self._runtime_lib is None:
-            self._runtime_lib, problem = self._load_checked("runtime")
-            if self._runtime_lib is None:
-                return None
-        try:
-            return ctypes.cast(getattr(self._runtime_lib, symbol), ctypes.c_void_p).value
-        except AttributeError:
-            return None
-
     def address(self, symbol: str) -> Optional[int]:
         lib = self.lib
         if lib is None:
             return None
         return _dlsym(lib._handle, symbol.encode()) or None
 
-    def bind(self, entry: "CodeEntry") -> Optional[tuple[int, int, int]]:
-        """``(try_, PyMethodDef, vectorcall)`` addresses of an entry's native code, or None (cure it)."""
-        try_address = self.address(f"try_{entry.symbol}")
-        def_address = self.address(f"def_{entry.symbol}")
-        if try_address is None or def_address is None:
+    def bind(self, entry: "CodeEntry") -> Optional[tuple[int, int]]:
+        """``(try_, vectorcall)`` addresses of an entry's native code, or None (cure it): read from the
+        library's entry table (``aot.build.objects.emit_entry_table``) at the entry's index. Its ``def_``
+        (the builtin's PyMethodDef) is looked up by name only if the builtin is asked for."""
+        table = self._entry_table if self._entry_table is not None else self._read_entry_table()
+        i = 2 * entry.index
+        if i + 1 >= len(table) or not table[i]:
             return None
-        return try_address, def_address, self.address(f"vc_{entry.symbol}") or 0
+        return table[i], table[i + 1] or 0
+
+    def _read_entry_table(self) -> list:
+        """Every entry's two addresses, read at once (empty when the library or its table is unusable)."""
+        self._entry_table = []
+        count_at, table_at = self.address("aot_entry_count"), self.address("aot_entries")
+        contents = self.contents
+        if count_at and table_at and contents is not None:
+            count = ctypes.c_int64.from_address(count_at).value
+            if count == len(contents.code):  # a library of another build would disagree
+                self._entry_table = list((ctypes.c_void_p * (2 * count)).from_address(table_at))
+        return self._entry_table
 
 
 class Loader:
@@ -225,16 +220,16 @@ class Loader:
         path = Path(file).resolve().parent / "__aot__" / f"{package}.cpu.aotimg"
         if not path.exists():
             return None
-        import serializer
-        from serializer import ImageError
+        from serializer.image import ImageError, open_image
         try:
-            header = serializer.read_header(path)
+            image_file = open_image(path)  # one read; the header and the table directory are checked
+            image_file.verify()  # every table's checksum (cheap), so damage anywhere rejects the image
         except ImageError as err:
             image = PackageImage(package, path, {}, self.rt)
             image.reject(f"damaged ({err.why})")
             return image
-        image = PackageImage(package, path, header, self.rt)
-        why = self.incompatibility(header)
+        image = PackageImage(package, path, image_file.header, self.rt, image_file)
+        why = self.incompatibility(image_file.header)
         if why:
             image.reject(why)
         return image

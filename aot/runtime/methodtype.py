@@ -1,4 +1,4 @@
-"""The native type of method objects, made at run time with ``PyType_FromSpec`` (no C extension).
+"""The native type of method objects, made at run time with ``PyType_FromSpecWithBases`` (no C extension).
 
     Method = method_type()                 # a heap type named aot.Method, with vectorcall
     obj = Method()
@@ -8,6 +8,10 @@
 Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 (unused) ·
 40 dispatch table · 48 table length · 56 fallback (a Python callable, kept alive by the instance dict).
 The generated dispatcher (``aot.codegen.cpython.emit_dispatcher``) reads the same offsets.
+
+A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, inherited from the Python
+base class ``MethodBase``, whose ``__call__`` runs the first call in Python. Import therefore needs no
+native code at all; the first specialization published makes every later call native.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = 40, 48, 56
 BASIC_SIZE = 64
 
 _T_PYSSIZET, _T_OBJECT_EX, _READONLY = 19, 16, 1
-_Py_tp_call, _Py_tp_members, _Py_tp_new, _Py_tp_doc, _Py_tp_getset = 50, 72, 65, 56, 73
+_Py_tp_members, _Py_tp_new, _Py_tp_doc, _Py_tp_getset = 72, 65, 56, 73
 _Py_TPFLAGS_BASETYPE, _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 10, 1 << 11
 
 
@@ -52,6 +56,15 @@ def _address(name: str) -> int:
 _keepalive: list = []
 
 
+class MethodBase:
+    """The Python side of ``aot.Method``: calls that reach it are first calls (no native code yet)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._aot_dispatcher.fallback(*args, **kwargs)
+
+
 @lru_cache(maxsize=None)
 def method_type() -> type:
     # No __weaklistoffset__: the type keeps object's deallocation, which would not clear weak references.
@@ -69,19 +82,18 @@ def method_type() -> type:
         _GetSetDef(b"__dict__", _address("PyObject_GenericGetDict"), _address("PyObject_GenericSetDict"),
                    None, None),
         _GetSetDef())
-    slots = (_Slot * 6)(
+    slots = (_Slot * 5)(  # tp_call: MethodBase.__call__ (a NULL vectorcall falls back to it)
         _Slot(_Py_tp_getset, ctypes.cast(getset, ctypes.c_void_p).value),
         _Slot(_Py_tp_members, ctypes.cast(members, ctypes.c_void_p).value),
-        _Slot(_Py_tp_call, _address("PyVectorcall_Call")),
         _Slot(_Py_tp_new, _address("PyType_GenericNew")),
         _Slot(_Py_tp_doc, ctypes.cast(doc, ctypes.c_void_p).value),
         _Slot(0, None))
     spec = _Spec(b"aot.Method", BASIC_SIZE, 0, _Py_TPFLAGS_HAVE_VECTORCALL | _Py_TPFLAGS_BASETYPE, slots)
     _keepalive.extend([members, getset, doc, slots, spec])
-    from_spec = _api.PyType_FromSpec
+    from_spec = _api.PyType_FromSpecWithBases
     from_spec.restype = ctypes.py_object
-    from_spec.argtypes = [ctypes.c_void_p]
-    return from_spec(ctypes.addressof(spec))
+    from_spec.argtypes = [ctypes.c_void_p, ctypes.py_object]
+    return from_spec(ctypes.addressof(spec), (MethodBase,))
 
 
 def set_vectorcall(obj: Any, address: int) -> None:

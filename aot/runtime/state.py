@@ -60,9 +60,8 @@ class Runtime:
         self._compiler: Any = None
         self.building = False  # inside `aot build`: calls run as plain Python and record their types
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
-        from .loader import Loader
         self._current_world: Any = None
-        self.loader = Loader(self)
+        self._loader: Any = None
         # Backedges: method key → the (method key, argtypes) instances whose code relied on it.
         self.backedges: dict[str, set[tuple[str, tuple]]] = {}
 
@@ -75,6 +74,14 @@ class Runtime:
         return self._current_world
 
     @property
+    def loader(self) -> Any:
+        """Finds and gates the packages' images; made on the first call (import reads no image)."""
+        if self._loader is None:
+            from .loader import Loader
+            self._loader = Loader(self)
+        return self._loader
+
+    @property
     def compiler(self):
         """The JIT compiler, created (and llvmlite imported) on first use."""
         if self._compiler is None:
@@ -84,7 +91,7 @@ class Runtime:
 
     def record(self, kind: str, method: str, argtypes: tuple, owner: str = "cpu", cause: str = "",
                spurious: bool = False) -> Event:
-        event = Event(kind, method, tuple(str(t) for t in argtypes), owner, cause, spurious)
+        event = Event(kind, method, tuple(map(str, argtypes)), owner, cause, spurious)
         self.events.append(event)
         if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(event), file=sys.stderr)
@@ -112,7 +119,7 @@ class Runtime:
         """A method was defined again: close every code instance that depended on the old definition."""
         if self._current_world is not None:
             self._current_world.forget()
-        for image in self.loader.images.values():
+        for image in self._loader.images.values() if self._loader is not None else ():
             if image is not None and image._validator is not None:
                 image._validator.forget()
         stale = self.dependents(key)
@@ -132,10 +139,10 @@ class Runtime:
         image = self.loader.image_for(getattr(method, "module", method.key.split(":")[0]))
         if image is None or image.rejected:
             return None
-        found = image.find(method.key, tuple(map(str, argtypes)))
-        if found.entry is None or not found.verdict.valid:
+        entry, cause = image.find(method.key, tuple(map(str, argtypes)))
+        if entry is None or cause:
             return None
-        return image.instance(found.entry, method)
+        return image.instance(entry, method)
 
     def stats(self) -> dict[str, int]:
         out = {"loaded": 0, "inferred": 0, "cured": 0, "invalidated": 0, "spurious": 0}

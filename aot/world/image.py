@@ -1,18 +1,23 @@
 """What an image holds, as the world sees it: methods with fingerprints, and code entries with edges.
 
-    entries = ImageContents.from_tables(image.tables)
+    entries = ImageContents.from_tables(image.tables)          # everything decoded (builds, audits)
+    entries = ImageContents.from_image_file(serializer.open_image(p))   # import: index tables only
     entries.code[("numkit.core:clamp", ("f64", "f64", "f64"))].edges
-        → (Edge('global', 'numkit.core:CHECK_ARGS', True), …)
+        → (('global', 'numkit.core:CHECK_ARGS', True), …)
+
+Tables: ``methods`` (key, fingerprint), ``code`` (one record per code instance: argument types, edges,
+symbol, validity state…) and ``ir`` (the typed IR of code record *i* at position *i*). Importing a package
+decodes the first two; the IR, by far the largest, is decoded only when something reads an entry's
+``ir`` (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
 
 Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
 place that names their fields. Nothing here imports llvmlite.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import MutableMapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from serializer.records import record
 
@@ -20,8 +25,9 @@ if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt
     from ..infer.solver import Edge
 
 METHODS = record("methods", "key", "fingerprint")
-CODE = record("code", "method", "argtypes", "rettype", "owner", "ir", "edges", "symbol", "min_world",
-              "max_world", "state", ("boundscheck", True), ("native_size", 0))
+CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol", "min_world", "max_world",
+              "state", "boundscheck", "native_size")
+IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
 
 MAX_WORLD = 2**64 - 1
@@ -60,22 +66,31 @@ def constant_matches(stored: Any, current: Any) -> bool:
     return stored == current
 
 
-class CodeEntry(NamedTuple):
-    """One code instance stored in an image (a named tuple: cheap to build, immutable)."""
+class CodeEntry:
+    """One code instance stored in an image (immutable by convention; ``calls()`` is worked out once)."""
 
-    index: int
-    method: str
-    argtypes: tuple[str, ...]
-    rettype: str
-    owner: str
-    ir: bytes
-    edges: tuple[tuple[str, str, Any], ...]
-    symbol: str
-    min_world: int
-    max_world: int
-    state: str
-    boundscheck: bool
-    native_size: int
+    __slots__ = ("index", "method", "argtypes", "rettype", "owner", "_ir", "edges", "symbol", "min_world",
+                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "_calls")
+
+    def __init__(self, index: int, method: str, argtypes: tuple[str, ...], rettype: str, owner: str,
+                 ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
+                 max_world: int, state: str, boundscheck: bool = True, native_size: int = 0,
+                 ir_source: Optional[Callable[[int], bytes]] = None):
+        self.index, self.method, self.argtypes, self.rettype, self.owner = index, method, argtypes, rettype, owner
+        self._ir, self.edges, self.symbol, self.min_world, self.max_world = ir, edges, symbol, min_world, max_world
+        self.state, self.boundscheck, self.native_size = state, boundscheck, native_size
+        self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
+        self._calls: Optional[tuple[InstanceKey, ...]] = None
+
+    @property
+    def ir(self) -> bytes:
+        """The typed IR (``serializer.irformat``); read from the image's ``ir`` table on first use."""
+        ir = self._ir
+        if ir is None:
+            if self._ir_source is None:
+                raise ValueError(f"code entry {self.index} has no IR")
+            ir = self._ir = self._ir_source(self.index)
+        return ir
 
     @property
     def key(self) -> InstanceKey:
@@ -83,7 +98,18 @@ class CodeEntry(NamedTuple):
 
     def calls(self) -> tuple[InstanceKey, ...]:
         """The instances this entry calls (from its ``call`` edges)."""
-        return tuple((target, _split_types(value)) for kind, target, value in self.edges if kind == "call")
+        calls = self._calls
+        if calls is None:
+            calls = self._calls = tuple(
+                (target, _split_types(value)) for kind, target, value in self.edges if kind == "call")
+        return calls
+
+    def _replace(self, **changes: Any) -> "CodeEntry":
+        fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__[:-1]}
+        return CodeEntry(**{**fields, **changes})
+
+    def __repr__(self) -> str:
+        return f"<CodeEntry {self.method}({', '.join(self.argtypes)}) [{self.owner}] {self.state}>"
 
 
 @lru_cache(maxsize=4096)
@@ -103,61 +129,88 @@ def _split_types(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-_CODE_FIELD_TYPES = (("method", int), ("argtypes", list), ("rettype", str), ("owner", str), ("ir", bytes),
-                     ("edges", list), ("symbol", str), ("min_world", int), ("max_world", int), ("state", str))
+# Positions and exact types of the required fields of a code record (see CODE). msgpack decodes exact
+# types, so ``type(v) is T`` is the check (a bool is no int here).
+_CODE_FIELD_TYPES = ((0, "method", int), (1, "argtypes", list), (2, "rettype", str), (3, "owner", str),
+                     (4, "edges", list), (5, "symbol", str), (6, "min_world", int), (7, "max_world", int),
+                     (8, "state", str), (9, "boundscheck", bool), (10, "native_size", int))
+_N_REQUIRED = len(CODE.required)
+_CODE_TYPES = tuple(kind for _, _, kind in _CODE_FIELD_TYPES)
+_STR = {str}
 
 
-def _check_code_record(i: int, rec: dict, n_methods: int) -> None:
-    """Field types of a code record (a checksum-valid file may still hold nonsense written by hand).
-    msgpack decodes exact types, so ``type(v) is T`` is the check (a bool is no int here)."""
-    for name, kind in _CODE_FIELD_TYPES:
-        if type(rec[name]) is not kind:
-            raise ValueError(f"code record {i}: field {name} is a {type(rec[name]).__name__}, "
-                             f"not a {kind.__name__}")
-    if not 0 <= rec["method"] < n_methods:
-        raise ValueError(f"code record {i}: method index {rec['method']} out of range")
-    for t in rec["argtypes"]:
-        if type(t) is not str:
-            raise ValueError(f"code record {i}: argument types must be strings")
-    for e in rec["edges"]:
+def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
+    """The entry of code record ``i``, after checking its fields (a checksum-valid file may still hold
+    nonsense written by hand). Fields appended by later formats would take their defaults (see CODE)."""
+    if len(raw) < _N_REQUIRED:
+        raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
+    if tuple(map(type, raw[:_N_REQUIRED])) != _CODE_TYPES:  # one comparison, then the details
+        for at, name, kind in _CODE_FIELD_TYPES:
+            if type(raw[at]) is not kind:
+                raise ValueError(f"code record {i}: field {name} is a {type(raw[at]).__name__}, "
+                                 f"not a {kind.__name__}")
+    if not 0 <= raw[0] < len(keys):
+        raise ValueError(f"code record {i}: method index {raw[0]} out of range")
+    if not set(map(type, raw[1])) <= _STR:
+        raise ValueError(f"code record {i}: argument types must be strings")
+    for e in raw[4]:
         if type(e) is not list or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
             raise ValueError(f"code record {i}: malformed edges")
+    return CodeEntry(i, keys[raw[0]], tuple(raw[1]), raw[2], raw[3], None, tuple(map(tuple, raw[4])),
+                     raw[5], raw[6], raw[7], raw[8], raw[9], raw[10], ir_source)
 
 
 class LazyCode(MutableMapping):
-    """Code entries by instance key, each checked and built from its record on first access."""
+    """Code entries by instance key, each checked and built from its record on first access.
 
-    def __init__(self, method_keys: list[str] = (), records: list = ()):  # type: ignore[assignment]
+    ``ir_table`` gives the ``ir`` table's records when first called (the IR is decoded only if read)."""
+
+    def __init__(self, method_keys: list[str] = (), records: list = (),  # type: ignore[assignment]
+                 ir_table: Optional[Callable[[], list]] = None):
         self._keys = method_keys
-        self._items: dict[InstanceKey, Any] = {}
-        n = len(method_keys)
-        for i, rec in enumerate(records):
-            # Just what the key needs: the rest of the record is checked when it is first looked up.
+        self._ir_table = ir_table
+        self._ir_records: Optional[list] = None
+        # Just what the key needs: the rest of a record is checked when it is first looked up.
+        try:
+            self._items: dict[InstanceKey, Any] = {(method_keys[rec[0]], tuple(rec[1])): i
+                                                   for i, rec in enumerate(records)}
+            self._records = records
+            if not all(type(rec[0]) is int and rec[0] >= 0 for rec in records):
+                raise TypeError
+        except (TypeError, IndexError, KeyError):
+            raise ValueError("code records: malformed method index or argument types") from None
+        if len(self._items) != len(records):
+            raise ValueError("code records: two entries for the same method and argument types")
+
+    def _ir(self, index: int) -> bytes:
+        """The IR of code record ``index`` (ValueError when the image's ``ir`` table is damaged)."""
+        if self._ir_records is None:
+            if self._ir_table is None:
+                raise ValueError("the image has no ir table")
+            from serializer import ImageError
             try:
-                index, argtypes = rec[0], tuple(rec[1])
-                if type(index) is not int or not 0 <= index < n:
-                    raise TypeError
-                hash(argtypes)
-            except (TypeError, IndexError, KeyError):
-                raise ValueError(f"code record {i}: malformed method index or argument types") from None
-            self._items[(method_keys[index], argtypes)] = (i, rec)
+                self._ir_records = self._ir_table()
+            except ImageError as err:
+                raise ValueError(str(err)) from None
+            if len(self._ir_records) != len(self._records):
+                raise ValueError(f"{len(self._ir_records)} IR records for {len(self._records)} code records")
+        rec = self._ir_records[index]
+        if type(rec) is not list or not rec or type(rec[0]) is not bytes:
+            raise ValueError(f"ir record {index}: not the bytes of a function")
+        return rec[0]
 
     def __getitem__(self, key: InstanceKey) -> CodeEntry:
         item = self._items[key]
-        if not isinstance(item, CodeEntry):  # (index, raw record) until first looked up
-            i, raw = item
-            n = len(CODE.required)
-            if len(raw) < n:
-                raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {n}")
-            # Positional, as written; fields appended by later formats default (see CODE).
-            rec = dict(zip(CODE.fields, raw))
-            for name, default in CODE.optional:
-                rec.setdefault(name, default)
-            _check_code_record(i, rec, len(self._keys))
-            item = CodeEntry(i, self._keys[raw[0]], tuple(raw[1]), raw[2], raw[3], raw[4],
-                             tuple(tuple(e) for e in raw[5]), raw[6], raw[7], raw[8], raw[9],
-                             bool(rec["boundscheck"]), rec["native_size"])
-            self._items[key] = item
+        if type(item) is int:  # the record's index until first looked up
+            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir)
+        return item
+
+    def get(self, key: InstanceKey, default: Any = None) -> Any:
+        item = self._items.get(key)
+        if item is None:
+            return default
+        if type(item) is int:
+            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir)
         return item
 
     def __setitem__(self, key: InstanceKey, entry: CodeEntry) -> None:
@@ -181,41 +234,60 @@ class LazyCode(MutableMapping):
             self[key]
 
 
-@dataclass
 class ImageContents:
-    fingerprints: dict[str, str] = field(default_factory=dict)
-    code: MutableMapping = field(default_factory=LazyCode)
-    objects: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    """Method fingerprints by key, code entries by instance key, and (for builds) object files by module."""
+
+    def __init__(self) -> None:
+        self.fingerprints: dict[str, str] = {}
+        self.code: MutableMapping = LazyCode()
+        self.objects: dict[str, tuple[str, bytes]] = {}
 
     @classmethod
     def from_tables(cls, tables: dict[str, list], lazy: bool = False) -> "ImageContents":
         """The contents of decoded tables. ``lazy``: code entries are checked and built when first looked
         up (importing a package looks up only the entries of the methods it calls)."""
+        return cls._make(tables.get("methods", []), tables.get("code", []), lambda: tables.get("ir", []),
+                         tables.get("objects", []), lazy)
+
+    @classmethod
+    def from_image_file(cls, image: Any) -> "ImageContents":
+        """The contents of an image opened with ``serializer.open_image``: the ``methods`` and ``code``
+        tables are decoded now, ``ir`` when an entry's IR is first read. Entries are checked lazily."""
+        return cls._make(image.table("methods"), image.table("code"), lambda: image.table("ir"), [], True)
+
+    @classmethod
+    def _make(cls, methods: list, code: list, ir_table: Callable[[], list], objects: list,
+              lazy: bool) -> "ImageContents":
         out = cls()
-        methods = tables.get("methods", [])
         if not all(type(m) is list and len(m) >= 2 and type(m[0]) is str and type(m[1]) is str for m in methods):
             raise ValueError("malformed methods table")
         keys = [m[0] for m in methods]
         out.fingerprints = {m[0]: m[1] for m in methods}
-        out.code = LazyCode(keys, tables.get("code", []))
+        out.code = LazyCode(keys, code, ir_table)
         if not lazy:
             out.code.materialise()
-        for rec in OBJECTS.unpack_all(tables.get("objects", [])):
+        for rec in OBJECTS.unpack_all(objects):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
         return out
+
+    def ordered(self) -> list[CodeEntry]:
+        """The code entries in the order of the image's ``code`` table (and of the native entry table)."""
+        return sorted(self.code.values(), key=lambda e: (e.method, e.argtypes, e.owner))
 
     def to_tables(self) -> dict[str, list]:
         keys = sorted(self.fingerprints)
         index = {k: i for i, k in enumerate(keys)}
+        entries = self.ordered()
         code = [CODE.pack({
             "method": index[e.method], "argtypes": list(e.argtypes), "rettype": e.rettype, "owner": e.owner,
-            "ir": e.ir, "edges": [list(edge) for edge in e.edges], "symbol": e.symbol,
+            "edges": [list(edge) for edge in e.edges], "symbol": e.symbol,
             "min_world": e.min_world, "max_world": e.max_world, "state": e.state,
-            "boundscheck": e.boundscheck, "native_size": e.native_size,
-        }) for e in sorted(self.code.values(), key=lambda e: (e.method, e.argtypes, e.owner))]
+            "boundscheck": bool(e.boundscheck), "native_size": e.native_size,
+        }) for e in entries]
         return {
             "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints[k]}) for k in keys],
             "code": code,
+            "ir": [IR.pack({"ir": e.ir}) for e in entries],
         }
 
     def object_tables(self) -> dict[str, list]:
@@ -252,8 +324,11 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
             self.edges = entry_edges(entry)
             self.callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.calls())
             self.pending = ()
-            self.stored_ir = entry.ir
             self._function = None
+
+        @property
+        def stored_ir(self) -> bytes:
+            return entry.ir
 
         @property
         def function(self):  # type: ignore[override]

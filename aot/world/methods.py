@@ -32,7 +32,10 @@ class MethodOptions:
     kernel: bool = False
 
     def cache_key(self) -> str:
-        return f"boundscheck={int(self.boundscheck)},kernel={int(self.kernel)}"
+        return _OPTION_KEYS[self.boundscheck, self.kernel]
+
+
+_OPTION_KEYS = {(b, k): f"boundscheck={int(b)},kernel={int(k)}" for b in (False, True) for k in (False, True)}
 
 
 def method_key(py_func: Callable) -> str:

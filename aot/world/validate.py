@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, Optional
 
 from ..types import describe
 from .fingerprint import fingerprint
@@ -22,24 +22,49 @@ from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constan
 from .methods import MethodOptions
 
 _MISSING = object()
+_ModuleType = type(sys)
+_BuiltinType = type(len)
 
 
-class Verdict(NamedTuple):
-    valid: bool
-    cause: str = ""
+class Verdict:
+    """Whether an entry is valid, and why not (``cause``, empty when it is)."""
+
+    __slots__ = ("valid", "cause")
+
+    def __init__(self, valid: bool, cause: str = ""):
+        self.valid = valid
+        self.cause = cause
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Verdict) and (self.valid, self.cause) == (other.valid, other.cause)
+
+    def __hash__(self) -> int:
+        return hash((self.valid, self.cause))
+
+    def __repr__(self) -> str:
+        return f"Verdict(valid={self.valid}, cause={self.cause!r})"
 
 
 VALID = Verdict(True)
+NO_ENTRY = Verdict(False, "no-entry")
+_DEFAULT_OPTIONS = MethodOptions()
 
 
 class CurrentWorld:
-    """Answers questions about the current definitions: what a name is bound to, a method's fingerprint."""
+    """Answers questions about the current definitions: what a name is bound to, a method's fingerprint.
+
+    Fingerprints and what looked-up names stand for are remembered for the current world, until a method
+    is redefined (``forget``): validating a thousand entries that call ``len`` resolves ``len`` once per
+    module. A name that resolves to nothing is not remembered (its module may simply not be imported yet).
+    """
 
     def __init__(self, table: Any):
         self.table = table
         self._fingerprints: dict[str, Optional[str]] = {}
+        self._names: dict[str, str] = {}
 
     def forget(self, key: Optional[str] = None) -> None:
+        self._names.clear()
         if key is None:
             self._fingerprints.clear()
         else:
@@ -51,10 +76,11 @@ class CurrentWorld:
         mod = sys.modules.get(module)
         if mod is None:
             return _MISSING
+        if "." not in name:  # the common case: one global (or builtin) name
+            value = mod.__dict__.get(name, _MISSING)
+            return getattr(builtins, name, _MISSING) if value is _MISSING else value
         parts = name.split(".")
-        value = vars(mod).get(parts[0], _MISSING)
-        if value is _MISSING and len(parts) == 1:
-            value = getattr(builtins, parts[0], _MISSING)
+        value = mod.__dict__.get(parts[0], _MISSING)
         for part in parts[1:]:
             value = getattr(value, part, _MISSING)
             if value is _MISSING:
@@ -72,27 +98,37 @@ class CurrentWorld:
         return inner.py_func if inner is not None else value if callable(value) else None
 
     def fingerprint(self, key: str) -> Optional[str]:
-        if key not in self._fingerprints:
+        fp = self._fingerprints.get(key, _MISSING)
+        if fp is _MISSING:
             mdef = self.table.methods.get(key)
-            func = self.function_for(key)
+            func = mdef.py_func if mdef is not None else self.function_for(key)
             if func is None or not hasattr(func, "__code__"):
-                self._fingerprints[key] = None
+                fp = None
             else:
-                options = mdef.options if mdef is not None else MethodOptions()
-                self._fingerprints[key] = fingerprint(func, options)
-        return self._fingerprints[key]
+                fp = fingerprint(func, mdef.options if mdef is not None else _DEFAULT_OPTIONS)
+            self._fingerprints[key] = fp
+        return fp
 
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
-        value = self.resolve(where)
-        if value is _MISSING:
-            return "<missing>"
-        mdef = getattr(value, "__aot_method__", None)
-        if mdef is not None:
-            return mdef.key
-        if callable(value) and hasattr(value, "__code__"):
-            return f"{value.__module__}:{value.__qualname__}"
-        return describe(value)
+        known = self._names.get(where)
+        if known is None:
+            value = self.resolve(where)
+            if value is _MISSING:
+                return "<missing>"
+            kind = type(value)
+            if kind is _ModuleType:
+                known = "module:" + value.__name__
+            elif kind is _BuiltinType:
+                known = f"{value.__module__ or 'builtins'}:{value.__qualname__}"
+            elif getattr(value, "__aot_method__", None) is not None:
+                known = value.__aot_method__.key
+            elif callable(value) and hasattr(value, "__code__"):
+                known = f"{value.__module__}:{value.__qualname__}"
+            else:
+                known = describe(value)
+            self._names[where] = known
+        return known
 
 
 class Validator:
@@ -113,45 +149,52 @@ class Validator:
             return Verdict(False, "invalid-at-build")
         if entry.method in self.reject:
             return Verdict(False, "debug-reject")
-        stored = self.contents.fingerprints.get(entry.method)
-        if stored is None or self.world.fingerprint(entry.method) != stored:
+        fingerprints = self.contents.fingerprints
+        world = self.world
+        stored = fingerprints.get(entry.method)
+        if stored is None or world.fingerprint(entry.method) != stored:
             return Verdict(False, "fingerprint-changed")
         for kind, target, value in entry.edges:
             if kind == "global":
-                current = self.world.resolve(target)
+                current = world.resolve(target)
                 if current is _MISSING or not constant_matches(value, current):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "lookup":
-                if self.world.names(target) != value:
+                if world.names(target) != value:
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "overlay":  # ptx: a math function resolved to a libdevice function
                 from ..targets.ptx import PtxTarget
                 if not PtxTarget().overlay_holds(target, value):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
-                stored_fp = self.contents.fingerprints.get(target)
-                if stored_fp is None or self.world.fingerprint(target) != stored_fp:
+                stored_fp = fingerprints.get(target)
+                if stored_fp is None or world.fingerprint(target) != stored_fp:
                     return Verdict(False, f"edge-changed:{target}")
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
     def check(self, key: InstanceKey) -> Verdict:
-        if key in self.verdicts:
-            return self.verdicts[key]
+        verdicts = self.verdicts
+        verdict = verdicts.get(key)
+        if verdict is not None:
+            return verdict
         code = self.contents.code
-        if key not in code:
-            return Verdict(False, "no-entry")
-        entry = code[key]
+        entry = code.get(key)
+        if entry is None:
+            return NO_ENTRY
         calls = entry.calls()
-        if all(c in self.verdicts or c not in code for c in calls):
-            # The common case: a leaf, or callees decided already. No graph walk needed.
+        for c in calls:
+            if c not in verdicts and c in code:
+                break
+        else:  # the common case: a leaf, or callees decided already. No graph walk needed.
             verdict = self.local_check(entry)
             if verdict.valid:
                 for callee in calls:
-                    if callee not in code or not self.verdicts[callee].valid:
+                    decided = verdicts.get(callee)
+                    if decided is None or not decided.valid:  # (None: no entry for the callee)
                         verdict = Verdict(False, f"edge-changed:{callee[0]}")
                         break
-            self.verdicts[key] = verdict
+            verdicts[key] = verdict
             return verdict
         index: dict[InstanceKey, int] = {}
         low: dict[InstanceKey, int] = {}
