@@ -8,18 +8,21 @@ Every compiled function returns a status (0: ok, 1: an exception is set) and wri
 ``%out``, so errors raised deep in callees reach Python with their type and message. Variables live in
 ``alloca``s (LLVM's mem2reg makes them SSA). Python's semantics are kept exactly: floor division and
 modulo, division by zero, negative indices, shifts, ``**``, and the domain/range errors of ``math``.
+A ``range`` loop whose bounds, once checked, make its ``//``/``%`` provably non-negative (passes/ranges.py)
+is lowered twice: a copy with ``nsw`` flags and unsigned division behind the check, the original otherwise.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 from llvmlite import ir
 
-from ..ir import (BinOp, BinOpKind, Branch, Call, CmpKind, Compare, Const, Convert, Copy, Function,
+from ..ir import (BinOp, BinOpKind, Block, Branch, Call, CmpKind, Compare, Const, Convert, Copy, Function,
                   GetItem, IntrinsicCall, Jump, MakeTuple, Op, Raise, Return, SetItem, Truth,
                   UnaryKind, UnaryOp, Var, uses)
 from ..passes.definite import maybe_unassigned
+from ..passes.ranges import Fact, LoopVersion, loop_versions
 from ..targets import Target
 from ..types import (BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type,
                      promote)
@@ -117,6 +120,9 @@ class FunctionCodegen:
         self.consts = {op.dest.name: op.value for _, op in fn.ops()
                        if isinstance(op, Const) and defs[op.dest.name] == 1}
         self.index_only = set() if options.boundscheck else _index_only_temps(fn)
+        self.versions = loop_versions(fn)
+        self.fact: Optional[Fact] = None  # what passes/ranges proved about the op being lowered
+        self.targets: dict[str, ir.Block] = {}  # where the block being lowered jumps to, by IR label
 
     # ------------------------------------------------------------------ scaffolding
     def lower(self) -> None:
@@ -136,10 +142,42 @@ class FunctionCodegen:
         for block in self.fn.blocks:
             self.blocks[block.label] = self.llfn.append_basic_block(block.label)
         self.b.branch(self.blocks[self.fn.blocks[0].label])
+        guarded = [v for v in self.versions if v.checks]
+        guards = {v.preheader: (v.header, self.llfn.append_basic_block(v.header + ".guard")) for v in guarded}
+        unguarded = {label: v.facts for v in self.versions if not v.checks for label in v.blocks}
         for block in self.fn.blocks:
-            self.b.position_at_end(self.blocks[block.label])
-            for op in block.ops:
-                self.op(op)
+            targets = self.blocks
+            if block.label in guards:  # enter the loop through its guard
+                header, guard = guards[block.label]
+                targets = {**self.blocks, header: guard}
+            self.lower_block(block, self.blocks[block.label], targets, unguarded.get(block.label, {}))
+        for v in guarded:
+            self.lower_fast_version(v, guards[v.preheader][1])
+
+    def lower_block(self, block: Block, llblock: ir.Block, targets: dict[str, ir.Block],
+                    facts: Mapping[tuple[str, int], Fact]) -> None:
+        self.b.position_at_end(llblock)
+        self.targets = targets
+        for i, op in enumerate(block.ops):
+            self.fact = facts.get((block.label, i))
+            self.op(op)
+        self.fact = None
+
+    def lower_fast_version(self, v: LoopVersion, guard: ir.Block) -> None:
+        """The guard (the loop's bounds are in range) and a second copy of the loop using ``v.facts``; the copy
+        leaves the loop to the same blocks as the original, and variables live in the same slots."""
+        copies = {label: self.llfn.append_basic_block(label + ".fast") for label in v.blocks}
+        self.b.position_at_end(guard)
+        ok: Optional[ir.Value] = None
+        for check in v.checks:
+            value = self.load(Var(check.var))
+            test = self.b.icmp_signed("<=" if check.upper else ">=", value, ir.Constant(value.type, check.bound))
+            ok = test if ok is None else self.b.and_(ok, test)
+        assert ok is not None
+        self.b.cbranch(ok, copies[v.header], self.blocks[v.header])
+        blocks = self.fn.block_map()
+        for label in v.blocks:
+            self.lower_block(blocks[label], copies[label], {**self.blocks, **copies}, v.facts)
 
     def t(self, var: Var) -> Type:
         return self.fn.types[var.name]
@@ -337,6 +375,9 @@ class FunctionCodegen:
             fn = {BinOpKind.AND: self.b.and_, BinOpKind.OR: self.b.or_, BinOpKind.XOR: self.b.xor}[kind]
             self.store(op.dest, fn(a, b_), rt)
             return
+        if self.fact is not None and rt == I64:
+            self.store(op.dest, self.proven_int_binop(kind, a, b_, self.fact), rt)
+            return
         if rt.is_int and op.dest.name in self.index_only and kind in _NO_WRAP_OPS:
             # boundscheck=False: index arithmetic is promised in range, hence never wraps; saying so
             # lets LLVM prove `a[i, j + 1]` affine in j (vector loads instead of gathers).
@@ -355,6 +396,14 @@ class FunctionCodegen:
                 self.store(op.dest, result, rt)
                 return
         self.store(op.dest, self.float_binop(kind, a, b_) if rt.is_float else self.int_binop(kind, a, b_, rt), rt)
+
+    def proven_int_binop(self, kind: BinOpKind, a: ir.Value, b_: ir.Value, fact: Fact) -> ir.Value:
+        """An i64 op whose operands are proven in range (passes/ranges): ``nsw``/``nuw`` flags, or unsigned
+        division where the dividend is >= 0 and the divisor >= 1 (then it equals Python's floor division)."""
+        if fact is Fact.UNSIGNED_DIVISION:
+            return self.b.udiv(a, b_) if kind is BinOpKind.FLOORDIV else self.b.urem(a, b_)
+        flags = ("nsw", "nuw") if fact is Fact.NO_WRAP else ("nsw",)
+        return getattr(self.b, _INT_PLAIN[kind])(a, b_, flags=flags)
 
     def floor_by_constant(self, kind: BinOpKind, a: ir.Value, c: int, t: ScalarType) -> Optional[ir.Value]:
         """Python's ``a // c`` and ``a % c`` for a positive constant ``c``, branch-free: a shift or a mask
@@ -584,10 +633,10 @@ class FunctionCodegen:
 
     # ------------------------------------------------------------------ terminators
     def op_Jump(self, op: Jump) -> None:
-        self.b.branch(self.blocks[op.target])
+        self.b.branch(self.targets[op.target])
 
     def op_Branch(self, op: Branch) -> None:
-        self.b.cbranch(self.load(op.cond), self.blocks[op.if_true], self.blocks[op.if_false])
+        self.b.cbranch(self.load(op.cond), self.targets[op.if_true], self.targets[op.if_false])
 
     def op_Return(self, op: Return) -> None:
         if op.value is not None and self.fn.return_type != NONE:

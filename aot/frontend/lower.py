@@ -349,22 +349,22 @@ class Lowering:
         self.counted_loop(node, length, lambda k: self.b.emit_value(lambda d: GetItem(d, seq, (k,), span)), span)
 
     def counted_loop(self, node: ast.For, count: Var, value: Callable[[Var], Var], span: Span) -> None:
-        """The loop both ``for`` forms become: a hidden counter ``$k`` from 0 to ``count``, the target bound
-        to ``value($k)`` at the top of each iteration, ``continue`` going to the counter's increment."""
+        """The loop both ``for`` forms become: a hidden counter ``$k`` from 0 to ``count``; each iteration
+        binds the target to ``value($k)`` and increments ``$k`` before the body (so ``continue`` goes
+        straight back to the test). Incrementing first, as an iterator's ``next`` does, lets LLVM schedule
+        the unrolled loop's next counters ahead of the work that uses them."""
         counter = self.hidden("k")
         self.b.emit(Copy(counter, self.const(0, node.iter), span))
         one = self.const(1, node.iter)
-        head, body, latch, orelse, end = (self.b.new_block() for _ in range(5))
+        head, body, orelse, end = (self.b.new_block() for _ in range(4))
         self.b.jump(head)
         self.b.set_block(head)
         more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
         self.b.terminate(Branch(more, body.label, orelse.label, span))
         self.b.set_block(body)
         self.b.emit(Copy(Var(node.target.id), value(counter), self.span(node.target)))
-        self.loop_body(node, self.b.block, latch, end)
-        self.b.set_block(latch)
         self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
-        self.b.jump(head)
+        self.loop_body(node, self.b.block, head, end)
         self.b.set_block(orelse)
         self.stmts(node.orelse)
         self.b.jump(end)
