@@ -32,15 +32,14 @@ class Specialization:
                  "_find_def", "_builtin")
 
     def __init__(self, argtypes: tuple[Type, ...], return_type: Type, origin: str, try_address: int,
-                 vectorcall_address: int = 0, def_address: int = 0,
-                 find_def: Optional[Callable[[], Optional[int]]] = None):
+                 vectorcall_address: int = 0, def_address: int = 0, find_def: Optional[tuple[Any, str]] = None):
         self.argtypes = argtypes
         self.return_type = return_type
         self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
         self.try_address = try_address
         self.vectorcall_address = vectorcall_address  # this specialization alone as the vectorcall (0: none)
         self.def_address = def_address  # its PyMethodDef, from which the builtin is made when first asked for
-        self._find_def = find_def  # looks the PyMethodDef up when it is not known yet (image code)
+        self._find_def = find_def  # (image, symbol): where to look the PyMethodDef up when first needed
         self._builtin: Any = None
 
     @property
@@ -48,7 +47,8 @@ class Specialization:
         """The specialization as a real builtin function (``METH_FASTCALL``)."""
         if self._builtin is None:
             if not self.def_address and self._find_def is not None:
-                self.def_address = self._find_def() or 0
+                image, symbol = self._find_def
+                self.def_address = image.address(symbol) or 0
             if not self.def_address:
                 raise RuntimeError(f"{self!r}: its native code has no PyMethodDef")
             self._builtin = builtin_from_def(self.def_address)
@@ -70,21 +70,18 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
                 raise TypeError(f"{py_func.__qualname__}: {err}") from None
             out.append(args)
         return out
-    hints = dict(getattr(py_func, "__annotations__", None) or {})
-    if any(isinstance(v, str) for v in hints.values()):  # `from __future__ import annotations`
+    hints = getattr(py_func, "__annotations__", None) or {}
+    if str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
         except Exception:
             pass
     code = py_func.__code__
-    params = code.co_varnames[:code.co_argcount]
-    types = []
-    for name in params:
-        t = _annotation_type(hints.get(name))
-        if t is None:
-            return []
-        types.append(t)
-    return [tuple(types)]
+    types = tuple(map(_annotation_type, map(hints.get, code.co_varnames[:code.co_argcount])))
+    return [] if None in types else [types]
+
+
+_PYTHON_TYPES = {int: parse_type("int"), float: parse_type("float"), bool: parse_type("bool")}
 
 
 def _annotation_type(annotation: Any) -> Optional[Type]:
@@ -92,9 +89,8 @@ def _annotation_type(annotation: Any) -> Optional[Type]:
         return None
     if isinstance(annotation, (ScalarType, ArrayType, TupleType)):
         return annotation
-    simple = {int: "int", float: "float", bool: "bool"}
-    if annotation in simple:
-        return parse_type(simple[annotation])
+    if type(annotation) is type:
+        return _PYTHON_TYPES.get(annotation)
     if isinstance(annotation, str):
         try:
             return parse_type(annotation)
@@ -141,7 +137,7 @@ class Dispatcher:
         self._declared: Optional[list[tuple[Type, ...]]] = None
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
-        self._tables: Optional[list[Any]] = None  # every table published stays alive (a call may walk one)
+        self._tables: Optional[tuple[Any, ...]] = None  # every table published stays alive (a call may walk one)
         self._rejection: tuple = ("no-entry", None, None)
 
     @property
@@ -165,9 +161,9 @@ class Dispatcher:
         return True
 
     def _publish(self) -> None:
-        if self._tables is None:
-            self._tables = []
-            self.obj._aot_fallback = self.fallback  # what native code calls when no specialization fits
+        if self._tables is None:  # the first publication: native code may call the fallback from now on
+            self._tables = ()
+            self.obj._aot_fallback = self.fallback
         specs = self.specs
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
@@ -178,7 +174,7 @@ class Dispatcher:
             specs = self.specs = tuple(sorted(specs, key=lambda s: sum(
                 isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes)))
         table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
-        self._tables.append(table)
+        self._tables += (table,)
         set_table(self.obj, ctypes.addressof(table), len(specs))
         # None: no vectorcall, so calls reach MethodBase.__call__ (Python) as before the first one.
         set_vectorcall(self.obj, _dispatcher_address(runtime(), self.mdef.module) if specs else 0)
@@ -219,7 +215,7 @@ class Dispatcher:
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
             spec = Specialization(argtypes, rettype, "image", bound[0], bound[1],
-                                  find_def=lambda: image.address("def_" + entry.symbol))
+                                  find_def=(image, "def_" + entry.symbol))
         if entry.calls():
             rt.add_backedges((self.mdef.key, entry.argtypes), image.callees(entry))
         self.add(spec)
@@ -259,6 +255,11 @@ class Dispatcher:
                 self.recorded.setdefault(argtypes)
             return self.mdef.py_func(*args)
         declared = self.declared
+        if not self.specs and (not declared or argtypes in declared):
+            # The first call, with exactly a compiled signature's types: load it (or compile it), no
+            # conversions to work out.
+            self.obtain(argtypes)
+            return self.obj(*args)  # natively, through the specialization just published
         if declared:
             n = len(argtypes)
             target = next((d for d in declared if len(d) == n and all(map(accepts, d, argtypes))), None)
@@ -356,25 +357,19 @@ def _repr(self: Any) -> str:
     return f"<aot method {_dispatcher(self).mdef.key}>"
 
 
-def _get(self: Any, instance: Any, owner: Any = None) -> Any:
-    return self  # methods behave like staticmethods when stored on a class
-
-
-_METHODS_INSTALLED = False
-_METHOD_CLASS: Any = None
-
-
 def _method_class() -> type:
-    global _METHODS_INSTALLED, _METHOD_CLASS
-    cls = _METHOD_CLASS = method_type()
-    if not _METHODS_INSTALLED:
-        cls.specializations = _specializations
-        cls.inspect_ir = _inspect_ir
-        cls.inspect_llvm = _inspect_llvm
-        cls.inspect_asm = _inspect_asm
-        cls.__repr__ = _repr
-        _METHODS_INSTALLED = True
+    """The type of method objects (``aot.Method``) with its Python-level methods. Made once, when aot is
+    imported, as a C extension's types are."""
+    cls = method_type()
+    cls.specializations = _specializations
+    cls.inspect_ir = _inspect_ir
+    cls.inspect_llvm = _inspect_llvm
+    cls.inspect_asm = _inspect_asm
+    cls.__repr__ = _repr
     return cls
+
+
+_METHOD_CLASS = _method_class()
 
 
 def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
@@ -431,7 +426,7 @@ def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] 
     if type(func) is not FunctionType:
         raise TypeError(f"@aot.jit needs a Python function, not {type(func).__name__}")
     rt = runtime()
-    obj = (_METHOD_CLASS or _method_class())()
+    obj = _METHOD_CLASS()
     table = rt.table
     key = f"{func.__module__}:{func.__qualname__}"
     redefining = key in table.methods
