@@ -349,6 +349,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             image_path, header, contents, objects = built
             so_path = image_path.with_suffix(".so")
             link_shared(objects, so_path, extra_args=LINK_FLAGS)
+            image_path.with_suffix(".rt.so").unlink(missing_ok=True)  # what images of aot 0.1 needed
             native = so_path.read_bytes()
             header = dict(header, native={"file": so_path.name, "crc32": crc32(native),
                                           "size": len(native)})

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from serializer.digest import checksum
 
-COMPILER_VERSION = "0.1.0"
+COMPILER_VERSION = "0.2.0"
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
 
