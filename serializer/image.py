@@ -309,16 +309,16 @@ def _check_crc(path: str, what: str, data: Any, expected: int) -> None:
         raise ImageError(path, f"{what} checksum mismatch (the file is corrupted or was modified)", "corrupt")
 
 
-def _unpack(path: str, what: str, data: Any) -> Any:
+def _unpack(path: str, what: str, data: Any, tuples: bool = False) -> Any:
     """msgpack-decode with limits no larger than the data itself; no ext types, str map keys only.
-    """
+    Arrays decode as lists, or as tuples with ``tuples``."""
     n = len(data)
     try:
         return msgpack.unpackb(
             data,
             raw=False,
             strict_map_key=True,
-            use_list=True,
+            use_list=not tuples,
             max_str_len=n,
             max_bin_len=n,
             max_array_len=n,
@@ -329,6 +329,13 @@ def _unpack(path: str, what: str, data: Any) -> Any:
         )
     except Exception as e:  # msgpack raises ValueError, TypeError, UnicodeError, StackError, ...
         raise ImageError(path, f"malformed {what}: {type(e).__name__}: {e}", "malformed") from None
+
+
+def _convert_arrays(value: Any, kind: type) -> Any:
+    """``value`` with every list or tuple in it rebuilt as ``kind`` (maps are left as they are)."""
+    if type(value) in (list, tuple):
+        return kind(_convert_arrays(v, kind) for v in value)
+    return value
 
 
 def _decode_header(path: str, data: Any, expected_crc: int) -> dict[str, Any]:
@@ -402,7 +409,7 @@ class ImageFile:
         self.names = names
         self._data = data  # a memoryview of the whole file; dropped once every table is decoded
         self._segments = segments  # name -> (start, end, crc)
-        self._cache: dict[str, list[list[Any]]] = {}
+        self._cache: dict[tuple[str, bool], Any] = {}  # (name, tuples) -> rows
 
     @classmethod
     def from_bytes(cls, data: bytes, path: PathLike = "<bytes>") -> "ImageFile":
@@ -458,27 +465,35 @@ class ImageFile:
         """Check every table's checksum now, decoding nothing (about 0.25 ms per MB): an image damaged
         anywhere is rejected as a whole, even where a reader would never look."""
         for name, (start, end, crc) in self._segments.items():
-            if name not in self._cache:
+            if (name, False) not in self._cache and (name, True) not in self._cache:
                 _check_crc(self.path, f"table {name!r}", self._data[start:end], crc)
 
-    def table(self, name: str) -> list[list[Any]]:
-        """The records of one table: its checksum checked, decoded once, then cached."""
-        rows = self._cache.get(name)
+    def table(self, name: str, tuples: bool = False) -> Any:
+        """The records of one table: its checksum checked, decoded once, then cached.
+
+        ``tuples``: every array decodes as a tuple (the table as a tuple of tuples). Readers that only
+        look use this: tuples of strings and numbers drop out of the garbage collector's work after its
+        first pass, lists stay in it for as long as they live."""
+        rows = self._cache.get((name, tuples))
         if rows is not None:
             return rows
         seg = self._segments.get(name)
         if seg is None:
             raise ImageError(self.path, f"missing table {name!r}", "malformed")
         start, end, crc = seg
-        data = self._data[start:end]
         what = f"table {name!r}"
-        _check_crc(self.path, what, data, crc)
-        rows = _unpack(self.path, what, data)
-        # use_list=True: every decoded array is exactly a list, so a type set is the whole check.
-        if type(rows) is not list or not set(map(type, rows)) <= {list}:
+        if self._data is None:  # decoded the other way already: the bytes are gone
+            rows = _convert_arrays(self._cache[(name, not tuples)], tuple if tuples else list)
+        else:
+            data = self._data[start:end]
+            _check_crc(self.path, what, data, crc)
+            rows = _unpack(self.path, what, data, tuples)
+        # Every decoded array is exactly a list (or exactly a tuple), so a type set is the whole check.
+        kind = tuple if tuples else list
+        if type(rows) is not kind or not set(map(type, rows)) <= {kind}:
             raise ImageError(self.path, f"malformed {what}: not a list of records", "malformed")
-        self._cache[name] = rows
-        if len(self._cache) == len(self._segments):
+        self._cache[(name, tuples)] = rows
+        if len({n for n, _ in self._cache}) == len(self._segments):
             self._data = None  # nothing left to decode: let the file's bytes go
         return rows
 

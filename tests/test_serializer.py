@@ -885,3 +885,15 @@ def test_image_file_records(tmp_path: Path) -> None:
     assert f.records(METHODS) == [{"key": "k", "fingerprint": "f", "options": None, "tags": []}]
     with pytest.raises(ImageError, match=r"r\.aotimg: record 0 of bad: record has 1 fields"):
         f.records(record("bad", "key", "fingerprint"))
+
+
+def test_tables_decode_as_tuples_for_readers_that_only_look(big_path: Path) -> None:
+    f = open_image(big_path)
+    as_tuples = f.table("code", tuples=True)
+    assert type(as_tuples) is tuple and all(type(r) is tuple for r in as_tuples)
+    assert as_tuples[0] == (0, "f0", ("f64", "i64"), "f64", b"\x00" * 16)  # nested arrays too
+    assert len(as_tuples) == len(BIG_TABLES["code"])
+    assert f.table("code", tuples=True) is as_tuples          # cached per form
+    assert f.table("code") == [list(r) for r in BIG_TABLES["code"]]
+    f.table("methods"), f.table("ir")                          # every table decoded: the bytes are let go
+    assert f.table("methods", tuples=True) == tuple(tuple(r) for r in BIG_TABLES["methods"])

@@ -222,7 +222,7 @@ class Loader:
             return None
         from serializer.image import ImageError, open_image
         try:
-            image_file = open_image(path)  # one read; the header and the table directory are checked
+            image_file = open_image(path)  # mapped; the header and the table directory are checked
             image_file.verify()  # every table's checksum (cheap), so damage anywhere rejects the image
         except ImageError as err:
             image = PackageImage(package, path, {}, self.rt)

@@ -40,6 +40,8 @@ STATE_INVALID = "invalid"
 
 InstanceKey = tuple[str, tuple[str, ...]]
 
+_ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
+
 
 def edge_to_record(edge: "Edge") -> list:
     value = edge.value
@@ -57,7 +59,7 @@ def constant_matches(stored: Any, current: Any) -> bool:
     if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
         return False
     if isinstance(current, tuple):
-        return isinstance(stored, list) and len(stored) == len(current) and all(
+        return type(stored) in _ARRAY and len(stored) == len(current) and all(
             constant_matches(s, c) for s, c in zip(stored, current))
     if type(current) is not type(stored):
         return False
@@ -135,7 +137,10 @@ _CODE_FIELD_TYPES = ((0, "method", int), (1, "argtypes", list), (2, "rettype", s
                      (4, "edges", list), (5, "symbol", str), (6, "min_world", int), (7, "max_world", int),
                      (8, "state", str), (9, "boundscheck", bool), (10, "native_size", int))
 _N_REQUIRED = len(CODE.required)
-_CODE_TYPES = tuple(kind for _, _, kind in _CODE_FIELD_TYPES)
+# A table decodes with lists (full reads) or tuples (``ImageFile.table(..., tuples=True)``, at import).
+_CODE_TYPES = {tuple(kind for _, _, kind in _CODE_FIELD_TYPES),
+               tuple(tuple if kind is list else kind for _, _, kind in _CODE_FIELD_TYPES)}
+_TUPLE = {tuple}
 _STR = {str}
 
 
@@ -144,9 +149,9 @@ def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable
     nonsense written by hand). Fields appended by later formats would take their defaults (see CODE)."""
     if len(raw) < _N_REQUIRED:
         raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
-    if tuple(map(type, raw[:_N_REQUIRED])) != _CODE_TYPES:  # one comparison, then the details
+    if tuple(map(type, raw[:_N_REQUIRED])) not in _CODE_TYPES:  # one look-up, then the details
         for at, name, kind in _CODE_FIELD_TYPES:
-            if type(raw[at]) is not kind:
+            if type(raw[at]) is not kind and not (kind is list and type(raw[at]) is tuple):
                 raise ValueError(f"code record {i}: field {name} is a {type(raw[at]).__name__}, "
                                  f"not a {kind.__name__}")
     if not 0 <= raw[0] < len(keys):
@@ -154,9 +159,10 @@ def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable
     if not set(map(type, raw[1])) <= _STR:
         raise ValueError(f"code record {i}: argument types must be strings")
     for e in raw[4]:
-        if type(e) is not list or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
+        if type(e) not in _ARRAY or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
             raise ValueError(f"code record {i}: malformed edges")
-    return CodeEntry(i, keys[raw[0]], tuple(raw[1]), raw[2], raw[3], None, tuple(map(tuple, raw[4])),
+    edges = raw[4] if type(raw[4]) is tuple and set(map(type, raw[4])) <= _TUPLE else tuple(map(tuple, raw[4]))
+    return CodeEntry(i, keys[raw[0]], tuple(raw[1]), raw[2], raw[3], None, edges,
                      raw[5], raw[6], raw[7], raw[8], raw[9], raw[10], ir_source)
 
 
@@ -195,7 +201,7 @@ class LazyCode(MutableMapping):
             if len(self._ir_records) != len(self._records):
                 raise ValueError(f"{len(self._ir_records)} IR records for {len(self._records)} code records")
         rec = self._ir_records[index]
-        if type(rec) is not list or not rec or type(rec[0]) is not bytes:
+        if type(rec) not in _ARRAY or not rec or type(rec[0]) is not bytes:
             raise ValueError(f"ir record {index}: not the bytes of a function")
         return rec[0]
 
@@ -253,13 +259,14 @@ class ImageContents:
     def from_image_file(cls, image: Any) -> "ImageContents":
         """The contents of an image opened with ``serializer.open_image``: the ``methods`` and ``code``
         tables are decoded now, ``ir`` when an entry's IR is first read. Entries are checked lazily."""
-        return cls._make(image.table("methods"), image.table("code"), lambda: image.table("ir"), [], True)
+        return cls._make(image.table("methods", tuples=True), image.table("code", tuples=True),
+                         lambda: image.table("ir", tuples=True), [], True)
 
     @classmethod
     def _make(cls, methods: list, code: list, ir_table: Callable[[], list], objects: list,
               lazy: bool) -> "ImageContents":
         out = cls()
-        if not all(type(m) is list and len(m) >= 2 and type(m[0]) is str and type(m[1]) is str for m in methods):
+        if not all(type(m) in _ARRAY and len(m) >= 2 and type(m[0]) is str and type(m[1]) is str for m in methods):
             raise ValueError("malformed methods table")
         keys = [m[0] for m in methods]
         out.fingerprints = {m[0]: m[1] for m in methods}
