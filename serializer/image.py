@@ -44,7 +44,6 @@ import os
 import stat
 import struct
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 import msgpack
@@ -52,6 +51,8 @@ import msgpack
 from .digest import crc32
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from serializer.records import RecordSchema
 
 __all__ = [
@@ -220,6 +221,8 @@ def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, 
     The bytes go to a temporary file in the same folder, are fsynced, and the file is
     renamed over ``path``.  OS failures raise ImageError naming ``path``.
     """
+    from pathlib import Path  # writers only: readers (every first call of a method) never import pathlib
+
     from .files import atomic_write_bytes
     data = encode_image(header, tables)
     target = Path(path)

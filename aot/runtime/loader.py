@@ -15,7 +15,6 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from serializer.digest import crc32
@@ -70,13 +69,13 @@ def _missing_features(features: str) -> list[str]:
 class PackageImage:
     """One package's CPU image: its header now, its body and library when first needed."""
 
-    def __init__(self, package: str, path: Path, header: dict[str, Any], rt: Any, file: Any = None):
+    def __init__(self, package: str, path: str, header: dict[str, Any], rt: Any, file: Any = None):
         self.package = package
         self.path = path
         self.header = header
         self.rt = rt
         self.file = file  # the image as read (serializer.ImageFile): its tables decode when first asked for
-        self.root = str(path.parent.parent.parent)
+        self.root = os.path.dirname(os.path.dirname(os.path.dirname(path)))  # <root>/<pkg>/__aot__/<image>
         self._contents: Optional["ImageContents"] = None
         self._validator: Optional["Validator"] = None
         self._lib: Any = None
@@ -151,7 +150,7 @@ class PackageImage:
         """Load the library the header names under ``what`` if its bytes match their checksum."""
         import mmap
         native = self.header.get(what) or {}
-        so = self.path.parent / str(native.get("file", ""))
+        so = os.path.join(os.path.dirname(self.path), str(native.get("file", "")))
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
             with open(so, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 matches = crc32(data) == native.get("crc32")
@@ -217,8 +216,9 @@ class Loader:
         file = getattr(module, "__file__", None)
         if not file:
             return None
-        path = Path(file).resolve().parent / "__aot__" / f"{package}.cpu.aotimg"
-        if not path.exists():
+        # os.path, not pathlib: the first call of a method may be the first thing to need either
+        path = os.path.join(os.path.dirname(os.path.realpath(file)), "__aot__", f"{package}.cpu.aotimg")
+        if not os.path.exists(path):
             return None
         from serializer.image import ImageError, open_image
         try:
