@@ -194,7 +194,9 @@ class PackageImage:
         if count_at and table_at and contents is not None:
             count = ctypes.c_int64.from_address(count_at).value
             if count == len(contents.code):  # a library of another build would disagree
-                self._entry_table = list((ctypes.c_void_p * (2 * count)).from_address(table_at))
+                size = ctypes.sizeof(ctypes.c_void_p)
+                table = ctypes.string_at(table_at, 2 * count * size)
+                self._entry_table = memoryview(table).cast("Q" if size == 8 else "I").tolist()
         return self._entry_table
 
 

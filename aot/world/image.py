@@ -141,6 +141,7 @@ _N_REQUIRED = len(CODE.required)
 _CODE_TYPES = {tuple(kind for _, _, kind in _CODE_FIELD_TYPES),
                tuple(tuple if kind is list else kind for _, _, kind in _CODE_FIELD_TYPES)}
 _TUPLE = {tuple}
+_INT = {int}
 _STR = {str}
 
 
@@ -176,13 +177,15 @@ class LazyCode(MutableMapping):
         self._keys = method_keys
         self._ir_table = ir_table
         self._ir_records: Optional[list] = None
-        # Just what the key needs: the rest of a record is checked when it is first looked up.
+        # Just what the key needs (checked with C-level passes: this runs over every record of the image
+        # on the first call of any method); the rest of a record is checked when it is first looked up.
         try:
-            self._items: dict[InstanceKey, Any] = {(method_keys[rec[0]], tuple(rec[1])): i
-                                                   for i, rec in enumerate(records)}
-            self._records = records
-            if not all(type(rec[0]) is int and rec[0] >= 0 for rec in records):
+            methods = [rec[0] for rec in records]
+            if methods and (not set(map(type, methods)) <= _INT or min(methods) < 0):
                 raise TypeError
+            keys = zip(map(method_keys.__getitem__, methods), map(tuple, [rec[1] for rec in records]))
+            self._items: dict[InstanceKey, Any] = dict(zip(keys, range(len(records))))
+            self._records = records
         except (TypeError, IndexError, KeyError):
             raise ValueError("code records: malformed method index or argument types") from None
         if len(self._items) != len(records):
@@ -266,10 +269,13 @@ class ImageContents:
     def _make(cls, methods: list, code: list, ir_table: Callable[[], list], objects: list,
               lazy: bool) -> "ImageContents":
         out = cls()
-        if not all(type(m) in _ARRAY and len(m) >= 2 and type(m[0]) is str and type(m[1]) is str for m in methods):
+        try:
+            keys, fingerprints = [m[0] for m in methods], [m[1] for m in methods]
+        except (TypeError, IndexError, KeyError):
+            raise ValueError("malformed methods table") from None
+        if not set(map(type, keys)) | set(map(type, fingerprints)) <= _STR:
             raise ValueError("malformed methods table")
-        keys = [m[0] for m in methods]
-        out.fingerprints = {m[0]: m[1] for m in methods}
+        out.fingerprints = dict(zip(keys, fingerprints))
         out.code = LazyCode(keys, code, ir_table)
         if not lazy:
             out.code.materialise()
