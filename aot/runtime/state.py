@@ -37,6 +37,9 @@ class Event(NamedTuple):
         return f"aot: {self.kind} {self.method}({', '.join(self.argtypes)}) [{self.owner}]{cause}{flag}"
 
 
+_new_tuple = tuple.__new__  # an Event without the named tuple's Python-level __new__ (one per first call)
+
+
 @dataclass(frozen=True)
 class Environment:
     strict: bool
@@ -91,7 +94,7 @@ class Runtime:
 
     def record(self, kind: str, method: str, argtypes: tuple, owner: str = "cpu", cause: str = "",
                spurious: bool = False) -> Event:
-        event = Event(kind, method, tuple(map(str, argtypes)), owner, cause, spurious)
+        event = _new_tuple(Event, (kind, method, tuple(map(str, argtypes)), owner, cause, spurious))
         self.events.append(event)
         if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(event), file=sys.stderr)
