@@ -24,11 +24,12 @@ On-disk layout (all integers little-endian)::
 
 Each table is its own checksummed segment, so a reader pays only for the tables it uses:
 
-* ``read_header`` (import time, compatibility check) reads the preamble and the header and
-  nothing else; a file whose directory or segments are damaged still yields its header.
-* ``open_image`` reads the file once, checks the header and directory checksums and that the
-  segments tile the rest of the file exactly; ``ImageFile.table(name)`` then checksums and
-  decodes that one segment (an import decodes its small index tables, never the typed IR).
+* ``read_header`` (a quick compatibility check) reads the preamble and the header and nothing
+  else; a file whose directory or segments are damaged still yields its header.
+* ``open_image`` maps the file, checks the header and directory checksums and that the segments
+  tile the rest of the file exactly; ``ImageFile.table(name)`` then checksums and decodes that one
+  segment (the first call of a method decodes the small index tables, never the typed IR), and
+  ``ImageFile.verify()`` checks every segment's checksum without decoding any.
 * ``read_image`` / ``decode_image`` check and decode everything.
 
 Checksums are CRC-32 (``serializer.digest.crc32``): they detect damage, not tampering (whoever can
@@ -396,11 +397,14 @@ def _read_exact(f: BinaryIO, n: int) -> bytes:
 
 
 class ImageFile:
-    """An image read into memory whose tables are checksummed and decoded one at a time, on demand.
+    """An image (bytes, or the read-only mapping ``open_image`` makes) whose tables are checksummed and
+    decoded one at a time, on demand.
 
     ``open_image`` (or ``ImageFile.from_bytes``) has already checked magic, version, lengths, the
     header and directory checksums, and that the segments tile the file; ``table(name)`` checks and
     decodes that table's segment only, once (the result is cached and shared by later calls).
+    A mapped file must not be truncated in place while it is in use (it would fault on access, as a
+    shared library would): ``write_image`` never does that, it renames a new file over the old one.
     """
 
     __slots__ = ("path", "header", "names", "_data", "_segments", "_cache")
