@@ -23,7 +23,7 @@ from ..world.fingerprint import COMPILER_VERSION
 
 if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
     from ..world.image import CodeEntry, ImageContents
-    from ..world.validate import Validator, Verdict
+    from ..world.validate import Validator
 
 _dlsym = ctypes.CDLL(None).dlsym
 _dlsym.restype = ctypes.c_void_p
