@@ -53,9 +53,11 @@ _DEFAULT_OPTIONS = MethodOptions()
 class CurrentWorld:
     """Answers questions about the current definitions: what a name is bound to, a method's fingerprint.
 
-    Fingerprints and what looked-up names stand for are remembered for the current world, until a method
-    is redefined (``forget``): validating a thousand entries that call ``len`` resolves ``len`` once per
-    module. A name that resolves to nothing is not remembered (its module may simply not be imported yet).
+    Fingerprints are remembered for the current world, until a method is redefined (``forget``); so are
+    looked-up names that stand for a module or a builtin (``math``, ``len``: validating a thousand entries
+    that call ``len`` resolves it once per module). Names bound to functions are looked up every time
+    (they are what tests patch), and a name that resolves to nothing is never remembered (its module
+    may simply not be imported yet).
     """
 
     def __init__(self, table: Any):
@@ -112,22 +114,22 @@ class CurrentWorld:
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
         known = self._names.get(where)
-        if known is None:
-            value = self.resolve(where)
-            if value is _MISSING:
-                return "<missing>"
-            kind = type(value)
-            if kind is _ModuleType:
-                known = "module:" + value.__name__
-            elif kind is _BuiltinType:
-                known = f"{value.__module__ or 'builtins'}:{value.__qualname__}"
-            elif getattr(value, "__aot_method__", None) is not None:
-                known = value.__aot_method__.key
-            elif callable(value) and hasattr(value, "__code__"):
-                known = f"{value.__module__}:{value.__qualname__}"
-            else:
-                known = describe(value)
-            self._names[where] = known
+        if known is not None:
+            return known
+        value = self.resolve(where)
+        if value is _MISSING:
+            return "<missing>"
+        kind = type(value)
+        if kind is _ModuleType:
+            known = self._names[where] = "module:" + value.__name__
+        elif kind is _BuiltinType:
+            known = self._names[where] = f"{value.__module__ or 'builtins'}:{value.__qualname__}"
+        elif getattr(value, "__aot_method__", None) is not None:
+            known = value.__aot_method__.key
+        elif callable(value) and hasattr(value, "__code__"):
+            known = f"{value.__module__}:{value.__qualname__}"
+        else:
+            known = describe(value)
         return known
 
 
