@@ -303,6 +303,30 @@ def test_name_rebound_in_the_callers_module(numkit, numkit_image):
     assert_right_results(run)
 
 
+PATCHED_BETWEEN_FIRST_CALLS = """
+    from numkit import ntheory
+    first = ntheory.next_prime(10)          # validates the lookup of ntheory.is_prime: bound to the method
+    real = ntheory.is_prime
+    def is_prime(n):                        # a plain function, as a test's patch would put there
+        return n % 2 == 1
+    ntheory.is_prime = is_prime
+    count = ntheory.count_primes(20)        # its entry looks is_prime up too: now it names another function
+    expected = ntheory.count_primes.py_func(20)
+    ntheory.is_prime = real
+    report(first=first, count=count, expected=expected)
+"""
+
+
+def test_a_name_rebound_between_two_first_calls_is_looked_up_again(numkit_built):
+    """What a name bound to a function stands for is not remembered from one validation to the next: an
+    entry first called after the name was rebound is reinferred, with the cause naming it."""
+    run = run_python(numkit_built, PATCHED_BETWEEN_FIRST_CALLS)
+    assert run["first"] == 11
+    (event,) = [e for e in run["events"] if e["method"] == "numkit.ntheory:count_primes"]
+    assert event["kind"] == "inferred" and event["cause"] == "edge-changed:numkit.ntheory:is_prime", event
+    assert run["count"] == run["expected"] == 9
+
+
 def test_builtin_shadowed_in_the_module(numkit, numkit_image):
     """core.py defines its own ``abs``: every method of core that called the builtin, and their callers,
     are reinferred (and compute with the new ``abs``)."""
