@@ -366,6 +366,7 @@ def _method_class() -> type:
     cls.inspect_llvm = _inspect_llvm
     cls.inspect_asm = _inspect_asm
     cls.__repr__ = _repr
+    cls.__doc__ = property(lambda self: self.__wrapped__.__doc__, doc="The Python function's docstring.")
     return cls
 
 
@@ -433,8 +434,7 @@ def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] 
     mdef = table.define(func, _OPTIONS[bool(boundscheck)], key)
     if redefining:
         rt.redefine(key)
-    mdef.dispatcher = dispatcher = Dispatcher(obj, mdef, signatures)
-    obj.__dict__ = {"py_func": func, "__aot_method__": mdef, "_aot_dispatcher": dispatcher,
-                    "__name__": func.__name__, "__qualname__": func.__qualname__,
-                    "__module__": func.__module__, "__doc__": func.__doc__, "__wrapped__": func}
+    mdef.dispatcher = Dispatcher(obj, mdef, signatures)
+    obj.__dict__ = {"__aot_method__": mdef, "__wrapped__": func, "__qualname__": func.__qualname__,
+                    "__module__": func.__module__}  # four keys: the smallest dict (see MethodBase)
     return obj

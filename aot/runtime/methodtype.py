@@ -57,12 +57,28 @@ _keepalive: list = []
 
 
 class MethodBase:
-    """The Python side of ``aot.Method``: calls that reach it are first calls (no native code yet)."""
+    """The Python side of ``aot.Method``: calls that reach it are first calls (no native code yet).
+
+    An instance's dict holds only ``__aot_method__`` (the definition), ``__wrapped__`` (the Python
+    function), ``__qualname__`` and ``__module__``; the rest is derived from them here."""
 
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._aot_dispatcher.fallback(*args, **kwargs)
+        return self.__aot_method__.dispatcher.fallback(*args, **kwargs)
+
+    @property
+    def py_func(self) -> Any:
+        """The Python function the method compiles."""
+        return self.__wrapped__
+
+    @property
+    def _aot_dispatcher(self) -> Any:
+        return self.__aot_method__.dispatcher
+
+    @property
+    def __name__(self) -> str:  # type: ignore[override]
+        return self.__wrapped__.__name__
 
 
 @lru_cache(maxsize=None)

@@ -83,7 +83,6 @@ class MethodTable:
     def __init__(self) -> None:
         self.world = 1
         self.methods: dict[str, MethodDef] = {}
-        self._by_function: dict[int, MethodDef] = {}
         self._intrinsics: Optional[dict[int, "Intrinsic"]] = None  # aot.gpu's functions, when first asked
 
     def define(self, py_func: Callable, options: MethodOptions = MethodOptions(),
@@ -92,7 +91,6 @@ class MethodTable:
         self.world += 1
         mdef = MethodDef(key or method_key(py_func), py_func, options, self.world)
         self.methods[mdef.key] = mdef
-        self._by_function[id(py_func)] = mdef
         return mdef
 
     def method_for(self, obj: Any) -> Optional[MethodDef]:
@@ -101,7 +99,7 @@ class MethodTable:
         if isinstance(mdef, MethodDef):
             return mdef
         if isinstance(obj, pytypes.FunctionType):
-            found = self._by_function.get(id(obj))
+            found = self.methods.get(method_key(obj))
             if found is not None and found.py_func is obj:
                 return found
             return self.define(obj)
