@@ -148,7 +148,7 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ specializations
     def add(self, spec: Specialization) -> None:
-        self.specs += (spec,)
+        self.specs = self.specs + (spec,) if self.specs else (spec,)
         self._publish()
 
     def drop(self, argtypes: tuple[str, ...]) -> bool:
@@ -237,6 +237,12 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ slow path
     def fallback(self, *args: Any, **kwargs: Any) -> Any:
+        """What native code calls when no specialization takes a call."""
+        return self.call_python(args, kwargs)
+
+    def call_python(self, args: tuple, kwargs: dict) -> Any:
+        """A call that no native code took: the first one (``MethodBase.__call__``), or one that no
+        specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
         if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount:
             try:  # keywords and defaults bind as in Python, with Python's errors
                 bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)

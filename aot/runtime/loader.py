@@ -118,10 +118,11 @@ class PackageImage:
         if validator is None:
             return None, f"image-incompatible:{self.rejected}"
         try:
-            entry = validator.contents.code.get((key, argtypes))
+            instance = (key, argtypes)
+            entry = validator.contents.code.get(instance)
             if entry is None:
                 return None, "no-entry"
-            return entry, validator.check((key, argtypes)).cause
+            return entry, validator.check(instance).cause
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
             self.reject(f"damaged: {err}")
             return None, f"image-incompatible:{self.rejected}"

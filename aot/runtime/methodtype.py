@@ -65,7 +65,7 @@ class MethodBase:
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__aot_method__.dispatcher.fallback(*args, **kwargs)
+        return self.__aot_method__.dispatcher.call_python(args, kwargs)
 
     @property
     def py_func(self) -> Any:
