@@ -7,8 +7,10 @@
     f(2.0, 3.0)      # later calls: the native dispatcher finds it; no Python runs
     f.py_func(2.0, 3.0), f.specializations(), f.inspect_ir("f64", "f64")
 
-A call that no compiled specialization accepts reaches ``Dispatcher.fallback`` (Python): it converts
-arguments to a declared signature, or compiles a new specialization (unless strict mode forbids it).
+A method's first call, and any call that no compiled specialization accepts, reaches
+``Dispatcher.call_python`` (Python): it converts arguments to a declared signature, and loads the
+specialization from the package's image when its entry is valid, or compiles it (unless strict mode
+forbids it). Later calls with those types run natively without any Python.
 """
 from __future__ import annotations
 

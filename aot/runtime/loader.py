@@ -1,14 +1,16 @@
-"""Loading prebuilt images at import: find, gate, validate on first use, bind — without llvmlite.
+"""Loading prebuilt images on a method's first call: find, gate, validate, bind — without llvmlite.
 
-    image = loader.image_for("numkit.stats")      # header read once per package (cheap), or None
-    found = image.find("numkit.stats:mean", ("f64[:]",))
-    found.verdict.valid, found.try_address         # validated depth-first over edges; bound by dlsym
+    image = loader.image_for("numkit.stats")      # the package's image, mapped and gated once, or None
+    entry, cause = image.find("numkit.stats:mean", ("f64[:]",))   # validated depth-first over edges
+    image.bind(entry)  →  (try_ address, vectorcall address)      # from the library's entry table
 
-The image of a method is found through its module's own ``__file__`` (never the current directory):
-``<top package>/__aot__/<package>.cpu.aotimg`` beside ``<package>.cpu.so``. The header is the file gate
-(format and compiler version, Python ABI, target); a rejected image is reported once, as one line, and
-none of its native code is ever executed. The body (entries, typed IR) is decoded on the first call of
-any method of the package; the shared library is loaded only after its checksum matches the header.
+Importing a package reads none of this: a method's first call does. The image is found through its
+module's own ``__file__`` (never the current directory): ``<top package>/__aot__/<package>.cpu.aotimg``
+beside ``<package>.cpu.so``. Opening it checks every table's checksum and the header is the gate (format
+and compiler version, Python ABI, target, CPU features); a rejected image is reported once, as one line,
+and none of its native code is ever executed. Only the index tables (methods, code entries) are decoded;
+the typed IR is decoded only if an entry must be cured. The shared library is loaded only after its
+checksum matches the header, and entries are bound by index into its ``aot_entries`` table.
 """
 from __future__ import annotations
 
