@@ -335,13 +335,6 @@ def _unpack(path: str, what: str, data: Any, tuples: bool = False) -> Any:
         raise ImageError(path, f"malformed {what}: {type(e).__name__}: {e}", "malformed") from None
 
 
-def _convert_arrays(value: Any, kind: type) -> Any:
-    """``value`` with every list or tuple in it rebuilt as ``kind`` (maps are left as they are)."""
-    if type(value) in (list, tuple):
-        return kind(_convert_arrays(v, kind) for v in value)
-    return value
-
-
 def _decode_header(path: str, data: Any, expected_crc: int) -> dict[str, Any]:
     _check_crc(path, "header", data, expected_crc)
     obj = _unpack(path, "header", data)
@@ -414,7 +407,7 @@ class ImageFile:
         self.path = path
         self.header = header
         self.names = names
-        self._data = data  # a memoryview of the whole file; dropped once every table is decoded
+        self._data = data  # a memoryview of the whole file (a mapping costs no memory of its own)
         self._segments = segments  # name -> (start, end, crc)
         self._cache: dict[tuple[str, bool], Any] = {}  # (name, tuples) -> rows
 
@@ -472,8 +465,7 @@ class ImageFile:
         """Check every table's checksum now, decoding nothing (about 0.25 ms per MB): an image damaged
         anywhere is rejected as a whole, even where a reader would never look."""
         for name, (start, end, crc) in self._segments.items():
-            if (name, False) not in self._cache and (name, True) not in self._cache:
-                _check_crc(self.path, f"table {name!r}", self._data[start:end], crc)
+            _check_crc(self.path, f"table {name!r}", self._data[start:end], crc)
 
     def table(self, name: str, tuples: bool = False) -> Any:
         """The records of one table: its checksum checked, decoded once, then cached.
@@ -489,24 +481,15 @@ class ImageFile:
             raise ImageError(self.path, f"missing table {name!r}", "malformed")
         start, end, crc = seg
         what = f"table {name!r}"
-        if self._data is None:  # decoded the other way already: the bytes are gone
-            rows = _convert_arrays(self._cache[(name, not tuples)], tuple if tuples else list)
-        else:
-            data = self._data[start:end]
-            _check_crc(self.path, what, data, crc)
-            rows = _unpack(self.path, what, data, tuples)
+        data = self._data[start:end]
+        _check_crc(self.path, what, data, crc)
+        rows = _unpack(self.path, what, data, tuples)
         # Every decoded array is exactly a list (or exactly a tuple), so a type set is the whole check.
         kind = tuple if tuples else list
         if type(rows) is not kind or not set(map(type, rows)) <= {kind}:
             raise ImageError(self.path, f"malformed {what}: not a list of records", "malformed")
         self._cache[(name, tuples)] = rows
-        if len({n for n, _ in self._cache}) == len(self._segments):
-            self._data = None  # nothing left to decode: let the file's bytes go
         return rows
-
-    def records(self, schema: "RecordSchema") -> list[dict[str, Any]]:
-        """Unpack the table named ``schema.table``; a bad or missing table is an ImageError."""
-        return _unpack_records(self.path, schema, self.table(schema.table))
 
     def __repr__(self) -> str:
         return f"ImageFile(path={self.path!r}, names={self.names!r})"

@@ -36,12 +36,16 @@ MUTUAL_ALL = MUTUAL_CALLS + COMPARE + CALL_AND_REPORT
 
 # ------------------------------------------------------------------------------------------------ fixtures
 
-@pytest.fixture(scope="module")
-def numkit_built(tmp_path_factory) -> Path:
-    project = copy_project(FIXTURES / "numkit", tmp_path_factory.mktemp("world") / "numkit")
+def _built(tmp_path_factory, fixture: str) -> Path:
+    project = copy_project(FIXTURES / fixture, tmp_path_factory.mktemp("world") / fixture)
     done = aot_build(project, "--json")
     assert done.rc == 0, done.stderr
     return project
+
+
+@pytest.fixture(scope="module")
+def numkit_built(tmp_path_factory) -> Path:
+    return _built(tmp_path_factory, "numkit")
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +61,7 @@ def numkit(numkit_built, tmp_path) -> Path:
 
 @pytest.fixture(scope="module")
 def mutual_built(tmp_path_factory) -> Path:
-    project = copy_project(FIXTURES / "mutual", tmp_path_factory.mktemp("world") / "mutual")
-    done = aot_build(project, "--json")
-    assert done.rc == 0, done.stderr
-    return project
+    return _built(tmp_path_factory, "mutual")
 
 
 @pytest.fixture
@@ -131,10 +132,12 @@ IMPORT_ONLY = """
     import numkit
     from numkit import core
     imported = sorted(m for m in set(sys.modules) - before if not m.startswith("numkit"))
-    first = core.lerp.__call__  # no native code yet: calls reach Python (MethodBase.__call__) first
+    native_before = core.lerp._aot_vectorcall  # none yet: the first call reaches MethodBase.__call__
     r = core.lerp(0.0, 10.0, 0.25)
+    (spec,) = core.lerp.specializations()
     after = sorted(m for m in set(sys.modules) - before if not m.startswith("numkit"))
-    report(imported=imported, after=after, r=r, specs=[s.origin for s in core.lerp.specializations()])
+    report(imported=imported, after=after, r=r, origin=spec.origin, native_before=native_before,
+           native_after=core.lerp._aot_vectorcall == spec.vectorcall_address != 0, again=core.lerp(0.0, 10.0, 0.5))
 """
 
 
@@ -145,7 +148,8 @@ def test_import_reads_no_image_and_the_first_call_binds_natively(numkit_built):
     assert run["imported"] == [], f"import loaded {run['imported']}"
     assert "serializer.image" in run["after"] and "msgpack" in run["after"]
     assert run["stats"]["loaded"] == 1 and run["stats"]["inferred"] == 0 and run["llvmlite"] is False
-    assert run["r"] == 2.5 and run["specs"] == ["image"]
+    assert run["r"] == 2.5 and run["again"] == 5.0 and run["origin"] == "image"
+    assert run["native_before"] == 0 and run["native_after"], "the first call did not bind the prebuilt code"
 
 
 def test_images_are_found_through_the_module_file_not_the_current_directory(numkit_built, tmp_path):

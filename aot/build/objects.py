@@ -75,8 +75,7 @@ def emit_entry_table(module, symbols: tuple[str, ...]) -> None:
     addresses = []
     for symbol in symbols:
         for name, ftype in ((f"try_{symbol}", try_function_type()), (f"vc_{symbol}", vectorcall_function_type())):
-            fn = module.globals.get(name) or ir.Function(module, ftype, name)
-            addresses.append(fn.bitcast(ptr))
+            addresses.append(ir.Function(module, ftype, name).bitcast(ptr))
     table = ir.GlobalVariable(module, ir.ArrayType(ptr, len(addresses)), ENTRY_TABLE)
     table.initializer = ir.Constant(ir.ArrayType(ptr, len(addresses)), addresses)
     table.global_constant = True

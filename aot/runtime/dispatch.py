@@ -150,7 +150,7 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ specializations
     def add(self, spec: Specialization) -> None:
-        self.specs = self.specs + (spec,) if self.specs else (spec,)
+        self.specs += (spec,)
         self._publish()
 
     def drop(self, argtypes: tuple[str, ...]) -> bool:

@@ -149,10 +149,10 @@ class PackageImage:
         return instance_from_entry(entry, method, self.root)
 
     # ------------------------------------------------------------------ native code
-    def _load_checked(self, what: str) -> tuple[Any, Optional[str]]:
-        """Load the library the header names under ``what`` if its bytes match their checksum."""
+    def _load_checked(self) -> tuple[Any, Optional[str]]:
+        """Load the library the header names if its bytes match their checksum; else why not."""
         import mmap
-        native = self.header.get(what) or {}
+        native = self.header.get("native") or {}
         so = os.path.join(os.path.dirname(self.path), str(native.get("file", "")))
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
             with open(so, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
@@ -170,7 +170,7 @@ class PackageImage:
     def lib(self) -> Any:
         """The shared library, loaded only if it exists and matches the checksum in the header."""
         if self._lib is None and self.native_problem is None:
-            self._lib, self.native_problem = self._load_checked("native")
+            self._lib, self.native_problem = self._load_checked()
         return self._lib
 
     def address(self, symbol: str) -> Optional[int]:
