@@ -190,6 +190,8 @@ def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
     methods = METHODS.unpack_all(tables.get("methods", []))
     if not all(isinstance(m["key"], str) and isinstance(m["fingerprint"], str) for m in methods):
         return "a method key or fingerprint is not a string"
+    if not all(isinstance(m["definition"], bytes) for m in methods):
+        return "a method definition is not bytes"
     code = CODE.unpack_all(tables.get("code", []))
     for i, rec in enumerate(code):
         method = rec["method"]

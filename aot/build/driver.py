@@ -218,6 +218,7 @@ class _Builder:
             for k in [key] + [e.target for e in inst.edges if e.kind == "call"]:
                 if k not in contents.fingerprints:
                     contents.fingerprints[k] = world.fingerprint(k) or ""
+                    contents.definitions[k] = world.definition(k) or b""
             mdef = self.rt.table.methods.get(key)
             contents.code[(key, tuple(map(str, argtypes)))] = CodeEntry(
                 0, key, tuple(map(str, argtypes)), str(inst.return_type), "cpu",

@@ -1,31 +1,38 @@
-"""Method fingerprints: a stable hash of everything that can change a method's compiled code.
+"""Method definitions and fingerprints: everything that can change a method's compiled code, exactly.
 
-    fingerprint(numkit.core.clamp.py_func, MethodOptions())  →  '3f1c…' (same in every process)
+    definition(numkit.core.clamp.py_func, MethodOptions())   →  b'\\xa9…' (same bytes in every process)
+    fingerprint(numkit.core.clamp.py_func, MethodOptions())  →  '3f1c…' (a BLAKE2b hash of those bytes)
 
 Included: the bytecode, constants (recursively, nested code objects too), names, argument layout, free
 variables, default values, the decorator's options and the compiler version. Left out: line numbers and
 column tables (so comments and blank lines change nothing) and the docstring. Nothing depends on
 addresses or on the per-process string hash seed.
 
-Computing one is on the path of every first call of a prebuilt method, so it costs about two
-microseconds: one hash over the bytecode and one joined string of the rest (``repr`` of the constants,
-which is exact and type-tagged for the plain ones: ``1``, ``1.0``, ``True`` and ``'1'`` all differ).
+An image stores both for every method. Validating an entry compares the *definition* bytes, which is
+exact (no collisions) and costs no hashing: this runs on the first call of every prebuilt method, and
+encoding a definition is one ``marshal.dumps`` of a tuple of the code object's fields (format 2, which
+never writes back-references, so the bytes do not depend on reference counts or on string interning).
+The fingerprint is the short name people and build reports see.
+
+Values marshal encodes exactly and type-tagged (``1``, ``1.0``, ``True`` and ``'1'`` all differ) are
+encoded as they are; anything else (nested code objects, frozensets, whose iteration order follows the
+string hash seed, other objects used as defaults) is first put in a fixed form by ``_canonical``.
 """
 from __future__ import annotations
 
+import marshal
 import types
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
-from serializer.digest import checksum
-
-COMPILER_VERSION = "0.2.0"
+COMPILER_VERSION = "0.3.0"
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
+_MARSHAL_VERSION = 2  # the newest format without back-references (3 added them)
 
 
 def _plain(values: tuple) -> bool:
-    """Whether ``repr(values)`` is a stable, exact text for them (no code objects, no sets)."""
+    """Whether ``values`` holds only constants marshal encodes exactly (tuples of them included)."""
     for v in values:
         t = type(v)
         if t not in _PLAIN and not (t is tuple and _plain(v)):
@@ -33,54 +40,59 @@ def _plain(values: tuple) -> bool:
     return True
 
 
-def _consts(consts: tuple) -> str:
-    """Constants as text; nested code objects hashed separately, frozensets in a fixed order."""
-    if _plain(consts):
-        return repr(consts)
-    parts = []
-    for c in consts:
-        if isinstance(c, types.CodeType):
-            parts.append("code:" + _code_digest(c, c.co_consts))
-        elif isinstance(c, frozenset):  # their repr order follows the per-process string hash seed
-            parts.append("frozenset:" + repr(sorted(c, key=repr)))
-        elif isinstance(c, tuple):
-            parts.append("tuple:" + _consts(c))
+def _canonical(values: tuple) -> Any:
+    """``values`` itself when plain; else a list (which no plain value is) of tagged, fixed forms."""
+    if _plain(values):
+        return values
+    out: list = []
+    for c in values:
+        t = type(c)
+        if t in _PLAIN:
+            out.append(("", c))
+        elif t is tuple:
+            out.append(("tuple", _canonical(c)))
+        elif t is types.CodeType:
+            out.append(("code", _code_fields(c, c.co_consts)))
+        elif t is frozenset:  # iterated in string-hash order, which differs between processes
+            out.append(("frozenset", _canonical(tuple(sorted(c, key=repr)))))
         else:
-            parts.append(type(c).__name__ + ":" + repr(c))
-    return "\x1f".join(parts)
+            out.append((t.__name__, repr(c)))
+    return out
 
 
-def _code_text(code: types.CodeType, consts: tuple) -> str:
-    """Everything of a code object but its bytecode, as one exact text."""
-    return "\x1e".join((
-        f"{code.co_argcount},{code.co_posonlyargcount},{code.co_kwonlyargcount},{code.co_flags}",
-        "\x1f".join(code.co_names), "\x1f".join(code.co_varnames), "\x1f".join(code.co_freevars),
-        "\x1f".join(code.co_cellvars), _consts(consts)))
+def _code_fields(code: types.CodeType, consts: tuple) -> tuple:
+    """Everything of a code object that its compiled code depends on (no names of places, no lines)."""
+    return (code.co_code, _canonical(consts), code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags)
 
 
-def _code_digest(code: types.CodeType, consts: tuple) -> str:
-    h = checksum(code.co_code)
-    h.update(_code_text(code, consts).encode())
-    return h.hexdigest()
-
-
-def fingerprint(py_func: Callable, options: Any = None) -> str:
+def definition(py_func: Callable, options: Any = None) -> bytes:
+    """The exact encoding of what a fingerprint covers (see the module docstring)."""
     code = py_func.__code__
     consts = code.co_consts
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
-    h = checksum(code.co_code, digest_size=16)
-    h.update(_code_text(code, consts).encode())
     defaults, kwdefaults = py_func.__defaults__, py_func.__kwdefaults__
-    if defaults or kwdefaults:
-        h.update(_consts(tuple(defaults or ())).encode())
-        h.update(_consts(tuple(sorted((kwdefaults or {}).items()))).encode())
-    h.update(_trailer(options.cache_key() if options is not None else ""))
-    return h.hexdigest()
+    return marshal.dumps((
+        _code_fields(code, consts),
+        None if defaults is None else _canonical(defaults),
+        None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
+        _trailer(options.cache_key() if options is not None else "")), _MARSHAL_VERSION)
+
+
+def fingerprint(py_func: Callable, options: Any = None) -> str:
+    """A method's fingerprint: a 128-bit BLAKE2b hash of its ``definition``."""
+    return fingerprint_of(definition(py_func, options))
+
+
+def fingerprint_of(definition_bytes: Optional[bytes]) -> str:
+    from serializer.digest import checksum  # not on the import path: loading compares definitions
+    return checksum(definition_bytes or b"", digest_size=16).hexdigest()
 
 
 @lru_cache(maxsize=None)
-def _trailer(options: str) -> bytes:
-    """The compiler version and the decorator's options, as hashed after the code."""
-    return f"\x1eaot {COMPILER_VERSION}\x1e{options}".encode()
+def _trailer(options: str) -> str:
+    """The compiler version and the decorator's options, as encoded after the code."""
+    return f"aot {COMPILER_VERSION}\x1e{options}"

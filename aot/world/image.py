@@ -5,7 +5,8 @@
     entries.code[("numkit.core:clamp", ("f64", "f64", "f64"))].edges
         → (('global', 'numkit.core:CHECK_ARGS', True), …)
 
-Tables: ``methods`` (key, fingerprint), ``code`` (one record per code instance: argument types, edges,
+Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes, which validation
+compares), ``code`` (one record per code instance: argument types, edges,
 symbol, validity state…) and ``ir`` (the typed IR of code record *i* at position *i*). Importing a package
 decodes the first two; the IR, by far the largest, is decoded only when something reads an entry's
 ``ir`` (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
@@ -24,7 +25,7 @@ from serializer.records import record
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
     from ..infer.solver import Edge
 
-METHODS = record("methods", "key", "fingerprint")
+METHODS = record("methods", "key", "fingerprint", "definition")
 CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol", "min_world", "max_world",
               "state", "boundscheck", "native_size")
 IR = record("ir", "ir")
@@ -143,6 +144,7 @@ _CODE_TYPES = {tuple(kind for _, _, kind in _CODE_FIELD_TYPES),
 _TUPLE = {tuple}
 _INT = {int}
 _STR = {str}
+_BYTES = {bytes}
 
 
 def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
@@ -248,6 +250,7 @@ class ImageContents:
 
     def __init__(self) -> None:
         self.fingerprints: dict[str, str] = {}
+        self.definitions: dict[str, bytes] = {}  # what validation compares (``aot.world.fingerprint``)
         self.code: MutableMapping = LazyCode()
         self.objects: dict[str, tuple[str, bytes]] = {}
 
@@ -270,12 +273,15 @@ class ImageContents:
               lazy: bool) -> "ImageContents":
         out = cls()
         try:
-            keys, fingerprints = [m[0] for m in methods], [m[1] for m in methods]
+            keys, fingerprints, definitions = ([m[0] for m in methods], [m[1] for m in methods],
+                                               [m[2] for m in methods])
         except (TypeError, IndexError, KeyError):
             raise ValueError("malformed methods table") from None
-        if not set(map(type, keys)) | set(map(type, fingerprints)) <= _STR:
+        if not set(map(type, keys)) | set(map(type, fingerprints)) <= _STR or \
+                not set(map(type, definitions)) <= _BYTES:
             raise ValueError("malformed methods table")
         out.fingerprints = dict(zip(keys, fingerprints))
+        out.definitions = dict(zip(keys, definitions))
         out.code = LazyCode(keys, code, ir_table)
         if not lazy:
             out.code.materialise()
@@ -298,7 +304,8 @@ class ImageContents:
             "boundscheck": bool(e.boundscheck), "native_size": e.native_size,
         }) for e in entries]
         return {
-            "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints[k]}) for k in keys],
+            "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints[k],
+                                      "definition": self.definitions.get(k, b"")}) for k in keys],
             "code": code,
             "ir": [IR.pack({"ir": e.ir}) for e in entries],
         }

@@ -17,7 +17,7 @@ import sys
 from typing import Any, Callable, Optional
 
 from ..types import describe
-from .fingerprint import fingerprint
+from .fingerprint import definition, fingerprint_of
 from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constant_matches
 from .methods import MethodOptions
 
@@ -62,15 +62,15 @@ class CurrentWorld:
 
     def __init__(self, table: Any):
         self.table = table
-        self._fingerprints: dict[str, Optional[str]] = {}
+        self._definitions: dict[str, Optional[bytes]] = {}
         self._names: dict[str, str] = {}
 
     def forget(self, key: Optional[str] = None) -> None:
         self._names.clear()
         if key is None:
-            self._fingerprints.clear()
+            self._definitions.clear()
         else:
-            self._fingerprints.pop(key, None)
+            self._definitions.pop(key, None)
 
     def resolve(self, where: str) -> Any:
         """The value ``module:name`` has now (through the module's globals, then builtins)."""
@@ -99,17 +99,22 @@ class CurrentWorld:
         inner = getattr(value, "__aot_method__", None)
         return inner.py_func if inner is not None else value if callable(value) else None
 
-    def fingerprint(self, key: str) -> Optional[str]:
-        fp = self._fingerprints.get(key, _MISSING)
-        if fp is _MISSING:
+    def definition(self, key: str) -> Optional[bytes]:
+        """The current definition of method ``key`` (``aot.world.fingerprint.definition``), or None."""
+        found = self._definitions.get(key, _MISSING)
+        if found is _MISSING:
             mdef = self.table.methods.get(key)
             func = mdef.py_func if mdef is not None else self.function_for(key)
             if func is None or not hasattr(func, "__code__"):
-                fp = None
+                found = None
             else:
-                fp = fingerprint(func, mdef.options if mdef is not None else _DEFAULT_OPTIONS)
-            self._fingerprints[key] = fp
-        return fp
+                found = definition(func, mdef.options if mdef is not None else _DEFAULT_OPTIONS)
+            self._definitions[key] = found
+        return found
+
+    def fingerprint(self, key: str) -> Optional[str]:
+        found = self.definition(key)
+        return None if found is None else fingerprint_of(found)
 
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
@@ -151,10 +156,10 @@ class Validator:
             return Verdict(False, "invalid-at-build")
         if entry.method in self.reject:
             return Verdict(False, "debug-reject")
-        fingerprints = self.contents.fingerprints
+        definitions = self.contents.definitions
         world = self.world
-        stored = fingerprints.get(entry.method)
-        if stored is None or world.fingerprint(entry.method) != stored:
+        stored = definitions.get(entry.method)
+        if stored is None or world.definition(entry.method) != stored:
             return Verdict(False, "fingerprint-changed")
         for kind, target, value in entry.edges:
             if kind == "global":
@@ -169,8 +174,8 @@ class Validator:
                 if not PtxTarget().overlay_holds(target, value):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
-                stored_fp = fingerprints.get(target)
-                if stored_fp is None or world.fingerprint(target) != stored_fp:
+                stored = definitions.get(target)
+                if stored is None or world.definition(target) != stored:
                     return Verdict(False, f"edge-changed:{target}")
         return VALID
 
