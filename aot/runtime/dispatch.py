@@ -73,13 +73,20 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
             out.append(args)
         return out
     hints = getattr(py_func, "__annotations__", None) or {}
+    code = py_func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    try:  # the common case, every parameter annotated `float`, `int` or `bool`: no call per parameter
+        types = tuple(map(_PYTHON_TYPES.get, map(hints.get, names)))
+        if all(types):
+            return [types]
+    except TypeError:  # an unhashable annotation
+        pass
     if str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
         except Exception:
             pass
-    code = py_func.__code__
-    types = tuple(map(_annotation_type, map(hints.get, code.co_varnames[:code.co_argcount])))
+    types = tuple(map(_annotation_type, map(hints.get, names)))
     return [] if None in types else [types]
 
 
@@ -126,6 +133,9 @@ def _convertible(actual: Type, declared: Type) -> bool:
     return False
 
 
+_NO_ENTRY = ("no-entry", None, None)  # why a method has no image specialization: (cause, image, entry)
+
+
 class Dispatcher:
     """The Python side of a method object: its definition, signatures and compiled specializations."""
 
@@ -140,7 +150,7 @@ class Dispatcher:
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
         self._tables: Optional[tuple[Any, ...]] = None  # every table published stays alive (a call may walk one)
-        self._rejection: tuple = ("no-entry", None, None)
+        self._rejection: tuple = _NO_ENTRY
 
     @property
     def declared(self) -> list[tuple[Type, ...]]:
@@ -193,18 +203,19 @@ class Dispatcher:
 
     def from_image(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
-        image = runtime().loader.image_for(self.mdef.module)
-        self._rejection = ("no-entry", None, None)
+        rt = runtime()
+        image = rt.loader.image_for(self.mdef.module)
+        self._rejection = _NO_ENTRY
         if image is None:
             return None
         entry, cause = image.find(self.mdef.key, tuple(map(str, argtypes)))
         if entry is not None and not cause:
-            return self.load(image, entry, argtypes)
+            return self.load(image, entry, argtypes, rt)
         self._rejection = (cause, image if entry is not None else None, entry)
         return None
 
-    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...]) -> Specialization:
-        rt = runtime()
+    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Specialization:
+        rt = rt or runtime()
         bound = image.bind(entry)
         rettype = parse_type(entry.rettype)
         if bound is None:  # valid IR, unusable native code: generate code from the IR, no inference
@@ -219,7 +230,7 @@ class Dispatcher:
             spec = Specialization(argtypes, rettype, "image", bound[0], bound[1],
                                   find_def=(image, "def_" + entry.symbol))
         if entry.calls():
-            rt.add_backedges((self.mdef.key, entry.argtypes), image.callees(entry))
+            rt.add_loaded((self.mdef.key, entry.argtypes), image, entry)
         self.add(spec)
         return spec
 

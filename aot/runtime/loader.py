@@ -116,7 +116,7 @@ class PackageImage:
 
     def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], str]:
         """The entry for ``key(argtypes)`` and why it is not valid (``""`` when it is)."""
-        validator = self.validator
+        validator = self._validator or self.validator
         if validator is None:
             return None, f"image-incompatible:{self.rejected}"
         try:
@@ -124,7 +124,7 @@ class PackageImage:
             entry = validator.contents.code.get(instance)
             if entry is None:
                 return None, "no-entry"
-            return entry, validator.check(instance).cause
+            return entry, validator.check(instance, entry).cause
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
             self.reject(f"damaged: {err}")
             return None, f"image-incompatible:{self.rejected}"
@@ -209,12 +209,17 @@ class Loader:
     def __init__(self, rt: Any):
         self.rt = rt
         self.images: dict[str, Optional[PackageImage]] = {}
+        self._by_module: dict[str, Optional[PackageImage]] = {}  # module name → its package's image
 
     def image_for(self, module_name: str) -> Optional[PackageImage]:
-        package = module_name.split(".")[0]
-        if package not in self.images:
-            self.images[package] = self._open(package)
-        return self.images[package]
+        """The image of the package ``module_name`` belongs to (opened on first use), or None."""
+        image = self._by_module.get(module_name, self)
+        if image is self:
+            package = module_name.partition(".")[0]
+            if package not in self.images:
+                self.images[package] = self._open(package)
+            image = self._by_module[module_name] = self.images[package]
+        return image
 
     def _open(self, package: str) -> Optional[PackageImage]:
         module = sys.modules.get(package)

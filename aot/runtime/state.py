@@ -66,7 +66,10 @@ class Runtime:
         self._current_world: Any = None
         self._loader: Any = None
         # Backedges: method key → the (method key, argtypes) instances whose code relied on it.
-        self.backedges: dict[str, set[tuple[str, tuple]]] = {}
+        self._backedges: dict[str, set[tuple[str, tuple]]] = {}
+        # Image entries loaded since the backedges were last brought up to date: (instance, image, entry).
+        # Their callees are worked out only when something asks for backedges (a redefinition, mostly).
+        self._loaded: list[tuple[tuple[str, tuple], Any, Any]] = []
 
     @property
     def current_world(self) -> Any:
@@ -94,7 +97,10 @@ class Runtime:
 
     def record(self, kind: str, method: str, argtypes: tuple, owner: str = "cpu", cause: str = "",
                spurious: bool = False) -> Event:
-        event = _new_tuple(Event, (kind, method, tuple(map(str, argtypes)), owner, cause, spurious))
+        """An event; ``argtypes`` are types or their texts."""
+        if not all(map(str.__instancecheck__, argtypes)):
+            argtypes = tuple(map(str, argtypes))
+        event = _new_tuple(Event, (kind, method, argtypes, owner, cause, spurious))
         self.events.append(event)
         if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(event), file=sys.stderr)
@@ -102,15 +108,28 @@ class Runtime:
 
     def add_backedges(self, instance: tuple[str, tuple], callees: Any) -> None:
         for callee in callees:
-            self.backedges.setdefault(callee, set()).add(instance)
+            self._backedges.setdefault(callee, set()).add(instance)
+
+    def add_loaded(self, instance: tuple[str, tuple], image: Any, entry: Any) -> None:
+        """An image entry was bound: its backedges (to every callee its code inlines) come when needed."""
+        self._loaded.append((instance, image, entry))
+
+    @property
+    def backedges(self) -> dict[str, set[tuple[str, tuple]]]:
+        """Method key → the instances (method key, argument types) whose code relied on it."""
+        loaded, self._loaded = self._loaded, []
+        for instance, image, entry in loaded:
+            self.add_backedges(instance, image.callees(entry))
+        return self._backedges
 
     def dependents(self, key: str) -> set[tuple[str, tuple]]:
         """Every instance that relied on method ``key``, directly or through other instances."""
         out: set[tuple[str, tuple]] = set()
         stack = [key]
         seen = {key}
+        backedges = self.backedges
         while stack:
-            for inst in self.backedges.get(stack.pop(), ()):
+            for inst in backedges.get(stack.pop(), ()):
                 if inst not in out:
                     out.add(inst)
                     if inst[0] not in seen:

@@ -103,8 +103,9 @@ class CodeEntry:
         """The instances this entry calls (from its ``call`` edges)."""
         calls = self._calls
         if calls is None:
-            calls = self._calls = tuple(
-                (target, _split_types(value)) for kind, target, value in self.edges if kind == "call")
+            calls = self._calls = tuple([
+                (target, _split_types(value)) for kind, target, value in self.edges if kind == "call"
+            ]) if self.edges else ()
         return calls
 
     def _replace(self, **changes: Any) -> "CodeEntry":
@@ -141,6 +142,7 @@ _N_REQUIRED = len(CODE.required)
 # A table decodes with lists (full reads) or tuples (``ImageFile.table(..., tuples=True)``, at import).
 _CODE_TYPES = {tuple(kind for _, _, kind in _CODE_FIELD_TYPES),
                tuple(tuple if kind is list else kind for _, _, kind in _CODE_FIELD_TYPES)}
+_IMPORT_TYPES = tuple(tuple if kind is list else kind for _, _, kind in _CODE_FIELD_TYPES)  # decoded as tuples
 _TUPLE = {tuple}
 _INT = {int}
 _STR = {str}
@@ -152,7 +154,8 @@ def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable
     nonsense written by hand). Fields appended by later formats would take their defaults (see CODE)."""
     if len(raw) < _N_REQUIRED:
         raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
-    if tuple(map(type, raw[:_N_REQUIRED])) not in _CODE_TYPES:  # one look-up, then the details
+    types = tuple(map(type, raw[:_N_REQUIRED]))
+    if types != _IMPORT_TYPES and types not in _CODE_TYPES:  # one comparison, then the details
         for at, name, kind in _CODE_FIELD_TYPES:
             if type(raw[at]) is not kind and not (kind is list and type(raw[at]) is tuple):
                 raise ValueError(f"code record {i}: field {name} is a {type(raw[at]).__name__}, "

@@ -104,11 +104,11 @@ class CurrentWorld:
         found = self._definitions.get(key, _MISSING)
         if found is _MISSING:
             mdef = self.table.methods.get(key)
-            func = mdef.py_func if mdef is not None else self.function_for(key)
-            if func is None or not hasattr(func, "__code__"):
-                found = None
+            if mdef is not None:
+                found = definition(mdef.py_func, mdef.options)
             else:
-                found = definition(func, mdef.options if mdef is not None else _DEFAULT_OPTIONS)
+                func = self.function_for(key)
+                found = definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None
             self._definitions[key] = found
         return found
 
@@ -180,15 +180,17 @@ class Validator:
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
-    def check(self, key: InstanceKey) -> Verdict:
+    def check(self, key: InstanceKey, entry: Optional[CodeEntry] = None) -> Verdict:
+        """The verdict on the entry for ``key`` (``entry``, when the caller has looked it up already)."""
         verdicts = self.verdicts
         verdict = verdicts.get(key)
         if verdict is not None:
             return verdict
         code = self.contents.code
-        entry = code.get(key)
         if entry is None:
-            return NO_ENTRY
+            entry = code.get(key)
+            if entry is None:
+                return NO_ENTRY
         calls = entry.calls()
         for c in calls:
             if c not in verdicts and c in code:
