@@ -19,11 +19,6 @@ from __future__ import annotations
 from typing import Any
 from zlib import crc32 as _crc32
 
-try:
-    from _blake2 import blake2b as _blake2b
-except ImportError:  # pragma: no cover - an interpreter without the _blake2 module
-    from hashlib import blake2b as _blake2b
-
 __all__ = ["DIGEST_SIZE", "checksum", "crc32"]
 
 DIGEST_SIZE = 32
@@ -35,5 +30,10 @@ def crc32(data: bytes) -> int:
 
 
 def checksum(data: bytes = b"", digest_size: int = DIGEST_SIZE) -> Any:
-    """A BLAKE2b hash object (``update``, ``digest``, ``hexdigest``) seeded with ``data``."""
-    return _blake2b(data, digest_size=digest_size)
+    """A BLAKE2b hash object (``update``, ``digest``, ``hexdigest``) seeded with ``data``. The hash module
+    is imported on first use: loading an image needs CRC-32 only."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter without the _blake2 module
+        from hashlib import blake2b
+    return blake2b(data, digest_size=digest_size)

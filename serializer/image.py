@@ -400,7 +400,7 @@ class ImageFile:
     shared library would): ``write_image`` never does that, it renames a new file over the old one.
     """
 
-    __slots__ = ("path", "header", "names", "_data", "_segments", "_cache")
+    __slots__ = ("path", "header", "names", "_data", "_segments", "_cache", "_verified")
 
     def __init__(self, path: str, header: dict[str, Any], names: tuple[str, ...], data: Any,
                  segments: dict[str, tuple[int, int, int]]) -> None:
@@ -410,6 +410,7 @@ class ImageFile:
         self._data = data  # a memoryview of the whole file (a mapping costs no memory of its own)
         self._segments = segments  # name -> (start, end, crc)
         self._cache: dict[tuple[str, bool], Any] = {}  # (name, tuples) -> rows
+        self._verified = False  # every table's checksum checked already (``verify``)
 
     @classmethod
     def from_bytes(cls, data: bytes, path: PathLike = "<bytes>") -> "ImageFile":
@@ -466,6 +467,7 @@ class ImageFile:
         anywhere is rejected as a whole, even where a reader would never look."""
         for name, (start, end, crc) in self._segments.items():
             _check_crc(self.path, f"table {name!r}", self._data[start:end], crc)
+        self._verified = True
 
     def table(self, name: str, tuples: bool = False) -> Any:
         """The records of one table: its checksum checked, decoded once, then cached.
@@ -482,7 +484,8 @@ class ImageFile:
         start, end, crc = seg
         what = f"table {name!r}"
         data = self._data[start:end]
-        _check_crc(self.path, what, data, crc)
+        if not self._verified:
+            _check_crc(self.path, what, data, crc)
         rows = _unpack(self.path, what, data, tuples)
         # Every decoded array is exactly a list (or exactly a tuple), so a type set is the whole check.
         kind = tuple if tuples else list

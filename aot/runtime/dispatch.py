@@ -175,7 +175,7 @@ class Dispatcher:
     def _publish(self) -> None:
         if self._tables is None:  # the first publication: native code may call the fallback from now on
             self._tables = ()
-            self.obj._aot_fallback = self.fallback
+            self.obj._aot_fallback = self  # called as ``fallback`` (no bound method kept per method)
         specs = self.specs
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
@@ -252,6 +252,8 @@ class Dispatcher:
     def fallback(self, *args: Any, **kwargs: Any) -> Any:
         """What native code calls when no specialization takes a call."""
         return self.call_python(args, kwargs)
+
+    __call__ = fallback
 
     def call_python(self, args: tuple, kwargs: dict) -> Any:
         """A call that no native code took: the first one (``MethodBase.__call__``), or one that no

@@ -182,6 +182,7 @@ class LazyCode(MutableMapping):
         self._keys = method_keys
         self._ir_table = ir_table
         self._ir_records: Optional[list] = None
+        self._ir_reader = self._ir  # one bound method, shared by every entry
         # Just what the key needs (checked with C-level passes: this runs over every record of the image
         # on the first call of any method); the rest of a record is checked when it is first looked up.
         try:
@@ -216,7 +217,7 @@ class LazyCode(MutableMapping):
     def __getitem__(self, key: InstanceKey) -> CodeEntry:
         item = self._items[key]
         if type(item) is int:  # the record's index until first looked up
-            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir)
+            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir_reader)
         return item
 
     def get(self, key: InstanceKey, default: Any = None) -> Any:
@@ -224,7 +225,7 @@ class LazyCode(MutableMapping):
         if item is None:
             return default
         if type(item) is int:
-            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir)
+            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir_reader)
         return item
 
     def __setitem__(self, key: InstanceKey, entry: CodeEntry) -> None:
