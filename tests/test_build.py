@@ -25,7 +25,7 @@ import pytest
 import serializer
 from aot.ir import parse_function, print_function
 from aot.types import parse_type
-from aot.world.fingerprint import COMPILER_VERSION
+from aot.world.fingerprint import COMPILER_VERSION, fingerprint_of
 from aot.world.image import MAX_WORLD, ImageContents
 from buildsupport import (CALL_AND_REPORT, CALLS, COMPARE, FIXTURES, REPO, aot_build, aot_build_popen, aot_cli,
                           base_env, callers_closure, copy_project, entries_of, image_contents, image_path,
@@ -73,10 +73,11 @@ def current(project):
     run = run_python(project, """
         import numkit
         from aot.runtime import runtime
-        from aot.world.fingerprint import fingerprint
+        from aot.world.fingerprint import definition, fingerprint
         rt = runtime()
-        report(fingerprints={k: fingerprint(m.py_func, m.options) for k, m in rt.table.methods.items()
-                             if k.startswith("numkit.")})
+        ours = {k: m for k, m in rt.table.methods.items() if k.startswith("numkit.")}
+        report(fingerprints={k: fingerprint(m.py_func, m.options) for k, m in ours.items()},
+               definitions={k: definition(m.py_func, m.options).hex() for k, m in ours.items()})
     """, env={"PYTHONHASHSEED": "4711"})
     return run
 
@@ -121,6 +122,10 @@ def test_methods_table_holds_every_method_with_its_fingerprint(image, current):
     assert set(now) == set(stored), "every method of the package, and only those, has a record"
     assert stored == now, "fingerprints must be the same in every process (another hash seed here)"
     assert all(re.fullmatch(r"[0-9a-f]{16,64}", fp) for fp in stored.values())
+    definitions = {rec[0]: rec[2] for rec in methods}
+    assert {k: d.hex() for k, d in definitions.items()} == current["definitions"], \
+        "what validation compares must be the same in every process too"
+    assert all(fingerprint_of(definitions[k]) == fp for k, fp in stored.items())
 
 
 def test_code_entries(project, image, contents):

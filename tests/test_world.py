@@ -552,6 +552,17 @@ def test_damaged_image_rejected_with_one_warning(numkit, where):
     _assert_rejected_cleanly(run, path)
 
 
+def test_methods_table_with_a_malformed_definition_rejected(numkit):
+    """Checksums that match, over a methods table whose definitions are not bytes (written by hand)."""
+    path = image_path(numkit, "numkit")
+    image = serializer.read_image(path)
+    methods = [[rec[0], rec[1], rec[2].hex()] for rec in image.tables["methods"]]
+    serializer.write_image(path, image.header, dict(image.tables, methods=methods))
+    run = run_python(numkit, DAMAGE_PROBE)
+    _assert_rejected_cleanly(run, path)
+    assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
+
+
 # ---------------------------------------------------------------------------- redefinition in a process
 
 REDEFINE_SQR = '''

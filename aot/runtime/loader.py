@@ -151,11 +151,11 @@ class PackageImage:
     # ------------------------------------------------------------------ native code
     def _load_checked(self) -> tuple[Any, Optional[str]]:
         """Load the library the header names if its bytes match their checksum; else why not."""
-        import mmap
+        from serializer.image import map_file
         native = self.header.get("native") or {}
         so = os.path.join(os.path.dirname(self.path), str(native.get("file", "")))
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
-            with open(so, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with open(so, "rb") as f, map_file(f) as data:
                 matches = crc32(data) == native.get("crc32")
         except (OSError, ValueError):  # missing, unreadable, or empty
             return None, "native-missing"

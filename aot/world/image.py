@@ -154,7 +154,7 @@ def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable
     nonsense written by hand). Fields appended by later formats would take their defaults (see CODE)."""
     if len(raw) < _N_REQUIRED:
         raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
-    types = tuple(map(type, raw[:_N_REQUIRED]))
+    types = tuple(map(type, raw if len(raw) == _N_REQUIRED else raw[:_N_REQUIRED]))
     if types != _IMPORT_TYPES and types not in _CODE_TYPES:  # one comparison, then the details
         for at, name, kind in _CODE_FIELD_TYPES:
             if type(raw[at]) is not kind and not (kind is list and type(raw[at]) is tuple):
@@ -162,12 +162,18 @@ def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable
                                  f"not a {kind.__name__}")
     if not 0 <= raw[0] < len(keys):
         raise ValueError(f"code record {i}: method index {raw[0]} out of range")
-    if not set(map(type, raw[1])) <= _STR:
+    if not all(map(str.__instancecheck__, raw[1])):
         raise ValueError(f"code record {i}: argument types must be strings")
-    for e in raw[4]:
-        if type(e) not in _ARRAY or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
+    edges = raw[4]
+    for e in edges:
+        if type(e) is not tuple:
+            if type(e) is not list:
+                raise ValueError(f"code record {i}: malformed edges")
+            edges = None  # decoded as lists (a full read): made tuples below
+        if len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
             raise ValueError(f"code record {i}: malformed edges")
-    edges = raw[4] if type(raw[4]) is tuple and set(map(type, raw[4])) <= _TUPLE else tuple(map(tuple, raw[4]))
+    if edges is None or type(edges) is not tuple:
+        edges = tuple(map(tuple, raw[4]))
     return CodeEntry(i, keys[raw[0]], tuple(raw[1]), raw[2], raw[3], None, edges,
                      raw[5], raw[6], raw[7], raw[8], raw[9], raw[10], ir_source)
 
