@@ -166,14 +166,10 @@ def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable
         raise ValueError(f"code record {i}: argument types must be strings")
     edges = raw[4]
     for e in edges:
-        if type(e) is not tuple:
-            if type(e) is not list:
-                raise ValueError(f"code record {i}: malformed edges")
-            edges = None  # decoded as lists (a full read): made tuples below
-        if len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
+        if type(e) not in _ARRAY or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
             raise ValueError(f"code record {i}: malformed edges")
-    if edges is None or type(edges) is not tuple:
-        edges = tuple(map(tuple, raw[4]))
+    if type(edges) is not tuple or not all(map(tuple.__instancecheck__, edges)):  # a full read: lists
+        edges = tuple(map(tuple, edges))
     return CodeEntry(i, keys[raw[0]], tuple(raw[1]), raw[2], raw[3], None, edges,
                      raw[5], raw[6], raw[7], raw[8], raw[9], raw[10], ir_source)
 
