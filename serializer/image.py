@@ -44,7 +44,8 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 import msgpack
@@ -63,6 +64,8 @@ __all__ = [
     "Image",
     "ImageError",
     "ImageFile",
+    "OFFSETS",
+    "Records",
     "decode_image",
     "encode_image",
     "open_image",
@@ -77,6 +80,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: of trailing record fields or of new tables do not bump it (records are only extended).
 FORMAT_VERSION = 2
 
+#: The companion table of an indexed table ``t`` (see ``encode_image``) is named ``t + OFFSETS``.
+OFFSETS = ".offsets"
+
 #: PNG-style: the high-bit byte catches 7-bit transfers, the newline catches
 #: line-ending conversion, and the ASCII in between makes the file recognizable.
 MAGIC = b"\x89AOTIMG\n"
@@ -87,6 +93,8 @@ PREAMBLE_SIZE = _PREAMBLE.size  # 32
 _VERSION_END = len(MAGIC) + 4  # magic + version: stable across format versions
 
 _MAX_U32 = 2**32 - 1
+_U32 = struct.calcsize("I")  # the size of a native unsigned int (a memoryview of offsets is cast to it)
+_unpackb = msgpack.unpackb
 _MIN_INT = -(2**63)
 _MAX_INT = 2**64 - 1
 
@@ -183,8 +191,11 @@ def _pack(obj: _Value) -> bytes:
     return msgpack.packb(obj, use_bin_type=True, use_single_float=False, strict_types=True)
 
 
-def encode_image(header: Mapping[str, Any], tables: Mapping[str, Any]) -> bytes:
+def encode_image(header: Mapping[str, Any], tables: Mapping[str, Any], indexed: Iterable[str] = ()) -> bytes:
     """The bytes of an image file; identical for equal input whatever the dict order.
+
+    ``indexed`` names tables whose records can be decoded one at a time (``ImageFile.records``): each gets
+    a companion table ``<name>.offsets`` holding where every record starts.
 
     Raises TypeError/ValueError for values an image cannot hold (a programming error,
     not a file problem): anything but None, bool, 64-bit int, float, str, bytes,
@@ -204,19 +215,57 @@ def encode_image(header: Mapping[str, Any], tables: Mapping[str, Any]) -> bytes:
             if not isinstance(row, (list, tuple)):
                 raise TypeError(f"table {name!r} record {i} must be a list, not {type(row).__name__}")
         named.append((str.__str__(name), rows))
-    named.sort(key=lambda nr: nr[0])
+    indexed = set(indexed)
+    missing = indexed - {name for name, _ in named}
+    if missing:
+        raise ValueError(f"cannot index tables that are not there: {sorted(missing)}")
     header_bytes = _pack(_canonical(header, "header"))
     if len(header_bytes) > _MAX_U32:
         raise ValueError(f"image header is too large ({len(header_bytes)} bytes)")
-    segments = [_pack(_canonical(rows, f"tables.{name}")) for name, rows in named]
-    directory = _pack([[name, len(seg), crc32(seg)] for (name, _), seg in zip(named, segments)])
+    segments = []
+    for name, rows in named:
+        if name in indexed:
+            segment, offsets = _indexed_segment(name, rows)
+            segments += [(name, segment), (name + OFFSETS, _pack([[offsets]]))]
+        else:
+            segments.append((name, _pack(_canonical(rows, f"tables.{name}"))))
+    segments.sort(key=lambda ns: ns[0])
+    names = [name for name, _ in segments]
+    if len(set(names)) != len(names):
+        raise ValueError(f"a table is named like another's offsets: {names}")
+    directory = _pack([[name, len(seg), crc32(seg)] for name, seg in segments])
     preamble = _PREAMBLE.pack(
         MAGIC, FORMAT_VERSION, len(header_bytes), len(directory), crc32(header_bytes), crc32(directory)
     )
-    return b"".join([preamble, header_bytes, directory, *segments])
+    return b"".join([preamble, header_bytes, directory, *(seg for _, seg in segments)])
 
 
-def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, Any]) -> None:
+def _indexed_segment(name: str, rows: Any) -> tuple[bytes, bytes]:
+    """A table's segment (the same bytes as packing it whole) and its offsets: where each record starts in
+    the segment, then where the last one ends, as little-endian u32s."""
+    header = _array_header(len(rows))
+    records = [_pack(_canonical(row, f"tables.{name}[{i}]")) for i, row in enumerate(rows)]
+    offsets, at = [], len(header)
+    for rec in records:
+        offsets.append(at)
+        at += len(rec)
+    offsets.append(at)
+    if at > _MAX_U32:
+        raise ValueError(f"table {name!r} is too large to index ({at} bytes)")
+    return b"".join([header, *records]), struct.pack(f"<{len(offsets)}I", *offsets)
+
+
+def _array_header(n: int) -> bytes:
+    """The msgpack header of an array of ``n`` items."""
+    if n < 16:
+        return bytes([0x90 | n])
+    if n < 2**16:
+        return b"\xdc" + struct.pack(">H", n)
+    return b"\xdd" + struct.pack(">I", n)
+
+
+def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, Any],
+                indexed: Iterable[str] = ()) -> None:
     """Encode and write atomically: a reader sees the old file or the new one, never a mix.
 
     The bytes go to a temporary file in the same folder, are fsynced, and the file is
@@ -225,7 +274,7 @@ def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, 
     from pathlib import Path  # writers only: readers (every first call of a method) never import pathlib
 
     from .files import atomic_write_bytes
-    data = encode_image(header, tables)
+    data = encode_image(header, tables, indexed)
     target = Path(path)
     try:
         atomic_write_bytes(target, data)
@@ -494,8 +543,76 @@ class ImageFile:
         self._cache[(name, tuples)] = rows
         return rows
 
+    def records(self, name: str) -> "Records":
+        """The records of an indexed table (see ``encode_image``), each decoded only when asked for.
+
+        The table's checksum and its offsets are checked now. A table written without offsets (by a tool
+        that rewrote the image) is decoded whole once, and its offsets worked out from that."""
+        if not self.has(name + OFFSETS):
+            data, blob = _indexed_segment(name, self.table(name))  # the same bytes: encoding is canonical
+        else:
+            offsets_table = self.table(name + OFFSETS, tuples=True)
+            start, end, crc = self._segments[name]
+            data = self._data[start:end]
+            if not self._verified:
+                _check_crc(self.path, f"table {name!r}", data, crc)
+            blob = offsets_table[0][0] if len(offsets_table) == 1 and len(offsets_table[0]) == 1 else None
+            if type(blob) is not bytes or not blob or len(blob) % 4:
+                raise ImageError(self.path, f"malformed table {name + OFFSETS!r}", "malformed")
+        count = len(blob) // 4 - 1
+        if sys.byteorder == "little" and _U32 == 4:
+            offsets: Any = memoryview(blob).cast("I")
+        else:  # pragma: no cover - a big-endian machine
+            offsets = struct.unpack(f"<{count + 1}I", blob)
+        header = _array_header(count)
+        if offsets[0] != len(header) or bytes(data[:len(header)]) != header or offsets[count] != len(data):
+            raise ImageError(self.path, f"malformed table {name + OFFSETS!r}: it does not fit table {name!r}",
+                             "malformed")
+        return Records(self.path, name, data, offsets)
+
     def __repr__(self) -> str:
         return f"ImageFile(path={self.path!r}, names={self.names!r})"
+
+
+class Records:
+    """The records of one table, by position, decoded when asked for and not kept (the caller keeps what it
+    uses): ``r[i]`` is record ``i`` (a tuple), ``r.run(i, j)`` records ``i`` to ``j - 1``. Made by
+    ``ImageFile.records``."""
+
+    __slots__ = ("path", "what", "_data", "_offsets", "_count")
+
+    def __init__(self, path: str, name: str, data: Any, offsets: Any) -> None:
+        self.path = path
+        self.what = f"table {name!r}"
+        self._data = data  # the table's bytes: an array header, then its records back to back
+        self._offsets = offsets  # where each record starts, then where the last one ends
+        self._count = len(offsets) - 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i: int) -> tuple:
+        return self.run(i, i + 1)[0]
+
+    def run(self, i: int, j: int) -> tuple:
+        """Records ``i`` to ``j - 1``, decoded by one msgpack call (as fast, per record, as a whole table)."""
+        offsets, count = self._offsets, self._count
+        if not 0 <= i < j <= count:
+            raise IndexError(f"{self.what} has no records {i} to {j - 1}")
+        start, end = offsets[i], offsets[j]
+        if not offsets[0] <= start < end <= offsets[count]:
+            raise ImageError(self.path, f"malformed {self.what}: records {i} to {j - 1} lie outside it",
+                             "malformed")
+        try:  # (limits: msgpack's defaults are the size of the bytes at hand)
+            run = _unpackb(b"".join((_array_header(j - i), self._data[start:end])), use_list=False,
+                           ext_hook=_reject_ext, object_pairs_hook=_str_keyed_map)
+        except Exception as e:  # msgpack raises ValueError, TypeError, UnicodeError, StackError, ...
+            raise ImageError(self.path, f"malformed {self.what} records {i} to {j - 1}: {type(e).__name__}: {e}",
+                             "malformed") from None
+        if not all(map(tuple.__instancecheck__, run)):
+            raise ImageError(self.path, f"malformed {self.what}: a record among {i} to {j - 1} is not a list",
+                             "malformed")
+        return run
 
 
 def decode_image(data: bytes, path: PathLike = "<bytes>") -> Image:
@@ -504,7 +621,11 @@ def decode_image(data: bytes, path: PathLike = "<bytes>") -> Image:
 
 
 def _decode_all(f: ImageFile) -> Image:
-    return Image(f.path, f.header, {name: f.table(name) for name in f.names})
+    """Every table checked; all but the offsets of indexed ones decoded (they tell how the file is laid
+    out, not what it holds)."""
+    f.verify()
+    return Image(f.path, f.header, {name: f.table(name) for name in f.names
+                                    if not (name.endswith(OFFSETS) and f.has(name[:-len(OFFSETS)]))})
 
 
 def map_file(f: BinaryIO) -> Any:

@@ -26,7 +26,7 @@ import serializer
 from aot.ir import parse_function, print_function
 from aot.types import parse_type
 from aot.world.fingerprint import COMPILER_VERSION, fingerprint_of
-from aot.world.image import MAX_WORLD, ImageContents
+from aot.world.image import INDEXED_TABLES, MAX_WORLD, ImageContents
 from buildsupport import (CALL_AND_REPORT, CALLS, COMPARE, FIXTURES, REPO, aot_build, aot_build_popen, aot_cli,
                           base_env, callers_closure, copy_project, entries_of, image_contents, image_path,
                           readers_of, run_python, so_path)
@@ -196,7 +196,7 @@ def test_image_reads_back_identically(project, image):
     path = image_path(project, "numkit")
     again = serializer.read_image(path)
     assert again.header == image.header and again.tables == image.tables
-    assert serializer.encode_image(image.header, image.tables) == path.read_bytes()
+    assert serializer.encode_image(image.header, image.tables, INDEXED_TABLES) == path.read_bytes()
     assert serializer.read_header(path) == image.header
     assert ImageContents.from_tables(image.tables).to_tables() == image.tables
 
@@ -206,6 +206,9 @@ def test_image_reads_back_identically(project, image):
 def _damaged(data: bytes, how: str, rng: random.Random) -> bytes:
     if how.startswith("truncated-"):
         return data[: int(how.split("-")[1]) if how.split("-")[1] != "half" else len(data) // 2]
+    if how == "flip-code":  # in a table the first call of any method reads
+        offset = sum(serializer.ImageFile.from_bytes(data).span("code")) // 2
+        return data[:offset] + bytes([data[offset] ^ 0x10]) + data[offset + 1:]
     if how.startswith("flip-"):
         offset = {"magic": 3, "version": 9, "lengths": 14, "digest": 40, "header": serializer.PREAMBLE_SIZE + 3,
                   "body": len(data) // 2, "last": len(data) - 1}[how.split("-")[1]]
@@ -275,7 +278,8 @@ IMPORT_PROBE = """
 """
 
 
-@pytest.mark.parametrize("how", ["truncated-half", "flip-body", "random", "wrong-magic", "newer-version"])
+@pytest.mark.parametrize("how", ["truncated-half", "flip-code", "flip-last", "random", "wrong-magic",
+                                 "newer-version"])
 def test_damaged_image_is_rejected_at_import_with_one_warning(project, tmp_path, how):
     copy = copy_project(project, tmp_path / "numkit", images=True)
     path = image_path(copy, "numkit")

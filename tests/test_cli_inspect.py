@@ -304,7 +304,7 @@ def test_elf_symbol_sizes_match_nm(image_path):
     nm = shutil.which("nm")
     if nm is None:
         pytest.skip("no nm to compare with")
-    listing = subprocess.run([nm, "-S", "--defined-only", "-g", str(so)], capture_output=True, text=True).stdout
+    listing = subprocess.run([nm, "-D", "-S", "--defined-only", "-g", str(so)], capture_output=True, text=True).stdout
     expected = {}
     for line in listing.splitlines():
         parts = line.split()

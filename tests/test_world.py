@@ -538,18 +538,35 @@ def test_foreign_image_cause_has_the_prefix_once(numkit):
     assert e["cause"].startswith("image-incompatible:compiler-version"), e["cause"]
 
 
-@pytest.mark.parametrize("where", ["header", "body", "ir"])
+@pytest.mark.parametrize("where", ["header", "index", "methods", "code", "offsets"])
 def test_damaged_image_rejected_with_one_warning(numkit, where):
-    """Damage anywhere rejects the whole image, even in the IR table, which loading valid entries never
-    decodes (every table's checksum is checked when the image is first opened)."""
+    """Damage in the header or in any table a first call reads rejects the whole image."""
     path = image_path(numkit, "numkit")
     data = bytearray(path.read_bytes())
-    offset = {"header": serializer.PREAMBLE_SIZE + 5, "body": len(data) - 100,
-              "ir": sum(serializer.open_image(path).span("ir")) // 2}[where]
+    image = serializer.open_image(path)
+    offset = serializer.PREAMBLE_SIZE + 5 if where == "header" else \
+        sum(image.span({"offsets": "code.offsets"}.get(where, where))) // 2
     data[offset] ^= 0x5A
     path.write_bytes(bytes(data))
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
+
+
+def test_damaged_ir_is_found_when_it_is_read(numkit):
+    """The typed IR is read only to cure an entry: damage there leaves the intact tables and library in use,
+    and rejects the whole image (one warning, no native code from it) once an entry must be cured."""
+    path = image_path(numkit, "numkit")
+    data = bytearray(path.read_bytes())
+    data[sum(serializer.open_image(path).span("ir")) // 2] ^= 0x5A
+    path.write_bytes(bytes(data))
+    run = run_python(numkit, DAMAGE_PROBE)
+    assert run["raised"] is None and run["r"][:3] == run["p"][:3] == [25.0, 12, False]
+    assert run["stats"]["loaded"] >= 4 and run["stats"]["inferred"] == run["stats"]["cured"] == 0
+    assert not run.stderr.strip()
+    so_path(numkit, "numkit").unlink()  # now every entry needs its IR
+    run = run_python(numkit, DAMAGE_PROBE)
+    _assert_rejected_cleanly(run, path)
+    assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
 
 
 def test_methods_table_with_a_malformed_definition_rejected(numkit):

@@ -219,9 +219,12 @@ class Dispatcher:
         bound = image.bind(entry)
         rettype = parse_type(entry.rettype)
         if bound is None:  # valid IR, unusable native code: generate code from the IR, no inference
+            instance = image.instance(entry, self.mdef)
+            if instance is None:  # the IR is damaged: the image is rejected now
+                return self.compile(argtypes, f"image-incompatible:{image.rejected}")
             cause = image.native_problem or "native-missing"
             rt.check_strict(self.mdef.key, argtypes, cause)
-            compiled = rt.compiler.cure(image.instance(entry, self.mdef), self.mdef)
+            compiled = rt.compiler.cure(instance, self.mdef)
             rt.record("cured", self.mdef.key, entry.argtypes, cause=cause)
             spec = Specialization(argtypes, rettype, "image", compiled.try_address, compiled.vectorcall_address,
                                   compiled.def_address)
@@ -410,7 +413,10 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
         seen.add(key)
         fresh = done.get(key)
         stored = contents.code.get((key[0], tuple(map(str, key[1])))) if contents is not None else None
-        if fresh is None or stored is None or encode_function(fresh.function, image.root) != stored.ir:
+        try:
+            if fresh is None or stored is None or encode_function(fresh.function, image.root) != stored.ir:
+                return False
+        except ValueError:  # the image's IR is damaged: nothing to compare with
             return False
         stack.extend(fresh.callees)
     return True

@@ -6,11 +6,13 @@
 
 Importing a package reads none of this: a method's first call does. The image is found through its
 module's own ``__file__`` (never the current directory): ``<top package>/__aot__/<package>.cpu.aotimg``
-beside ``<package>.cpu.so``. Opening it checks every table's checksum and the header is the gate (format
-and compiler version, Python ABI, target, CPU features); a rejected image is reported once, as one line,
-and none of its native code is ever executed. Only the index tables (methods, code entries) are decoded;
-the typed IR is decoded only if an entry must be cured. The shared library is loaded only after its
-checksum matches the header, and entries are bound by index into its ``aot_entries`` table.
+beside ``<package>.cpu.so``. Opening it checks the header and the table directory, and the header is the
+gate (format and compiler version, Python ABI, target, CPU features). Each table is checksummed when it is
+first read: the index, methods and code tables on the first call (then only the records of the modules
+used are decoded, ``aot.world.image.ImageIndex``), the typed IR only if an entry must be cured. A rejected
+or damaged image is reported once, as one line, and none of its native code is ever executed. The shared
+library is loaded only after its checksum matches the header, and entries are bound by index into its
+``aot_entries`` table.
 """
 from __future__ import annotations
 
@@ -88,7 +90,10 @@ class PackageImage:
     # ------------------------------------------------------------------ body
     @property
     def contents(self) -> Optional["ImageContents"]:
-        if self._contents is None and self.rejected is None:
+        """What the image holds (None once it is rejected: a record found damaged rejects it all)."""
+        if self.rejected is not None:
+            return None
+        if self._contents is None:
             from serializer.image import ImageError
 
             from ..world.image import ImageContents
@@ -116,12 +121,12 @@ class PackageImage:
 
     def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], str]:
         """The entry for ``key(argtypes)`` and why it is not valid (``""`` when it is)."""
-        validator = self._validator or self.validator
+        validator = self._validator or self.validator if self.rejected is None else None
         if validator is None:
             return None, f"image-incompatible:{self.rejected}"
         try:
             instance = (key, argtypes)
-            entry = validator.contents.code.get(instance)
+            entry = validator.contents.entry(instance)
             if entry is None:
                 return None, "no-entry"
             return entry, validator.check(instance, entry).cause
@@ -139,13 +144,20 @@ class PackageImage:
             if key in seen:
                 continue
             seen.add(key)
-            callee = contents.code.get(key) if contents is not None else None
+            callee = contents.entry(key) if contents is not None else None
             if callee is not None:
                 stack.extend(callee.calls())
         return {k for k, _ in seen}
 
     def instance(self, entry: "CodeEntry", method: Any):
+        """The inferred instance ``entry`` stores, to cure it from; None when the image's IR is damaged
+        (which rejects the image: the IR table is checksummed when first read)."""
         from ..world.image import instance_from_entry
+        try:
+            entry.ir
+        except ValueError as err:
+            self.reject(f"damaged: {err}")
+            return None
         return instance_from_entry(entry, method, self.root)
 
     # ------------------------------------------------------------------ native code
@@ -233,7 +245,6 @@ class Loader:
         from serializer.image import ImageError, open_image
         try:
             image_file = open_image(path)  # mapped; the header and the table directory are checked
-            image_file.verify()  # every table's checksum (cheap), so damage anywhere rejects the image
         except ImageError as err:
             image = PackageImage(package, path, {}, self.rt)
             image.reject(f"damaged ({err.why})")

@@ -25,7 +25,7 @@ import types
 from functools import lru_cache
 from typing import Any, Callable, Optional
 
-COMPILER_VERSION = "0.3.0"
+COMPILER_VERSION = "0.4.0"
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
 _MARSHAL_VERSION = 2  # the newest format without back-references (3 added them)

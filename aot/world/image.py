@@ -1,25 +1,29 @@
 """What an image holds, as the world sees it: methods with fingerprints, and code entries with edges.
 
     entries = ImageContents.from_tables(image.tables)          # everything decoded (builds, audits)
-    entries = ImageContents.from_image_file(serializer.open_image(p))   # import: index tables only
+    entries = ImageContents.from_image_file(serializer.open_image(p))   # import: records read as looked up
     entries.code[("numkit.core:clamp", ("f64", "f64", "f64"))].edges
         → (('global', 'numkit.core:CHECK_ARGS', True), …)
 
 Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes, which validation
-compares), ``code`` (one record per code instance: argument types, edges,
-symbol, validity state…) and ``ir`` (the typed IR of code record *i* at position *i*). Importing a package
-decodes the first two; the IR, by far the largest, is decoded only when something reads an entry's
-``ir`` (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
+compares), ``code`` (one record per code instance: argument types, edges, symbol, validity state…; grouped
+by method, in key order), ``ir`` (the typed IR of code record *i* at position *i*) and ``index`` (one
+record: the method keys, and where each method's code records start). Importing a package decodes the
+index, then only the records of the methods it calls, one at a time (``ImageIndex``); an entry's IR is
+decoded only when something reads it (curing, the spurious-reinference check, ``aot inspect``,
+incremental builds).
 
 Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
 place that names their fields. Nothing here imports llvmlite.
 """
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+import struct
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from serializer.image import ImageError
 from serializer.records import record
 
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
@@ -30,6 +34,10 @@ CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol
               "state", "boundscheck", "native_size")
 IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
+INDEX = record("index", "keys", "code_starts")
+
+#: Tables whose records are read one at a time (``serializer.ImageFile.records``).
+INDEXED_TABLES = ("code", "ir", "methods")
 
 MAX_WORLD = 2**64 - 1
 """``max_world`` of an open-ended code instance."""
@@ -133,187 +141,306 @@ def _split_types(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-# Positions and exact types of the required fields of a code record (see CODE). msgpack decodes exact
-# types, so ``type(v) is T`` is the check (a bool is no int here).
-_CODE_FIELD_TYPES = ((0, "method", int), (1, "argtypes", list), (2, "rettype", str), (3, "owner", str),
-                     (4, "edges", list), (5, "symbol", str), (6, "min_world", int), (7, "max_world", int),
-                     (8, "state", str), (9, "boundscheck", bool), (10, "native_size", int))
+# The exact types of the required fields of a code record (see CODE). msgpack decodes exact types, so
+# ``type(v) is T`` is the check (a bool is no int here); arrays decode as tuples at import, lists otherwise.
+_CODE_FIELD_TYPES = (("method", int), ("argtypes", tuple), ("rettype", str), ("owner", str), ("edges", tuple),
+                     ("symbol", str), ("min_world", int), ("max_world", int), ("state", str),
+                     ("boundscheck", bool), ("native_size", int))
 _N_REQUIRED = len(CODE.required)
-# A table decodes with lists (full reads) or tuples (``ImageFile.table(..., tuples=True)``, at import).
-_CODE_TYPES = {tuple(kind for _, _, kind in _CODE_FIELD_TYPES),
-               tuple(tuple if kind is list else kind for _, _, kind in _CODE_FIELD_TYPES)}
-_IMPORT_TYPES = tuple(tuple if kind is list else kind for _, _, kind in _CODE_FIELD_TYPES)  # decoded as tuples
-_TUPLE = {tuple}
-_INT = {int}
 _STR = {str}
 _BYTES = {bytes}
 
 
-def _code_entry(i: int, raw: list, keys: list[str], ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
+def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
     """The entry of code record ``i``, after checking its fields (a checksum-valid file may still hold
-    nonsense written by hand). Fields appended by later formats would take their defaults (see CODE)."""
-    if len(raw) < _N_REQUIRED:
-        raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
-    types = tuple(map(type, raw if len(raw) == _N_REQUIRED else raw[:_N_REQUIRED]))
-    if types != _IMPORT_TYPES and types not in _CODE_TYPES:  # one comparison, then the details
-        for at, name, kind in _CODE_FIELD_TYPES:
-            if type(raw[at]) is not kind and not (kind is list and type(raw[at]) is tuple):
-                raise ValueError(f"code record {i}: field {name} is a {type(raw[at]).__name__}, "
-                                 f"not a {kind.__name__}")
-    if not 0 <= raw[0] < len(keys):
-        raise ValueError(f"code record {i}: method index {raw[0]} out of range")
-    if not all(map(str.__instancecheck__, raw[1])):
-        raise ValueError(f"code record {i}: argument types must be strings")
-    edges = raw[4]
+    nonsense written by hand). Fields appended by later formats would take their defaults (see CODE).
+
+    This runs on the first call of every prebuilt method: plain comparisons, no temporaries."""
+    if len(raw) != _N_REQUIRED:
+        if len(raw) < _N_REQUIRED:
+            raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
+        raw = raw[:_N_REQUIRED]
+    method, argtypes, rettype, owner, edges, symbol, min_world, max_world, state, boundscheck, native_size = raw
+    if type(argtypes) is list:  # a full read decodes arrays as lists
+        argtypes = tuple(argtypes)
+        edges = tuple([tuple(e) if type(e) is list else e for e in edges]) if type(edges) is list else edges
+    if not (type(method) is int and type(argtypes) is tuple and type(rettype) is str and type(owner) is str
+            and type(edges) is tuple and type(symbol) is str and type(min_world) is int
+            and type(max_world) is int and type(state) is str and type(boundscheck) is bool
+            and type(native_size) is int):
+        for (name, kind), value in zip(_CODE_FIELD_TYPES, (method, argtypes, *raw[2:])):
+            if type(value) is not kind:
+                raise ValueError(f"code record {i}: field {name} is a {type(value).__name__}, not a "
+                                 f"{'list' if kind is tuple else kind.__name__}")
+    if not 0 <= method < len(keys):
+        raise ValueError(f"code record {i}: method index {method} out of range")
+    for t in argtypes:
+        if type(t) is not str:
+            raise ValueError(f"code record {i}: argument types must be strings")
     for e in edges:
-        if type(e) not in _ARRAY or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
+        if type(e) is not tuple or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
             raise ValueError(f"code record {i}: malformed edges")
-    if type(edges) is not tuple or not all(map(tuple.__instancecheck__, edges)):  # a full read: lists
-        edges = tuple(map(tuple, edges))
-    return CodeEntry(i, keys[raw[0]], tuple(raw[1]), raw[2], raw[3], None, edges,
-                     raw[5], raw[6], raw[7], raw[8], raw[9], raw[10], ir_source)
+    return CodeEntry(i, keys[method], argtypes, rettype, owner, None, edges, symbol, min_world, max_world,
+                     state, boundscheck, native_size, ir_source)
 
 
-class LazyCode(MutableMapping):
-    """Code entries by instance key, each checked and built from its record on first access.
+def _ir_bytes(index: int, rec: Any) -> bytes:
+    if type(rec) not in _ARRAY or not rec or type(rec[0]) is not bytes:
+        raise ValueError(f"ir record {index}: not the bytes of a function")
+    return rec[0]
 
-    ``ir_table`` gives the ``ir`` table's records when first called (the IR is decoded only if read)."""
 
-    def __init__(self, method_keys: list[str] = (), records: list = (),  # type: ignore[assignment]
-                 ir_table: Optional[Callable[[], list]] = None):
-        self._keys = method_keys
-        self._ir_table = ir_table
-        self._ir_records: Optional[list] = None
-        self._ir_reader = self._ir  # one bound method, shared by every entry
-        # Just what the key needs (checked with C-level passes: this runs over every record of the image
-        # on the first call of any method); the rest of a record is checked when it is first looked up.
-        try:
-            methods = [rec[0] for rec in records]
-            if methods and (not set(map(type, methods)) <= _INT or min(methods) < 0):
-                raise TypeError
-            keys = zip(map(method_keys.__getitem__, methods), map(tuple, [rec[1] for rec in records]))
-            self._items: dict[InstanceKey, Any] = dict(zip(keys, range(len(records))))
-            self._records = records
-        except (TypeError, IndexError, KeyError):
-            raise ValueError("code records: malformed method index or argument types") from None
-        if len(self._items) != len(records):
-            raise ValueError("code records: two entries for the same method and argument types")
+def _method_record(i: int, rec: Any, key: str) -> bytes:
+    """The definition in methods record ``i``, after checking that it is the record of method ``key``."""
+    if type(rec) not in _ARRAY or len(rec) < _N_METHOD_FIELDS or rec[0] != key or type(rec[1]) is not str \
+            or type(rec[2]) is not bytes:
+        raise ValueError(f"methods record {i}: not the key, fingerprint and definition of {key}")
+    return rec[2]
 
-    def _ir(self, index: int) -> bytes:
-        """The IR of code record ``index`` (ValueError when the image's ``ir`` table is damaged)."""
-        if self._ir_records is None:
-            if self._ir_table is None:
-                raise ValueError("the image has no ir table")
-            from serializer import ImageError
+
+_N_METHOD_FIELDS = len(METHODS.required)
+_UNREAD = object()
+
+
+def _index_record(keys: list[str], code_methods: list[int]) -> list:
+    """The ``index`` table's one record for sorted method ``keys`` and the method index of each code record
+    (in table order): the keys joined by newlines, and where each method's code records start (u32s)."""
+    if any("\n" in k for k in keys):
+        raise ValueError("a method key holds a newline")
+    starts = [0] * (len(keys) + 1)
+    for m in code_methods:
+        starts[m + 1] += 1
+    for i in range(len(keys)):
+        starts[i + 1] += starts[i]
+    return INDEX.pack({"keys": "\n".join(keys), "code_starts": struct.pack(f"<{len(starts)}I", *starts)})
+
+
+class ImageIndex:
+    """An image as a package's first calls read it: the records of a module's methods are decoded when one
+    of them is first looked up, so the work grows with the modules used (each of which is imported, so
+    read, anyway), not with the image; an entry is checked and built when its method is looked up.
+
+    The ``index`` table (the sorted method keys; where each method's code records start) is decoded at
+    once; the records of a module's methods in ``methods`` and ``code`` are decoded together (one msgpack
+    call per table: decoding record by record would cost twice as much), and an entry's ``ir`` record
+    when its IR is first read. Every record is checked when it is used: ValueError when one is malformed."""
+
+    def __init__(self, image: Any):
+        index = image.table("index", tuples=True)
+        rec = index[0] if len(index) == 1 else None
+        if type(rec) is not tuple or len(rec) < len(INDEX.required) or type(rec[0]) is not str \
+                or type(rec[1]) is not bytes:
+            raise ValueError("malformed index table")
+        self.keys: list[str] = rec[0].split("\n") if rec[0] else []
+        self.position = dict(zip(self.keys, range(len(self.keys))))
+        self.methods = image.records("methods")
+        self.records = image.records("code")
+        n = len(self.keys)
+        starts = struct.unpack(f"<{n + 1}I", rec[1]) if len(rec[1]) == 4 * (n + 1) else ()
+        if len(self.position) != n or len(self.methods) != n or not starts or starts[0] != 0 \
+                or starts[n] != len(self.records) or any(map(int.__gt__, starts, starts[1:])) \
+                or self.keys != sorted(self.keys):
+            raise ValueError("the index table does not fit the methods and code tables")
+        self.starts = starts
+        self._image = image
+        self._ir_records: Any = None
+        self._ir_reader = self.ir  # one bound method, shared by every entry
+        self._method_records: list = [None] * n  # decoded, a module at a time
+        self._code_records: list = [None] * len(self.records)
+        self._definitions: dict[str, Optional[bytes]] = {}
+        self._code: dict[str, dict[tuple[str, ...], CodeEntry]] = {}  # method key → its entries by argtypes
+
+    def definition(self, key: str) -> Optional[bytes]:
+        found = self._definitions.get(key, _UNREAD)
+        if found is _UNREAD:
+            i = self.position.get(key)
+            found = self._definitions[key] = None if i is None else _method_record(i, self._record(i), key)
+        return found
+
+    def entries(self, key: str) -> dict[tuple[str, ...], CodeEntry]:
+        """The code entries of method ``key`` by argument types (empty when it has none)."""
+        found = self._code.get(key)
+        if found is None:
+            found = self._code[key] = {}
+            i = self.position.get(key)
+            if i is not None:
+                self._record(i)
+                keys, ir, start = self.keys, self._ir_reader, self.starts[i]
+                for j, raw in enumerate(self._code_records[start:self.starts[i + 1]], start):
+                    entry = _code_entry(j, raw, keys, ir)
+                    if entry.method != key or entry.argtypes in found:
+                        del self._code[key]
+                        raise ValueError(f"code record {j}: not one more entry of {key}")
+                    found[entry.argtypes] = entry
+        return found
+
+    def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
+        """The entry for ``(method key, argument types)``, or None."""
+        found = self._code.get(instance[0])
+        if found is None:
+            found = self.entries(instance[0])
+        return found.get(instance[1])
+
+    def _record(self, i: int) -> tuple:
+        """The record of method ``i``, after decoding those of its module (and their code records)."""
+        rec = self._method_records[i]
+        if rec is None:
+            keys = self.keys
+            module = keys[i][:keys[i].find(":") + 1] or keys[i]  # "pkg.mod:" (keys are sorted: together)
+            lo, hi = i, i + 1
+            while lo > 0 and keys[lo - 1].startswith(module):
+                lo -= 1
+            while hi < len(keys) and keys[hi].startswith(module):
+                hi += 1
+            first, last = self.starts[lo], self.starts[hi]
             try:
-                self._ir_records = self._ir_table()
+                self._method_records[lo:hi] = self.methods.run(lo, hi)
+                if first < last:
+                    self._code_records[first:last] = self.records.run(first, last)
             except ImageError as err:
                 raise ValueError(str(err)) from None
-            if len(self._ir_records) != len(self._records):
-                raise ValueError(f"{len(self._ir_records)} IR records for {len(self._records)} code records")
-        rec = self._ir_records[index]
-        if type(rec) not in _ARRAY or not rec or type(rec[0]) is not bytes:
-            raise ValueError(f"ir record {index}: not the bytes of a function")
-        return rec[0]
+            rec = self._method_records[i]
+        return rec
 
-    def __getitem__(self, key: InstanceKey) -> CodeEntry:
-        item = self._items[key]
-        if type(item) is int:  # the record's index until first looked up
-            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir_reader)
-        return item
+    def ir(self, index: int) -> bytes:
+        """The IR of code record ``index`` (ValueError when the image's ``ir`` table is damaged)."""
+        try:
+            records = self._ir_records
+            if records is None:
+                records = self._image.records("ir")
+                if len(records) != len(self.records):
+                    raise ValueError(f"{len(records)} IR records for {len(self.records)} code records")
+                self._ir_records = records
+            return _ir_bytes(index, records[index])
+        except ImageError as err:
+            raise ValueError(str(err)) from None
 
-    def get(self, key: InstanceKey, default: Any = None) -> Any:
-        item = self._items.get(key)
-        if item is None:
-            return default
-        if type(item) is int:
-            item = self._items[key] = _code_entry(item, self._records[item], self._keys, self._ir_reader)
-        return item
+class _Definitions(Mapping):
+    """Definitions by method key, read from an ``ImageIndex`` as they are looked up."""
 
-    def __setitem__(self, key: InstanceKey, entry: CodeEntry) -> None:
-        self._items[key] = entry
+    def __init__(self, index: ImageIndex):
+        self._index = index
 
-    def __delitem__(self, key: InstanceKey) -> None:
-        del self._items[key]
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._index.definition(key)
+        return default if found is None else found
+
+    def __getitem__(self, key: str) -> bytes:
+        found = self._index.definition(key)
+        if found is None:
+            raise KeyError(key)
+        return found
 
     def __iter__(self):
-        return iter(self._items)
+        return iter(self._index.keys)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._index.keys)
+
+
+class _Code(Mapping):
+    """Code entries by instance key, read from an ``ImageIndex`` as they are looked up."""
+
+    def __init__(self, index: ImageIndex):
+        self._index = index
+
+    def get(self, key: InstanceKey, default: Any = None) -> Any:
+        found = self._index.entry(key)
+        return default if found is None else found
+
+    def __getitem__(self, key: InstanceKey) -> CodeEntry:
+        return self._index.entries(key[0])[key[1]]
 
     def __contains__(self, key: object) -> bool:
-        return key in self._items
+        return type(key) is tuple and len(key) == 2 and key[1] in self._index.entries(key[0])
 
-    def materialise(self) -> None:
-        """Check and build every entry now (raises ValueError/RecordError for a malformed one)."""
-        for key in list(self._items):
-            self[key]
+    def __iter__(self):
+        for method in self._index.keys:
+            for argtypes in self._index.entries(method):
+                yield (method, argtypes)
+
+    def __len__(self) -> int:
+        return len(self._index.records)
 
 
 class ImageContents:
-    """Method fingerprints by key, code entries by instance key, and (for builds) object files by module."""
+    """Method definitions by key, code entries by instance key, and (for builds) object files by module."""
 
     def __init__(self) -> None:
         self.fingerprints: dict[str, str] = {}
-        self.definitions: dict[str, bytes] = {}  # what validation compares (``aot.world.fingerprint``)
-        self.code: MutableMapping = LazyCode()
+        self.definitions: Mapping[str, bytes] = {}  # what validation compares (``aot.world.fingerprint``)
+        self.code: Mapping[InstanceKey, CodeEntry] = {}
         self.objects: dict[str, tuple[str, bytes]] = {}
 
+    # The two lookups validation makes, on the first call of every prebuilt method (an image read at import
+    # replaces them with its index's own, which decode what they find).
+    def definition(self, key: str) -> Optional[bytes]:
+        """The stored definition of method ``key``, or None."""
+        return self.definitions.get(key)
+
+    def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
+        """The entry for ``(method key, argument types)``, or None."""
+        return self.code.get(instance)
+
     @classmethod
-    def from_tables(cls, tables: dict[str, list], lazy: bool = False) -> "ImageContents":
-        """The contents of decoded tables. ``lazy``: code entries are checked and built when first looked
-        up (importing a package looks up only the entries of the methods it calls)."""
-        return cls._make(tables.get("methods", []), tables.get("code", []), lambda: tables.get("ir", []),
-                         tables.get("objects", []), lazy)
+    def from_tables(cls, tables: dict[str, list]) -> "ImageContents":
+        """The contents of decoded tables, every record checked now (builds, audits)."""
+        out = cls()
+        methods, code, ir = tables.get("methods", []), tables.get("code", []), tables.get("ir", [])
+        keys = [rec[0] if type(rec) in _ARRAY and rec else None for rec in methods]
+        for i, rec in enumerate(methods):
+            _method_record(i, rec, keys[i])
+        if not set(map(type, keys)) <= _STR or keys != sorted(set(keys)):
+            raise ValueError("malformed methods table: keys not strings, unique and sorted")
+        out.fingerprints = {rec[0]: rec[1] for rec in methods}
+        out.definitions = {rec[0]: rec[2] for rec in methods}
+        if len(ir) != len(code):
+            raise ValueError(f"{len(ir)} IR records for {len(code)} code records")
+        entries = [_code_entry(i, rec, keys, None) for i, rec in enumerate(code)]
+        for i, entry in enumerate(entries):
+            entry._ir = _ir_bytes(i, ir[i])
+            out.code[entry.key] = entry  # type: ignore[index]
+        if len(out.code) != len(entries):
+            raise ValueError("code records: two entries for the same method and argument types")
+        index = tables.get("index")
+        if index is not None:  # what first calls read must say what the tables say
+            methods_of = [rec[0] for rec in code]
+            if methods_of != sorted(methods_of) or index != [_index_record(keys, methods_of)]:
+                raise ValueError("the index table does not fit the methods and code tables")
+        for rec in OBJECTS.unpack_all(tables.get("objects", [])):
+            out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
+        return out
 
     @classmethod
     def from_image_file(cls, image: Any) -> "ImageContents":
-        """The contents of an image opened with ``serializer.open_image``: the ``methods`` and ``code``
-        tables are decoded now, ``ir`` when an entry's IR is first read. Entries are checked lazily."""
-        return cls._make(image.table("methods", tuples=True), image.table("code", tuples=True),
-                         lambda: image.table("ir", tuples=True), [], True)
-
-    @classmethod
-    def _make(cls, methods: list, code: list, ir_table: Callable[[], list], objects: list,
-              lazy: bool) -> "ImageContents":
+        """The contents of an image opened with ``serializer.open_image``, decoded as they are looked up
+        (``ImageIndex``): importing a package reads only the records of the methods it calls."""
         out = cls()
-        try:
-            keys, fingerprints, definitions = ([m[0] for m in methods], [m[1] for m in methods],
-                                               [m[2] for m in methods])
-        except (TypeError, IndexError, KeyError):
-            raise ValueError("malformed methods table") from None
-        if not set(map(type, keys)) | set(map(type, fingerprints)) <= _STR or \
-                not set(map(type, definitions)) <= _BYTES:
-            raise ValueError("malformed methods table")
-        out.fingerprints = dict(zip(keys, fingerprints))
-        out.definitions = dict(zip(keys, definitions))
-        out.code = LazyCode(keys, code, ir_table)
-        if not lazy:
-            out.code.materialise()
-        for rec in OBJECTS.unpack_all(objects):
-            out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
+        index = ImageIndex(image)
+        out.definitions, out.code = _Definitions(index), _Code(index)
+        out.definition, out.entry = index.definition, index.entry  # type: ignore[method-assign]
         return out
 
     def ordered(self) -> list[CodeEntry]:
         """The code entries in the order of the image's ``code`` table (and of the native entry table)."""
-        return sorted(self.code.values(), key=lambda e: (e.method, e.argtypes, e.owner))
+        return sorted(self.code.values(), key=_order)
 
     def to_tables(self) -> dict[str, list]:
-        keys = sorted(self.fingerprints)
-        index = {k: i for i, k in enumerate(keys)}
+        keys = sorted(self.definitions)
+        position = {k: i for i, k in enumerate(keys)}
         entries = self.ordered()
         code = [CODE.pack({
-            "method": index[e.method], "argtypes": list(e.argtypes), "rettype": e.rettype, "owner": e.owner,
+            "method": position[e.method], "argtypes": list(e.argtypes), "rettype": e.rettype, "owner": e.owner,
             "edges": [list(edge) for edge in e.edges], "symbol": e.symbol,
             "min_world": e.min_world, "max_world": e.max_world, "state": e.state,
             "boundscheck": bool(e.boundscheck), "native_size": e.native_size,
         }) for e in entries]
         return {
-            "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints[k],
-                                      "definition": self.definitions.get(k, b"")}) for k in keys],
+            "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints.get(k, ""),
+                                      "definition": self.definitions[k]}) for k in keys],
             "code": code,
             "ir": [IR.pack({"ir": e.ir}) for e in entries],
+            "index": [_index_record(keys, [position[e.method] for e in entries])],
         }
 
     def object_tables(self) -> dict[str, list]:
@@ -321,6 +448,10 @@ class ImageContents:
         image itself stays small, since importing a package decodes it."""
         return {"objects": [OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
                             for m, (ck, obj) in sorted(self.objects.items())]}
+
+
+def _order(entry: CodeEntry) -> tuple:
+    return (entry.method, entry.argtypes, entry.owner)
 
 
 def _tuplify(value: Any) -> Any:

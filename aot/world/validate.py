@@ -156,9 +156,9 @@ class Validator:
             return Verdict(False, "invalid-at-build")
         if entry.method in self.reject:
             return Verdict(False, "debug-reject")
-        definitions = self.contents.definitions
+        definition = self.contents.definition
         world = self.world
-        stored = definitions.get(entry.method)
+        stored = definition(entry.method)
         if stored is None or world.definition(entry.method) != stored:
             return Verdict(False, "fingerprint-changed")
         for kind, target, value in entry.edges:
@@ -174,7 +174,7 @@ class Validator:
                 if not PtxTarget().overlay_holds(target, value):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
-                stored = definitions.get(target)
+                stored = definition(target)
                 if stored is None or world.definition(target) != stored:
                     return Verdict(False, f"edge-changed:{target}")
         return VALID
@@ -186,14 +186,14 @@ class Validator:
         verdict = verdicts.get(key)
         if verdict is not None:
             return verdict
-        code = self.contents.code
+        find = self.contents.entry
         if entry is None:
-            entry = code.get(key)
+            entry = find(key)
             if entry is None:
                 return NO_ENTRY
         calls = entry.calls()
         for c in calls:
-            if c not in verdicts and c in code:
+            if c not in verdicts and find(c) is not None:
                 break
         else:  # the common case: a leaf, or callees decided already. No graph walk needed.
             verdict = self.local_check(entry)
@@ -216,9 +216,8 @@ class Validator:
             counter[0] += 1
             stack.append(k)
             on_stack.add(k)
-            entry = self.contents.code[k]
-            for callee in entry.calls():
-                if callee in self.verdicts or callee not in self.contents.code:
+            for callee in find(k).calls():
+                if callee in self.verdicts or find(callee) is None:
                     continue
                 if callee not in index:
                     visit(callee)
@@ -243,16 +242,17 @@ class Validator:
 
         A member failing its own checks keeps its cause; the others are invalid because of it."""
         members = set(component)
-        locals_ = {k: self.local_check(self.contents.code[k]) for k in component}
+        find = self.contents.entry
+        locals_ = {k: self.local_check(find(k)) for k in component}
         shared: Optional[Verdict] = None
         for k in sorted(component):
             if not locals_[k].valid:
                 shared = shared or Verdict(False, f"edge-changed:{k[0]}")
                 continue
-            for callee in self.contents.code[k].calls():
+            for callee in find(k).calls():
                 if callee in members:
                     continue
-                if callee not in self.contents.code or not self.verdicts[callee].valid:
+                if find(callee) is None or not self.verdicts[callee].valid:
                     shared = shared or Verdict(False, f"edge-changed:{callee[0]}")
                     break
         for k in component:
