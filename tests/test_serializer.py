@@ -885,3 +885,84 @@ def test_tables_decode_as_tuples_for_readers_that_only_look(big_path: Path) -> N
     assert f.table("code", tuples=True) is as_tuples          # cached per form
     assert f.table("code") == [list(r) for r in BIG_TABLES["code"]]
     assert f.table("methods", tuples=True) == tuple(tuple(r) for r in BIG_TABLES["methods"])
+
+
+# ---------------------------------------------------------------------------- indexed tables (per record)
+
+def _to_tuples(value):
+    return tuple(_to_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+ROWS = [[i, f"pkg.m{i % 3}:f{i}", ["f64"] * (i % 4), b"\x00" * i, {"k": i}] for i in range(40)]
+
+
+def test_an_indexed_table_is_stored_as_it_would_be_and_read_record_by_record() -> None:
+    tables = {"a": ROWS, "b": [[1]], "empty": []}
+    data = encode_image(HEADER, tables, indexed=("a", "empty"))
+    plain = encode_image(HEADER, tables)
+    f, g = ImageFile.from_bytes(data), ImageFile.from_bytes(plain)
+    assert f.names == ("a", "a.offsets", "b", "empty", "empty.offsets")
+    assert bytes(data[slice(*f.span("a"))]) == bytes(plain[slice(*g.span("a"))])  # the same segment
+    assert decode_image(data).tables == decode_image(plain).tables == tables  # offsets are layout, not content
+    records = f.records("a")
+    assert len(records) == 40 and len(f.records("empty")) == 0
+    assert [records[i] for i in range(40)] == [_to_tuples(r) for r in ROWS]
+    assert records.run(3, 17) == tuple(_to_tuples(r) for r in ROWS[3:17])
+    with pytest.raises(IndexError):
+        records[40]
+    with pytest.raises(IndexError):
+        records.run(5, 5)
+
+
+def test_records_of_a_table_written_without_offsets_are_worked_out() -> None:
+    """A tool that rewrites an image from its decoded tables drops the offsets: records still read."""
+    f = ImageFile.from_bytes(encode_image(HEADER, {"a": ROWS}))
+    assert f.records("a").run(0, 40) == tuple(_to_tuples(r) for r in ROWS)
+
+
+def test_indexing_a_table_that_is_not_there_is_an_error() -> None:
+    with pytest.raises(ValueError, match="not there"):
+        encode_image(HEADER, {"a": ROWS}, indexed=("b",))
+    with pytest.raises(ValueError, match="named like"):
+        encode_image(HEADER, {"a": ROWS, "a.offsets": [[1]]}, indexed=("a",))
+
+
+def _with_offsets(offsets: list[int] | bytes) -> bytes:
+    """An image whose table ``a`` (ROWS) has these offsets, under valid checksums."""
+    segment = msgpack.packb(ROWS)
+    blob = offsets if isinstance(offsets, bytes) else struct.pack(f"<{len(offsets)}I", *offsets)
+    return craft(msgpack.packb({}), {"a": segment, "a.offsets": msgpack.packb([[blob]])})
+
+
+def test_offsets_that_do_not_fit_their_table_are_refused_cleanly() -> None:
+    good = ImageFile.from_bytes(encode_image({}, {"a": ROWS}, indexed=("a",))).table("a.offsets")[0][0]
+    offsets = list(struct.unpack(f"<{len(good) // 4}I", good))
+    assert ImageFile.from_bytes(_with_offsets(offsets)).records("a")[7] == _to_tuples(ROWS[7])
+    for bad in (offsets[:-1], offsets + [offsets[-1]], [offsets[0] + 1] + offsets[1:],
+                offsets[:-1] + [offsets[-1] + 1], b"\x00\x01\x02", b""):
+        with pytest.raises(ImageError, match="malformed table 'a.offsets'"):
+            ImageFile.from_bytes(_with_offsets(bad)).records("a")
+    # Offsets that fit the table as a whole but cut records apart: found when those records are read.
+    shifted = offsets[:5] + [offsets[5] + 1] + offsets[6:]
+    records = ImageFile.from_bytes(_with_offsets(shifted)).records("a")
+    assert records[2] == _to_tuples(ROWS[2])
+    for i in (4, 5):
+        with pytest.raises(ImageError, match="malformed table 'a'"):
+            records[i]
+    backwards = offsets[:5] + [offsets[7]] + offsets[6:]
+    with pytest.raises(ImageError, match="records 5 to 5 lie outside it"):
+        ImageFile.from_bytes(_with_offsets(backwards)).records("a")[5]
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.one_of(st.integers(-5, 10**6), st.text(max_size=5), st.binary(max_size=8),
+                                   st.lists(st.integers(0, 3), max_size=3)), max_size=4), max_size=30),
+       st.data())
+def test_runs_of_records_read_back_what_was_written(rows, data) -> None:
+    f = ImageFile.from_bytes(encode_image({}, {"t": rows}, indexed=("t",)))
+    records = f.records("t")
+    assert len(records) == len(rows)
+    if rows:
+        i = data.draw(st.integers(0, len(rows) - 1))
+        j = data.draw(st.integers(i + 1, len(rows)))
+        assert records.run(i, j) == tuple(_to_tuples(r) for r in rows[i:j])

@@ -552,6 +552,46 @@ def test_damaged_image_rejected_with_one_warning(numkit, where):
     _assert_rejected_cleanly(run, path)
 
 
+def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
+    """The cost of a first call grows with the modules used, not with the image."""
+    from aot.world.image import ImageContents, entry_edges
+    contents = ImageContents.from_image_file(serializer.open_image(image_path(numkit_built, "numkit")))
+    index = contents.definitions._index
+    assert index.decoded == []
+    entry = contents.entry(("numkit.ntheory:gcd", ("i64", "i64")))
+    assert entry is not None and entry.method == "numkit.ntheory:gcd"
+    ntheory = [k for k in index.keys if k.startswith("numkit.ntheory:")]
+    assert index.decoded == ntheory and len(ntheory) < len(index.keys)
+    assert contents.definition("numkit.ntheory:gcd") and index.decoded == ntheory
+    assert contents.entry(("numkit.ntheory:gcd", ("f64", "f64"))) is None
+    assert contents.entry(("numkit.nothing:here", ("f64",))) is None and index.decoded == ntheory
+    full = ImageContents.from_tables(serializer.read_image(image_path(numkit_built, "numkit")).tables)
+    assert sorted(contents.code) == sorted(full.code)  # the lazy view holds what a full read holds
+    for key in full.code:
+        lazy, whole = contents.entry(key), full.entry(key)
+        assert (lazy.index, entry_edges(lazy), lazy.symbol, lazy.state) == \
+            (whole.index, entry_edges(whole), whole.symbol, whole.state)  # (arrays decode as tuples or lists)
+        assert lazy.ir == whole.ir and contents.definition(key[0]) == full.definition(key[0])
+
+
+def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
+    """Checksums that match, over an index table whose keys are out of order (written by hand)."""
+    from aot.world.image import INDEXED_TABLES, ImageContents
+    path = image_path(numkit, "numkit")
+    image = serializer.read_image(path)
+    ((keys, starts),) = image.tables["index"]
+    swapped = keys.split("\n")
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    serializer.write_image(path, image.header, dict(image.tables, index=[["\n".join(swapped), starts]]),
+                           INDEXED_TABLES)
+    with pytest.raises(ValueError, match="index table"):
+        ImageContents.from_image_file(serializer.open_image(path))
+    with pytest.raises(ValueError, match="index table"):
+        ImageContents.from_tables(serializer.read_image(path).tables)
+    run = run_python(numkit, DAMAGE_PROBE)
+    _assert_rejected_cleanly(run, path)
+
+
 def test_damaged_ir_is_found_when_it_is_read(numkit):
     """The typed IR is read only to cure an entry: damage there leaves the intact tables and library in use,
     and rejects the whole image (one warning, no native code from it) once an entry must be cured."""

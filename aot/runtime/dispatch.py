@@ -74,6 +74,8 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
         return out
     hints = getattr(py_func, "__annotations__", None) or {}
     code = py_func.__code__
+    if not hints and code.co_argcount:  # parameters, none annotated: pure JIT
+        return []
     names = code.co_varnames[:code.co_argcount]
     try:  # the common case, every parameter annotated `float`, `int` or `bool`: no call per parameter
         types = tuple(map(_PYTHON_TYPES.get, map(hints.get, names)))
@@ -179,7 +181,8 @@ class Dispatcher:
         specs = self.specs
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
-            set_table(self.obj, 0, 0)
+            if self._tables:  # (a table was published before)
+                set_table(self.obj, 0, 0)
             set_vectorcall(self.obj, specs[0].vectorcall_address)
             return
         if len(specs) > 1:  # contiguous-array specializations first: the fast path when both accept a call
@@ -204,11 +207,12 @@ class Dispatcher:
     def from_image(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
         rt = runtime()
-        image = rt.loader.image_for(self.mdef.module)
+        mdef = self.mdef
+        image = (rt._loader or rt.loader).image_for(mdef.py_func.__module__)  # (the module of its key)
         self._rejection = _NO_ENTRY
         if image is None:
             return None
-        entry, cause = image.find(self.mdef.key, tuple(map(str, argtypes)))
+        entry, cause = image.find(mdef.key, tuple(map(str, argtypes)))
         if entry is not None and not cause:
             return self.load(image, entry, argtypes, rt)
         self._rejection = (cause, image if entry is not None else None, entry)
@@ -269,7 +273,7 @@ class Dispatcher:
             bound.apply_defaults()
             args = bound.args
         try:
-            argtypes = tuple([typeof(a) for a in args])
+            argtypes = tuple(map(typeof, args))
         except TypeError as err:
             raise TypeError(f"{self.mdef.key}: {err}") from None
         if runtime().building:

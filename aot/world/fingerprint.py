@@ -42,7 +42,7 @@ def _plain(values: tuple) -> bool:
 
 def _canonical(values: tuple) -> Any:
     """``values`` itself when plain; else a list (which no plain value is) of tagged, fixed forms."""
-    if _plain(values):
+    if _PLAIN.issuperset(map(type, values)) or _plain(values):  # (the common case in one C-level pass)
         return values
     out: list = []
     for c in values:

@@ -250,6 +250,11 @@ class ImageIndex:
         self._definitions: dict[str, Optional[bytes]] = {}
         self._code: dict[str, dict[tuple[str, ...], CodeEntry]] = {}  # method key → its entries by argtypes
 
+    @property
+    def decoded(self) -> list[str]:
+        """The keys of the methods whose records are decoded so far (for tools and tests)."""
+        return [k for k, rec in zip(self.keys, self._method_records) if rec is not None]
+
     def definition(self, key: str) -> Optional[bytes]:
         found = self._definitions.get(key, _UNREAD)
         if found is _UNREAD:

@@ -49,7 +49,10 @@ def built(tmp_path_factory, bench_full):
 
 
 def probe(mode: str, gen, calls: Path, root: Path, *extra: str) -> dict:
-    env = base_env({"NUMBA_CACHE_DIR": str(root / "numba-cache")})
+    # One BLAS thread: NumPy's (OpenBLAS) pool otherwise spins after import, on every side alike, and on a
+    # small machine takes the core the measured work runs on (the figures then move by half).
+    env = base_env({"NUMBA_CACHE_DIR": str(root / "numba-cache"), "OPENBLAS_NUM_THREADS": "1",
+                    "OMP_NUM_THREADS": "1"})
     env.pop("PYTHONDONTWRITEBYTECODE", None)   # both sides import from warm bytecode caches
     proc = subprocess.run([sys.executable, str(PROBE), mode, str(gen.root), str(calls), *extra],
                           capture_output=True, text=True, env=env, timeout=600, cwd=root)
