@@ -31,6 +31,10 @@ Each table is its own checksummed segment, so a reader pays only for the tables 
   segment (the first call of a method decodes the small index tables, never the typed IR), and
   ``ImageFile.verify()`` checks every segment's checksum without decoding any.
 * ``read_image`` / ``decode_image`` check and decode everything.
+* A table written ``indexed`` (``encode_image(..., indexed=[name])``) gets a companion table
+  ``<name>.offsets``: one record holding a ``bin`` of little-endian u32s, where each record starts in
+  the table's segment and then where the last one ends. ``ImageFile.records(name)`` then decodes runs of
+  records on demand, never the rest of the table (a first call reads the records of one module).
 
 Checksums are CRC-32 (``serializer.digest.crc32``): they detect damage, not tampering (whoever can
 rewrite a table can rewrite its checksum).  Encoding is canonical: map keys and tables are sorted,

@@ -8,10 +8,9 @@
 Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes, which validation
 compares), ``code`` (one record per code instance: argument types, edges, symbol, validity state…; grouped
 by method, in key order), ``ir`` (the typed IR of code record *i* at position *i*) and ``index`` (one
-record: the method keys, and where each method's code records start). Importing a package decodes the
-index, then only the records of the methods it calls, one at a time (``ImageIndex``); an entry's IR is
-decoded only when something reads it (curing, the spurious-reinference check, ``aot inspect``,
-incremental builds).
+record: the method keys, and where each method's code records start). A package's first calls decode the
+index, then the records of the modules whose methods they call (``ImageIndex``); an entry's IR is decoded
+only when something reads it (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
 
 Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
 place that names their fields. Nothing here imports llvmlite.
@@ -148,7 +147,6 @@ _CODE_FIELD_TYPES = (("method", int), ("argtypes", tuple), ("rettype", str), ("o
                      ("boundscheck", bool), ("native_size", int))
 _N_REQUIRED = len(CODE.required)
 _STR = {str}
-_BYTES = {bytes}
 
 
 def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
@@ -266,7 +264,7 @@ class ImageIndex:
         """The code entries of method ``key`` by argument types (empty when it has none)."""
         found = self._code.get(key)
         if found is None:
-            found = self._code[key] = {}
+            found = {}
             i = self.position.get(key)
             if i is not None:
                 self._record(i)
@@ -274,9 +272,9 @@ class ImageIndex:
                 for j, raw in enumerate(self._code_records[start:self.starts[i + 1]], start):
                     entry = _code_entry(j, raw, keys, ir)
                     if entry.method != key or entry.argtypes in found:
-                        del self._code[key]
                         raise ValueError(f"code record {j}: not one more entry of {key}")
                     found[entry.argtypes] = entry
+            self._code[key] = found
         return found
 
     def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
@@ -319,6 +317,7 @@ class ImageIndex:
             return _ir_bytes(index, records[index])
         except ImageError as err:
             raise ValueError(str(err)) from None
+
 
 class _Definitions(Mapping):
     """Definitions by method key, read from an ``ImageIndex`` as they are looked up."""
@@ -410,7 +409,8 @@ class ImageContents:
         index = tables.get("index")
         if index is not None:  # what first calls read must say what the tables say
             methods_of = [rec[0] for rec in code]
-            if methods_of != sorted(methods_of) or index != [_index_record(keys, methods_of)]:
+            if methods_of != sorted(methods_of) or len(index) != 1 or \
+                    list(index[0][:len(INDEX.required)]) != _index_record(keys, methods_of):
                 raise ValueError("the index table does not fit the methods and code tables")
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
@@ -419,7 +419,7 @@ class ImageContents:
     @classmethod
     def from_image_file(cls, image: Any) -> "ImageContents":
         """The contents of an image opened with ``serializer.open_image``, decoded as they are looked up
-        (``ImageIndex``): importing a package reads only the records of the methods it calls."""
+        (``ImageIndex``): a package's first calls read only the records of the modules they use."""
         out = cls()
         index = ImageIndex(image)
         out.definitions, out.code = _Definitions(index), _Code(index)
