@@ -10,8 +10,8 @@ append-only record rule.  Nothing here unpickles; every malformed file is an Ima
 """
 
 from serializer import image as _image
-from serializer.image import (FORMAT_VERSION, MAGIC, PREAMBLE_SIZE, Image, ImageError, ImageFile, decode_image,
-                              encode_image, open_image, read_header, read_image, write_image)
+from serializer.image import (FORMAT_VERSION, MAGIC, OFFSETS, PREAMBLE_SIZE, Image, ImageError, ImageFile, Records,
+                              decode_image, encode_image, open_image, read_header, read_image, write_image)
 from serializer.records import RecordError, RecordSchema, record
 
 __all__ = [*_image.__all__, "RecordError", "RecordSchema", "record"]

@@ -966,3 +966,8 @@ def test_runs_of_records_read_back_what_was_written(rows, data) -> None:
         i = data.draw(st.integers(0, len(rows) - 1))
         j = data.draw(st.integers(i + 1, len(rows)))
         assert records.run(i, j) == tuple(_to_tuples(r) for r in rows[i:j])
+
+
+def test_the_package_exports_what_it_lists() -> None:
+    import serializer
+    assert all(hasattr(serializer, name) for name in serializer.__all__)
