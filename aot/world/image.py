@@ -267,7 +267,8 @@ class ImageIndex:
             found = {}
             i = self.position.get(key)
             if i is not None:
-                self._record(i)
+                # (the definition too: validating an entry compares it next)
+                self._definitions[key] = _method_record(i, self._record(i), key)
                 keys, ir, start = self.keys, self._ir_reader, self.starts[i]
                 for j, raw in enumerate(self._code_records[start:self.starts[i + 1]], start):
                     entry = _code_entry(j, raw, keys, ir)

@@ -161,21 +161,21 @@ class Validator:
         stored = definition(entry.method)
         if stored is None or world.definition(entry.method) != stored:
             return Verdict(False, "fingerprint-changed")
-        for kind, target, value in entry.edges:
-            if kind == "global":
-                current = world.resolve(target)
-                if current is _MISSING or not constant_matches(value, current):
-                    return Verdict(False, f"edge-changed:{target}")
-            elif kind == "lookup":
+        for kind, target, value in entry.edges:  # (kinds in the order of how common they are)
+            if kind == "lookup":
                 if world.names(target) != value:
-                    return Verdict(False, f"edge-changed:{target}")
-            elif kind == "overlay":  # ptx: a math function resolved to a libdevice function
-                from ..targets.ptx import PtxTarget
-                if not PtxTarget().overlay_holds(target, value):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
                 stored = definition(target)
                 if stored is None or world.definition(target) != stored:
+                    return Verdict(False, f"edge-changed:{target}")
+            elif kind == "global":
+                current = world.resolve(target)
+                if current is _MISSING or not constant_matches(value, current):
+                    return Verdict(False, f"edge-changed:{target}")
+            elif kind == "overlay":  # ptx: a math function resolved to a libdevice function
+                from ..targets.ptx import PtxTarget
+                if not PtxTarget().overlay_holds(target, value):
                     return Verdict(False, f"edge-changed:{target}")
         return VALID
 
