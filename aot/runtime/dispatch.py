@@ -31,26 +31,25 @@ class Specialization:
     """One compiled specialization of a method, as ``specializations()`` reports it."""
 
     __slots__ = ("argtypes", "return_type", "origin", "try_address", "vectorcall_address", "def_address",
-                 "_find_def", "_builtin")
+                 "_image", "_symbol", "_builtin")
 
     def __init__(self, argtypes: tuple[Type, ...], return_type: Type, origin: str, try_address: int,
-                 vectorcall_address: int = 0, def_address: int = 0, find_def: Optional[tuple[Any, str]] = None):
+                 vectorcall_address: int = 0, def_address: int = 0, image: Any = None, symbol: str = ""):
         self.argtypes = argtypes
         self.return_type = return_type
         self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
         self.try_address = try_address
         self.vectorcall_address = vectorcall_address  # this specialization alone as the vectorcall (0: none)
         self.def_address = def_address  # its PyMethodDef, from which the builtin is made when first asked for
-        self._find_def = find_def  # (image, symbol): where to look the PyMethodDef up when first needed
+        self._image, self._symbol = image, symbol  # where to look the PyMethodDef up when first needed
         self._builtin: Any = None
 
     @property
     def builtin(self) -> Any:
         """The specialization as a real builtin function (``METH_FASTCALL``)."""
         if self._builtin is None:
-            if not self.def_address and self._find_def is not None:
-                image, symbol = self._find_def
-                self.def_address = image.address(symbol) or 0
+            if not self.def_address and self._image is not None:
+                self.def_address = self._image.address("def_" + self._symbol) or 0
             if not self.def_address:
                 raise RuntimeError(f"{self!r}: its native code has no PyMethodDef")
             self._builtin = builtin_from_def(self.def_address)
@@ -235,7 +234,7 @@ class Dispatcher:
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
             spec = Specialization(argtypes, rettype, "image", bound[0], bound[1],
-                                  find_def=(image, "def_" + entry.symbol))
+                                  image=image, symbol=entry.symbol)
         if entry.calls():
             rt.add_loaded((self.mdef.key, entry.argtypes), image, entry)
         self.add(spec)

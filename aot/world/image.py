@@ -269,8 +269,8 @@ class ImageIndex:
             if i is not None:
                 # (the definition too: validating an entry compares it next)
                 self._definitions[key] = _method_record(i, self._record(i), key)
-                keys, ir, start = self.keys, self._ir_reader, self.starts[i]
-                for j, raw in enumerate(self._code_records[start:self.starts[i + 1]], start):
+                keys, ir, start, end = self.keys, self._ir_reader, self.starts[i], self.starts[i + 1]
+                for j, raw in enumerate(self._code_records[start:end], start):
                     entry = _code_entry(j, raw, keys, ir)
                     if entry.method != key or entry.argtypes in found:
                         raise ValueError(f"code record {j}: not one more entry of {key}")
