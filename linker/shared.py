@@ -50,10 +50,13 @@ def find_cc() -> list[str]:
     return ["cc"]
 
 
-def link_shared(objects: Sequence[bytes], out_path: Path, *, extra_args: Sequence[str] = ()) -> Path:
+def link_shared(objects: Sequence[bytes], out_path: Path, *, extra_args: Sequence[str] = (),
+                exports: Sequence[str] = ()) -> Path:
     """Link relocatable (PIC) object files into the shared library ``out_path``, atomically.
 
-    ``extra_args`` go after the objects (libraries such as ``-lm`` belong there).  On
+    ``extra_args`` go after the objects (libraries such as ``-lm`` belong there).  ``exports``, when
+    given, are the only names the library exports (shell-style patterns such as ``def_*``), through a
+    version script: GNU ld, gold and lld read one; a driver whose linker does not is an error here.  On
     failure a LinkerError carries the driver's messages and the command; the temporary
     folder with the objects is kept so that the command reproduces the failure.
     """
@@ -71,6 +74,11 @@ def link_shared(objects: Sequence[bytes], out_path: Path, *, extra_args: Sequenc
         path.write_bytes(bytes(obj))
     tmp_so = work / "tmp.so"
     cmd = [*cc, "-shared", "-o", str(tmp_so), *map(str, inputs), *REPRODUCIBLE_FLAGS, *extra_args]
+    if exports:
+        script = work / "exports.map"
+        script.write_text("{\n  global:\n" + "".join(f"    {name};\n" for name in exports)
+                          + "  local: *;\n};\n")
+        cmd.append(f"-Wl,--version-script={script}")
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
     except OSError as e:

@@ -149,7 +149,9 @@ def test_code_entries(project, image, contents):
             assert callee in contents.code, f"{where} calls {callee}, which has no entry"
         assert e.symbol and e.symbol not in symbols, where
         symbols.add(e.symbol)
-        assert f"try_{e.symbol}".encode() in so and f"def_{e.symbol}".encode() in so, f"{where}: not exported"
+        assert f"def_{e.symbol}".encode() in so, f"{where}: its PyMethodDef is not exported"
+        assert f"try_{e.symbol}".encode() not in so, f"{where}: bound through the entry table, not by name"
+        assert e.native_size > 0, f"{where}: no native size (from the object files' symbols)"
         fn = decode_function(e.ir)
         assert len(fn.params) == len(argtypes) and fn.return_type == parse_type(e.rettype), where
         assert not os.path.isabs(fn.file) and fn.file.startswith("numkit/"), (where, fn.file)

@@ -11,6 +11,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -124,6 +125,17 @@ def test_missing_cc_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 
 
 # --------------------------------------------------------------------------- link_shared
+
+
+@needs_cc
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="version scripts: GNU-style linkers")
+def test_only_the_exports_are_exported(tmp_path: Path, objects: list[bytes]) -> None:
+    lib = ctypes.CDLL(str(link_shared(objects, tmp_path / "lib.so", exports=["aot_test_tw*"])))
+    lib.aot_test_twice.argtypes = [ctypes.c_int64]
+    lib.aot_test_twice.restype = ctypes.c_int64
+    assert lib.aot_test_twice(21) == 42
+    with pytest.raises(AttributeError):
+        lib.aot_test_add  # linked in, not exported
 
 
 @needs_cc

@@ -116,10 +116,13 @@ class AuditedImage:
         return None
 
     def native_sizes(self) -> dict[InstanceKey, Optional[int]]:
-        """Bytes of machine code per entry (implementation + wrappers), None when unknown."""
+        """Bytes of machine code per entry (implementation + wrappers), None when unknown: from the
+        library's symbols, else as the build stored them (a library exports only what loading needs), and
+        None for all when the library is missing or not the one the image names."""
         sizes: dict[str, int] = {}
         path = self.native_path
-        if path is not None and self._artifact_problem("native") is None:
+        usable = path is not None and self._artifact_problem("native") is None
+        if usable:
             try:
                 if path.suffix == ".ptx":
                     text = path.read_text("utf-8", "replace")
@@ -138,7 +141,7 @@ class AuditedImage:
             if parts[0] is not None:
                 out[key] = sum(p or 0 for p in parts)
             else:
-                out[key] = entry.native_size or None
+                out[key] = (entry.native_size or None) if usable else None
         return out
 
     def gate(self) -> Optional[str]:

@@ -62,6 +62,7 @@ class ObjectJob:
 
 
 ENTRY_TABLE, ENTRY_COUNT = "aot_entries", "aot_entry_count"
+DISPATCHER = "aot_dispatch"  # the native dispatcher of method objects with several specializations
 
 
 def emit_entry_table(module, symbols: tuple[str, ...]) -> None:
@@ -119,7 +120,7 @@ def compile_object(payload: bytes) -> bytes:
     roots = [inst for inst, exported in instances.values() if exported]
     if job.runtime:
         module = ir.Module(name=job.module)
-        emit_dispatcher(ModuleContext(module, target))
+        emit_dispatcher(ModuleContext(module, target), DISPATCHER)
         emit_entry_table(module, job.entries)
     else:
         module, _ = build_module(job.module, roots, lambda k: instances[k][0], target,
