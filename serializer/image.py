@@ -631,11 +631,12 @@ def _decode_all(f: ImageFile) -> Image:
                                     if not (name.endswith(OFFSETS) and f.has(name[:-len(OFFSETS)]))})
 
 
-def map_file(f: BinaryIO) -> Any:
-    """A read-only mapping of the whole of an open, non-empty file. Its pages are read in at once where
-    the system can (Linux): whoever maps a file here checksums all of it next."""
+def map_file(f: BinaryIO, whole: bool = False) -> Any:
+    """A read-only mapping of the whole of an open, non-empty file. ``whole``: the caller reads all of it
+    next (a checksum of a library), so its pages are read in at once where the system can (Linux);
+    otherwise each page comes in when first read (an image, whose IR a first call does not read)."""
     import mmap
-    populate = getattr(mmap, "MAP_POPULATE", 0)
+    populate = getattr(mmap, "MAP_POPULATE", 0) if whole else 0
     if populate:
         return mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
     return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)

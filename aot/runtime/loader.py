@@ -167,7 +167,7 @@ class PackageImage:
         native = self.header.get("native") or {}
         so = os.path.join(os.path.dirname(self.path), str(native.get("file", "")))
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
-            with open(so, "rb") as f, map_file(f) as data:
+            with open(so, "rb") as f, map_file(f, whole=True) as data:
                 matches = crc32(data) == native.get("crc32")
         except (OSError, ValueError):  # missing, unreadable, or empty
             return None, "native-missing"
