@@ -86,9 +86,20 @@ class CodeEntry:
                  ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
                  max_world: int, state: str, boundscheck: bool = True, native_size: int = 0,
                  ir_source: Optional[Callable[[int], bytes]] = None):
-        self.index, self.method, self.argtypes, self.rettype, self.owner = index, method, argtypes, rettype, owner
-        self._ir, self.edges, self.symbol, self.min_world, self.max_world = ir, edges, symbol, min_world, max_world
-        self.state, self.boundscheck, self.native_size = state, boundscheck, native_size
+        # (one field a statement: made once per prebuilt method on its first call, so kept to stores)
+        self.index = index
+        self.method = method
+        self.argtypes = argtypes
+        self.rettype = rettype
+        self.owner = owner
+        self._ir = ir
+        self.edges = edges
+        self.symbol = symbol
+        self.min_world = min_world
+        self.max_world = max_world
+        self.state = state
+        self.boundscheck = boundscheck
+        self.native_size = native_size
         self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
         self._calls: Optional[tuple[InstanceKey, ...]] = None
 
