@@ -121,7 +121,7 @@ class PackageImage:
 
     def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], str]:
         """The entry for ``key(argtypes)`` and why it is not valid (``""`` when it is)."""
-        validator = self._validator or self.validator if self.rejected is None else None
+        validator = (self._validator or self.validator) if self.rejected is None else None
         if validator is None:
             return None, f"image-incompatible:{self.rejected}"
         try:
