@@ -554,19 +554,23 @@ def test_damaged_image_rejected_with_one_warning(numkit, where):
 
 def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
     """The cost of a first call grows with the modules used, not with the image."""
-    from aot.world.image import ImageContents, entry_edges
-    contents = ImageContents.from_image_file(serializer.open_image(image_path(numkit_built, "numkit")))
-    index = contents.definitions._index
+    from aot.world.image import ImageContents, ImageIndex, entry_edges
+    index = ImageIndex(serializer.open_image(image_path(numkit_built, "numkit")))
     assert index.decoded == []
-    entry = contents.entry(("numkit.ntheory:gcd", ("i64", "i64")))
+    entry = index.entry(("numkit.ntheory:gcd", ("i64", "i64")))
     assert entry is not None and entry.method == "numkit.ntheory:gcd"
     ntheory = [k for k in index.keys if k.startswith("numkit.ntheory:")]
     assert index.decoded == ntheory and len(ntheory) < len(index.keys)
-    assert contents.definition("numkit.ntheory:gcd") and index.decoded == ntheory
-    assert contents.entry(("numkit.ntheory:gcd", ("f64", "f64"))) is None
-    assert contents.entry(("numkit.nothing:here", ("f64",))) is None and index.decoded == ntheory
+    assert index.definition("numkit.ntheory:gcd") and index.decoded == ntheory
+    assert index.entry(("numkit.ntheory:gcd", ("f64", "f64"))) is None
+    assert index.entry(("numkit.nothing:here", ("f64",))) is None and index.decoded == ntheory
+    contents = ImageContents.from_image_file(serializer.open_image(image_path(numkit_built, "numkit")))
+    assert len(contents.code) == len(index.records) and len(contents.definitions) == len(index.keys)
+    with pytest.raises(KeyError):
+        contents.code[("numkit.nothing:here", ("f64",))]
     full = ImageContents.from_tables(serializer.read_image(image_path(numkit_built, "numkit")).tables)
     assert sorted(contents.code) == sorted(full.code)  # the lazy view holds what a full read holds
+    assert dict(contents.definitions) == full.definitions
     for key in full.code:
         lazy, whole = contents.entry(key), full.entry(key)
         assert (lazy.index, entry_edges(lazy), lazy.symbol, lazy.state) == \

@@ -292,24 +292,23 @@ EXPORTS: tuple[str, ...] = (ENTRY_TABLE, ENTRY_COUNT, DISPATCHER, "def_*") if sy
 """What the library exports: the entry table (entries are bound through it, not by name), the native
 dispatcher, and each entry's ``PyMethodDef`` (looked up by name only when a builtin is asked for). The
 dynamic symbol table, checksummed and mapped on every first call, is then a quarter of what exporting
-every function made it; ``with_native_sizes`` keeps the functions' sizes in the image instead. With the
+every function made it; ``add_native_sizes`` keeps the functions' sizes in the image instead. With the
 full symbol table left out too, the library of a 1,000-method package is 1.13 MB instead of 1.67 MB."""
 
 
-def with_native_sizes(contents: ImageContents, objects: list[bytes]) -> ImageContents:
-    """``contents`` with each entry's machine code size (implementation and wrappers), read from the
-    symbol tables of the object files the library is linked from (``aot inspect`` reports it)."""
+def add_native_sizes(contents: ImageContents, objects: list[bytes]) -> None:
+    """Give each entry its machine code size (implementation and wrappers), read from the symbol tables of
+    the object files the library is linked from (``aot inspect`` reports it)."""
     from .elf import ElfError, symbol_sizes_of
     sizes: dict[str, int] = {}
     for obj in objects:
         try:
             sizes.update(symbol_sizes_of(obj))
         except ElfError:  # not ELF (another platform): sizes stay unknown
-            return contents
+            return
     for key, entry in list(contents.code.items()):
         size = sum(sizes.get(prefix + entry.symbol, 0) for prefix in ("", "try_", "fast_"))
         contents.code[key] = entry._replace(native_size=size)  # type: ignore[index]
-    return contents
 
 
 OBJECT_METHODS = 6
@@ -376,7 +375,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             image_path, header, contents, objects = built
             so_path = image_path.with_suffix(".so")
             link_shared(objects, so_path, extra_args=LINK_FLAGS, exports=EXPORTS)
-            contents = with_native_sizes(contents, objects)
+            add_native_sizes(contents, objects)
             image_path.with_suffix(".rt.so").unlink(missing_ok=True)  # what images of aot 0.1 needed
             native = so_path.read_bytes()
             header = dict(header, native={"file": so_path.name, "crc32": crc32(native),

@@ -207,7 +207,7 @@ class Dispatcher:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
         rt = runtime()
         mdef = self.mdef
-        image = (rt._loader or rt.loader).image_for(mdef.py_func.__module__)  # (the module of its key)
+        image = rt.loader.image_for(mdef.py_func.__module__)  # (the module of its key)
         self._rejection = _NO_ENTRY
         if image is None:
             return None
@@ -415,7 +415,7 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
             continue
         seen.add(key)
         fresh = done.get(key)
-        stored = contents.code.get((key[0], tuple(map(str, key[1])))) if contents is not None else None
+        stored = contents.entry((key[0], tuple(map(str, key[1])))) if contents is not None else None
         try:
             if fresh is None or stored is None or encode_function(fresh.function, image.root) != stored.ir:
                 return False

@@ -331,52 +331,24 @@ class ImageIndex:
             raise ValueError(str(err)) from None
 
 
-class _Definitions(Mapping):
-    """Definitions by method key, read from an ``ImageIndex`` as they are looked up."""
+class _LazyView(Mapping):
+    """A read-only mapping over an ``ImageIndex``: ``find(key)`` decodes what it looks up (None when there
+    is nothing), ``keys()`` lists every key (decoding all), ``size`` is their number."""
 
-    def __init__(self, index: ImageIndex):
-        self._index = index
+    def __init__(self, find: Callable[[Any], Any], keys: Callable[[], Any], size: int):
+        self._find, self._keys, self._size = find, keys, size
 
-    def get(self, key: str, default: Any = None) -> Any:
-        found = self._index.definition(key)
-        return default if found is None else found
-
-    def __getitem__(self, key: str) -> bytes:
-        found = self._index.definition(key)
+    def __getitem__(self, key: Any) -> Any:
+        found = self._find(key)
         if found is None:
             raise KeyError(key)
         return found
 
     def __iter__(self):
-        return iter(self._index.keys)
+        return iter(self._keys())
 
     def __len__(self) -> int:
-        return len(self._index.keys)
-
-
-class _Code(Mapping):
-    """Code entries by instance key, read from an ``ImageIndex`` as they are looked up."""
-
-    def __init__(self, index: ImageIndex):
-        self._index = index
-
-    def get(self, key: InstanceKey, default: Any = None) -> Any:
-        found = self._index.entry(key)
-        return default if found is None else found
-
-    def __getitem__(self, key: InstanceKey) -> CodeEntry:
-        return self._index.entries(key[0])[key[1]]
-
-    def __contains__(self, key: object) -> bool:
-        return type(key) is tuple and len(key) == 2 and key[1] in self._index.entries(key[0])
-
-    def __iter__(self):
-        for method in self._index.keys:
-            for argtypes in self._index.entries(method):
-                yield (method, argtypes)
-
-    def __len__(self) -> int:
-        return len(self._index.records)
+        return self._size
 
 
 class ImageContents:
@@ -434,7 +406,9 @@ class ImageContents:
         (``ImageIndex``): a package's first calls read only the records of the modules they use."""
         out = cls()
         index = ImageIndex(image)
-        out.definitions, out.code = _Definitions(index), _Code(index)
+        out.definitions = _LazyView(index.definition, lambda: index.keys, len(index.keys))
+        out.code = _LazyView(index.entry, lambda: [(method, argtypes) for method in index.keys
+                                                   for argtypes in index.entries(method)], len(index.records))
         out.definition, out.entry = index.definition, index.entry  # type: ignore[method-assign]
         return out
 
