@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import marshal
 import types
-from functools import lru_cache
 from typing import Any, Callable, Optional
 
-COMPILER_VERSION = "0.4.0"
+COMPILER_VERSION = "0.5.0"
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
+_plain_types = _PLAIN.issuperset
 _MARSHAL_VERSION = 2  # the newest format without back-references (3 added them)
 
 
@@ -42,7 +42,7 @@ def _plain(values: tuple) -> bool:
 
 def _canonical(values: tuple) -> Any:
     """``values`` itself when plain; else a list (which no plain value is) of tagged, fixed forms."""
-    if _PLAIN.issuperset(map(type, values)) or _plain(values):  # (the common case in one C-level pass)
+    if _plain_types(map(type, values)) or _plain(values):  # (the common case in one C-level pass)
         return values
     out: list = []
     for c in values:
@@ -68,18 +68,26 @@ def _code_fields(code: types.CodeType, consts: tuple) -> tuple:
 
 
 def definition(py_func: Callable, options: Any = None) -> bytes:
-    """The exact encoding of what a fingerprint covers (see the module docstring)."""
+    """The exact encoding of what a fingerprint covers (see the module docstring).
+
+    This runs on the first call of every prebuilt method, so it is one flat tuple and one ``marshal.dumps``:
+    constants and defaults made only of plain values (nearly always) are encoded as they are."""
     code = py_func.__code__
     consts = code.co_consts
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
-    defaults, kwdefaults = py_func.__defaults__, py_func.__kwdefaults__
+    if not _plain_types(map(type, consts)):
+        consts = _canonical(consts)
+    defaults = py_func.__defaults__
+    if defaults is not None and not _plain_types(map(type, defaults)):
+        defaults = _canonical(defaults)
+    kwdefaults = py_func.__kwdefaults__
     return marshal.dumps((
-        _code_fields(code, consts),
-        None if defaults is None else _canonical(defaults),
-        None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
-        _trailer(options.cache_key() if options is not None else "")), _MARSHAL_VERSION)
+        code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+        code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+        defaults, None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
+        _TRAILER if options is None else options.trailer), _MARSHAL_VERSION)
 
 
 def fingerprint(py_func: Callable, options: Any = None) -> str:
@@ -92,7 +100,9 @@ def fingerprint_of(definition_bytes: Optional[bytes]) -> str:
     return checksum(definition_bytes or b"", digest_size=16).hexdigest()
 
 
-@lru_cache(maxsize=None)
-def _trailer(options: str) -> str:
-    """The compiler version and the decorator's options, as encoded after the code."""
-    return f"aot {COMPILER_VERSION}\x1e{options}"
+def trailer(options_key: str) -> str:
+    """The compiler version and the decorator's options (``MethodOptions.trailer``), as encoded last."""
+    return f"aot {COMPILER_VERSION}\x1e{options_key}"
+
+
+_TRAILER = trailer("")

@@ -17,6 +17,8 @@ from typing import Any, Callable, Optional
 
 from typing import TYPE_CHECKING
 
+from .fingerprint import trailer
+
 if TYPE_CHECKING:  # the IR and the frontend load only when something is compiled or validated
     from ..ir import Function
     from ..ir.ops import Intrinsic
@@ -31,11 +33,12 @@ class MethodOptions:
     boundscheck: bool = True
     kernel: bool = False
 
+    def __post_init__(self) -> None:
+        # What a method's definition ends with (``aot.world.fingerprint``), made once per options value.
+        object.__setattr__(self, "trailer", trailer(self.cache_key()))
+
     def cache_key(self) -> str:
-        return _OPTION_KEYS[self.boundscheck, self.kernel]
-
-
-_OPTION_KEYS = {(b, k): f"boundscheck={int(b)},kernel={int(k)}" for b in (False, True) for k in (False, True)}
+        return f"boundscheck={int(self.boundscheck)},kernel={int(self.kernel)}"
 
 
 def method_key(py_func: Callable) -> str:
