@@ -40,7 +40,7 @@ def world() -> int:
 
 def events() -> list[Event]:
     """Everything the runtime did to method instances in this process, oldest first."""
-    return list(runtime().events)
+    return runtime().events
 
 
 def stats() -> dict[str, int]:

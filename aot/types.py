@@ -439,12 +439,20 @@ def typeof(value: Any) -> Type:
     except TypeError:
         raise TypeError(f"compiled code cannot take a {cls.__name__}") from None
     with view:
-        dtype = dtype_of_format(view.format, view.itemsize)
+        key = (view.format, view.itemsize, view.ndim, _is_c_contiguous(view))
+    found = _BUFFER_TYPES.get(key)
+    if found is None:
+        fmt, itemsize, ndim, contiguous = key
+        dtype = dtype_of_format(fmt, itemsize)
         if dtype is None:
-            raise TypeError(f"compiled code cannot take a buffer of format {view.format!r}")
-        if view.ndim == 0:
-            return dtype
-        return ArrayType(dtype, view.ndim, "C" if _is_c_contiguous(view) else "A")
+            raise TypeError(f"compiled code cannot take a buffer of format {fmt!r}")
+        found = _BUFFER_TYPES[key] = dtype if ndim == 0 else ArrayType(dtype, ndim, "C" if contiguous else "A")
+    return found
+
+
+# The types of buffers by (format, itemsize, ndim, C-contiguous), made once each: a first call with an array
+# takes a shared type (there are only so many formats and dimensions).
+_BUFFER_TYPES: dict[tuple[str, int, int, bool], Type] = {}
 
 
 def accepts(declared: Type, actual: Type) -> bool:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import ctypes
 import inspect
 import typing
+from functools import lru_cache
 from types import FunctionType
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
-from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature,
-                     parse_type, typeof)
+from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts,
+                     parse_signature, parse_type, typeof)
 from ..world import MethodDef, MethodOptions
 from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
@@ -30,19 +31,26 @@ from .state import runtime
 class Specialization:
     """One compiled specialization of a method, as ``specializations()`` reports it."""
 
-    __slots__ = ("argtypes", "return_type", "origin", "try_address", "vectorcall_address", "def_address",
+    __slots__ = ("argtypes", "_return_type", "origin", "try_address", "vectorcall_address", "def_address",
                  "_image", "_symbol", "_builtin")
 
-    def __init__(self, argtypes: tuple[Type, ...], return_type: Type, origin: str, try_address: int,
+    def __init__(self, argtypes: tuple[Type, ...], return_type: Union[Type, str], origin: str, try_address: int,
                  vectorcall_address: int = 0, def_address: int = 0, image: Any = None, symbol: str = ""):
         self.argtypes = argtypes
-        self.return_type = return_type
+        self._return_type = return_type  # a type, or its text (parsed when first asked for)
         self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
         self.try_address = try_address
         self.vectorcall_address = vectorcall_address  # this specialization alone as the vectorcall (0: none)
         self.def_address = def_address  # its PyMethodDef, from which the builtin is made when first asked for
         self._image, self._symbol = image, symbol  # where to look the PyMethodDef up when first needed
         self._builtin: Any = None
+
+    @property
+    def return_type(self) -> Type:
+        t = self._return_type
+        if type(t) is str:
+            t = self._return_type = parse_type(t)
+        return t
 
     @property
     def builtin(self) -> Any:
@@ -60,26 +68,39 @@ class Specialization:
                 f"from {self.origin}>")
 
 
-def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]]) -> list[tuple[Type, ...]]:
-    """Argument types from ``signatures=`` strings, else from concrete annotations, else none (pure JIT)."""
+def _prebuilt(argtypes: tuple[Type, ...], rettype: str, bound: tuple[int, int], image: Any, symbol: str
+              ) -> Specialization:
+    """``Specialization(argtypes, rettype, "image", *bound, image=image, symbol=symbol)``, made without the
+    layers of a call to a class (one is made on the first call of every prebuilt method)."""
+    spec = _new_object(Specialization)
+    spec.argtypes, spec._return_type, spec.origin = argtypes, rettype, "image"
+    spec.try_address, spec.vectorcall_address, spec.def_address = bound[0], bound[1], 0
+    spec._image, spec._symbol, spec._builtin = image, symbol, None
+    return spec
+
+
+_new_object = object.__new__
+
+
+def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]]) -> tuple[tuple[Type, ...], ...]:
+    """Argument types from ``signatures=`` strings, else from concrete annotations, else none (pure JIT).
+
+    Made on a method's first call. The common results are shared between methods (see ``scalar_types``),
+    which keeps a thousand first calls from leaving a thousand more objects for the garbage collector."""
     if signatures:
-        out = []
-        for text in signatures:
-            try:
-                _, args = parse_signature(text)
-            except SignatureError as err:
-                raise TypeError(f"{py_func.__qualname__}: {err}") from None
-            out.append(args)
-        return out
+        try:
+            return _parse_signatures(tuple(signatures))
+        except SignatureError as err:
+            raise TypeError(f"{py_func.__qualname__}: {err}") from None
     hints = getattr(py_func, "__annotations__", None) or {}
     code = py_func.__code__
     if not hints and code.co_argcount:  # parameters, none annotated: pure JIT
-        return []
+        return ()
     names = code.co_varnames[:code.co_argcount]
-    try:  # the common case, every parameter annotated `float`, `int` or `bool`: no call per parameter
-        types = tuple(map(_PYTHON_TYPES.get, map(hints.get, names)))
-        if all(types):
-            return [types]
+    try:  # the common case: every parameter annotated `float`, `int` or `bool`
+        common = scalar_types(tuple(map(hints.get, names)))
+        if common is not None:
+            return (common[0],)
     except TypeError:  # an unhashable annotation
         pass
     if str in set(map(type, hints.values())):  # `from __future__ import annotations`
@@ -88,10 +109,31 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
         except Exception:
             pass
     types = tuple(map(_annotation_type, map(hints.get, names)))
-    return [] if None in types else [types]
+    return () if None in types else (types,)
+
+
+@lru_cache(maxsize=1024)
+def _parse_signatures(texts: tuple[str, ...]) -> tuple[tuple[Type, ...], ...]:
+    return tuple(parse_signature(text)[1] for text in texts)
 
 
 _PYTHON_TYPES = {int: parse_type("int"), float: parse_type("float"), bool: parse_type("bool")}
+
+
+_SCALARS: dict[tuple[type, ...], tuple[tuple[Type, ...], tuple[str, ...]]] = {}
+
+
+def scalar_types(classes: tuple[Any, ...]) -> Optional[tuple[tuple[Type, ...], tuple[str, ...]]]:
+    """For classes of arguments (or annotations) that are all ``int``, ``float`` or ``bool``: their types and
+    the types' texts, made once per combination and shared (``(float, int)`` → ``((f64, i64), ("f64",
+    "i64"))``); None for any other classes."""
+    found = _SCALARS.get(classes)
+    if found is None:
+        types = tuple(map(_PYTHON_TYPES.get, classes))
+        if any(t is None for t in types):
+            return None
+        found = _SCALARS[classes] = (types, tuple(map(str, types)))
+    return found
 
 
 def _annotation_type(annotation: Any) -> Optional[Type]:
@@ -147,14 +189,14 @@ class Dispatcher:
         self.mdef = mdef
         self.signatures = signatures  # the `signatures=` strings, parsed when first needed
         # Made once per method at import: nothing here allocates until the method is first called.
-        self._declared: Optional[list[tuple[Type, ...]]] = None
+        self._declared: Optional[tuple[tuple[Type, ...], ...]] = None
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
         self._tables: Optional[tuple[Any, ...]] = None  # every table published stays alive (a call may walk one)
         self._rejection: tuple = _NO_ENTRY
 
     @property
-    def declared(self) -> list[tuple[Type, ...]]:
+    def declared(self) -> tuple[tuple[Type, ...], ...]:
         if self._declared is None:
             self._declared = _declared_signatures(self.mdef.py_func, self.signatures)
         return self._declared
@@ -182,7 +224,7 @@ class Dispatcher:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
             if self._tables:  # (a table was published before)
                 set_table(self.obj, 0, 0)
-            set_vectorcall(self.obj, specs[0].vectorcall_address)
+            self.obj._aot_vectorcall = specs[0].vectorcall_address  # (``set_vectorcall``, on every first call)
             return
         if len(specs) > 1:  # contiguous-array specializations first: the fast path when both accept a call
             specs = self.specs = tuple(sorted(specs, key=lambda s: sum(
@@ -199,19 +241,21 @@ class Dispatcher:
                 return spec
         return None
 
-    def obtain(self, argtypes: tuple[Type, ...]) -> Specialization:
-        """A specialization from the image when its entry is valid, else one compiled now."""
-        return self.from_image(argtypes) or self.compile(argtypes, *self._rejection)
+    def obtain(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None) -> Specialization:
+        """A specialization from the image when its entry is valid, else one compiled now (``texts``: the
+        argument types' texts, when the caller has them)."""
+        return self.from_image(argtypes, texts) or self.compile(argtypes, *self._rejection)
 
-    def from_image(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
+    def from_image(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None
+                   ) -> Optional[Specialization]:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
         rt = runtime()
         mdef = self.mdef
-        image = rt.loader.image_for(mdef.py_func.__module__)  # (the module of its key)
+        image = (rt._loader or rt.loader).image_for(mdef.py_func.__module__)  # (the module of its key)
         self._rejection = _NO_ENTRY
         if image is None:
             return None
-        entry, cause = image.find(mdef.key, tuple(map(str, argtypes)))
+        entry, cause = image.find(mdef.key, tuple(map(str, argtypes)) if texts is None else texts)
         if entry is not None and not cause:
             return self.load(image, entry, argtypes, rt)
         self._rejection = (cause, image if entry is not None else None, entry)
@@ -220,7 +264,6 @@ class Dispatcher:
     def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Specialization:
         rt = rt or runtime()
         bound = image.bind(entry)
-        rettype = parse_type(entry.rettype)
         if bound is None:  # valid IR, unusable native code: generate code from the IR, no inference
             instance = image.instance(entry, self.mdef)
             if instance is None:  # the IR is damaged: the image is rejected now
@@ -229,12 +272,11 @@ class Dispatcher:
             rt.check_strict(self.mdef.key, argtypes, cause)
             compiled = rt.compiler.cure(instance, self.mdef)
             rt.record("cured", self.mdef.key, entry.argtypes, cause=cause)
-            spec = Specialization(argtypes, rettype, "image", compiled.try_address, compiled.vectorcall_address,
-                                  compiled.def_address)
+            spec = Specialization(argtypes, entry.rettype, "image", compiled.try_address,
+                                  compiled.vectorcall_address, compiled.def_address)
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
-            spec = Specialization(argtypes, rettype, "image", bound[0], bound[1],
-                                  image=image, symbol=entry.symbol)
+            spec = _prebuilt(argtypes, entry.rettype, bound, image, entry.symbol)
         if entry.calls():
             rt.add_loaded((self.mdef.key, entry.argtypes), image, entry)
         self.add(spec)
@@ -271,33 +313,43 @@ class Dispatcher:
                 raise TypeError(f"{self.mdef.key}: {err}") from None
             bound.apply_defaults()
             args = bound.args
-        try:
-            argtypes = tuple(map(typeof, args))
-        except TypeError as err:
-            raise TypeError(f"{self.mdef.key}: {err}") from None
+        n = len(args)
+        common = scalar_types((type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2
+                              else tuple(map(type, args)))
+        if common is not None:  # (the common case: scalars, whose types' texts are known too)
+            argtypes, texts = common
+        else:
+            texts = None
+            try:
+                argtypes = tuple(map(typeof, args))
+            except TypeError as err:
+                raise TypeError(f"{self.mdef.key}: {err}") from None
         if runtime().building:
             if not self.declared:
                 if self.recorded is None:
                     self.recorded = {}
                 self.recorded.setdefault(argtypes)
             return self.mdef.py_func(*args)
-        declared = self.declared
+        declared = self._declared
+        if declared is None:
+            declared = self._declared = _declared_signatures(self.mdef.py_func, self.signatures)
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
-            self.obtain(argtypes)
+            self.obtain(argtypes, texts)
             return self.obj(*args)  # natively, through the specialization just published
         if declared:
             n = len(argtypes)
             target = next((d for d in declared if len(d) == n and all(map(accepts, d, argtypes))), None)
+            converted = args  # (a signature that accepts the values as they are: a C array for an A one)
             if target is None:
                 target = next((d for d in declared if len(d) == n and all(map(_convertible, argtypes, d))),
                               None)
-            if target is None:
-                sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in declared)
-                raise TypeError(f"{self.mdef.key}: no compiled signature takes "
-                                f"({', '.join(map(str, argtypes))}); declared: {sigs}")
-            converted = tuple(map(_convert, args, target))
+                if target is None:
+                    sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in declared)
+                    raise TypeError(f"{self.mdef.key}: no compiled signature takes "
+                                    f"({', '.join(map(str, argtypes))}); declared: {sigs}")
+                converted = tuple(map(_convert, args, target))
             spec = self.find(target)
             if spec is None:
                 self.obtain(target)

@@ -67,7 +67,7 @@ class Kernel:
             rt.redefine(self.__aot_method__.key)
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self.declared: list[tuple[Type, ...]] = _declared_signatures(py_func, signatures)
+        self.declared: list[tuple[Type, ...]] = list(_declared_signatures(py_func, signatures))
         self.launched: dict[tuple[Type, ...], None] = {}  # signatures first seen at a launch (pure JIT)
         self._grid: dict[tuple[Type, ...], Any] = {}
         self._device: dict[tuple[str, tuple[Type, ...]], Any] = {}

@@ -37,7 +37,7 @@ class Event(NamedTuple):
         return f"aot: {self.kind} {self.method}({', '.join(self.argtypes)}) [{self.owner}]{cause}{flag}"
 
 
-_new_tuple = tuple.__new__  # an Event without the named tuple's Python-level __new__ (one per first call)
+_new_tuple = tuple.__new__  # an Event without the named tuple's Python-level __new__
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,10 @@ class Runtime:
         self.env = env or Environment.read()
         self.table = MethodTable()
         self.strict = self.env.strict
-        self.events: list[Event] = []
+        self.log = self.env.log
+        # Events as plain tuples (one per first call; the garbage collector stops tracking these) until
+        # asked for (``events``).
+        self._events: list[tuple] = []
         self._compiler: Any = None
         self.building = False  # inside `aot build`: calls run as plain Python and record their types
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
@@ -96,15 +99,19 @@ class Runtime:
         return self._compiler
 
     def record(self, kind: str, method: str, argtypes: tuple, owner: str = "cpu", cause: str = "",
-               spurious: bool = False) -> Event:
+               spurious: bool = False) -> None:
         """An event; ``argtypes`` are types or their texts."""
-        if not all(map(str.__instancecheck__, argtypes)):
+        if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
             argtypes = tuple(map(str, argtypes))
-        event = _new_tuple(Event, (kind, method, argtypes, owner, cause, spurious))
-        self.events.append(event)
-        if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
-            print(str(event), file=sys.stderr)
-        return event
+        event = (kind, method, argtypes, owner, cause, spurious)
+        self._events.append(event)
+        if self.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
+            print(str(_new_tuple(Event, event)), file=sys.stderr)
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event so far, oldest first."""
+        return [_new_tuple(Event, e) for e in self._events]
 
     def add_backedges(self, instance: tuple[str, tuple], callees: Any) -> None:
         for callee in callees:
@@ -168,10 +175,10 @@ class Runtime:
 
     def stats(self) -> dict[str, int]:
         out = {"loaded": 0, "inferred": 0, "cured": 0, "invalidated": 0, "spurious": 0}
-        for e in self.events:
-            if e.kind in out:
-                out[e.kind] += 1
-            if e.spurious:
+        for kind, *_, spurious in self._events:
+            if kind in out:
+                out[kind] += 1
+            if spurious:
                 out["spurious"] += 1
         return out
 

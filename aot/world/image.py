@@ -121,9 +121,11 @@ class CodeEntry:
         """The instances this entry calls (from its ``call`` edges)."""
         calls = self._calls
         if calls is None:
-            calls = self._calls = tuple([
-                (target, _split_types(value)) for kind, target, value in self.edges if kind == "call"
-            ]) if self.edges else ()
+            found = []
+            for kind, target, value in self.edges:
+                if kind == "call":
+                    found.append((target, _split_types(value)))
+            calls = self._calls = tuple(found)
         return calls
 
     def _replace(self, **changes: Any) -> "CodeEntry":
@@ -187,7 +189,10 @@ def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[
         if type(t) is not str:
             raise ValueError(f"code record {i}: argument types must be strings")
     for e in edges:
-        if type(e) is not tuple or len(e) != 3 or type(e[0]) is not str or type(e[1]) is not str:
+        if type(e) is not tuple:
+            raise ValueError(f"code record {i}: malformed edges")
+        kind, target, _ = e  # (ValueError unless three fields)
+        if type(kind) is not str or type(target) is not str:
             raise ValueError(f"code record {i}: malformed edges")
     return CodeEntry(i, keys[method], argtypes, rettype, owner, None, edges, symbol, min_world, max_world,
                      state, boundscheck, native_size, ir_source)
@@ -209,6 +214,7 @@ def _method_record(i: int, rec: Any, key: str) -> bytes:
 
 _N_METHOD_FIELDS = len(METHODS.required)
 _UNREAD = object()
+_READ = ()  # a method record read already
 
 
 def _index_record(keys: list[str], code_methods: list[int]) -> list:
@@ -254,10 +260,11 @@ class ImageIndex:
         self._image = image
         self._ir_records: Any = None
         self._ir_reader = self.ir  # one bound method, shared by every entry
-        self._method_records: list = [None] * n  # decoded, a module at a time
+        self._method_records: list = [None] * n  # decoded a module at a time, then _READ once read
         self._code_records: list = [None] * len(self.records)
         self._definitions: dict[str, Optional[bytes]] = {}
-        self._code: dict[str, dict[tuple[str, ...], CodeEntry]] = {}  # method key → its entries by argtypes
+        # Method key → its one entry (the common case: no dict per method), or its entries by argument types.
+        self._code: dict[str, Any] = {}
 
     @property
     def decoded(self) -> list[str]:
@@ -268,36 +275,45 @@ class ImageIndex:
         found = self._definitions.get(key, _UNREAD)
         if found is _UNREAD:
             i = self.position.get(key)
-            found = self._definitions[key] = None if i is None else _method_record(i, self._record(i), key)
+            found = self._definitions[key] = None if i is None else _method_record(i, self._take(i), key)
         return found
 
     def entries(self, key: str) -> dict[tuple[str, ...], CodeEntry]:
         """The code entries of method ``key`` by argument types (empty when it has none)."""
         found = self._code.get(key)
         if found is None:
-            found = {}
-            i = self.position.get(key)
-            if i is not None:
-                # (the definition too: validating an entry compares it next)
-                self._definitions[key] = _method_record(i, self._record(i), key)
-                keys, ir, start, end = self.keys, self._ir_reader, self.starts[i], self.starts[i + 1]
-                for j, raw in enumerate(self._code_records[start:end], start):
-                    entry = _code_entry(j, raw, keys, ir)
-                    if entry.method != key or entry.argtypes in found:
-                        raise ValueError(f"code record {j}: not one more entry of {key}")
-                    found[entry.argtypes] = entry
-            self._code[key] = found
-        return found
+            found = self._decode(key)
+        return {found.argtypes: found} if type(found) is CodeEntry else dict(found)
 
     def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
         """The entry for ``(method key, argument types)``, or None."""
         found = self._code.get(instance[0])
         if found is None:
-            found = self.entries(instance[0])
+            found = self._decode(instance[0])
+        if type(found) is CodeEntry:
+            return found if found.argtypes == instance[1] else None
         return found.get(instance[1])
 
-    def _record(self, i: int) -> tuple:
-        """The record of method ``i``, after decoding those of its module (and their code records)."""
+    def _decode(self, key: str) -> Any:
+        """Check and build the entries of method ``key`` (its one entry, or a dict of them by argtypes)."""
+        found: dict[tuple[str, ...], CodeEntry] = {}
+        i = self.position.get(key)
+        if i is not None:
+            if key not in self._definitions:  # (the definition too: validating an entry compares it next)
+                self._definitions[key] = _method_record(i, self._take(i), key)
+            keys, ir, records = self.keys, self._ir_reader, self._code_records
+            for j in range(self.starts[i], self.starts[i + 1]):
+                entry = _code_entry(j, records[j], keys, ir)
+                records[j] = None  # (what the entry needs of its record, it holds)
+                if entry.method != key or entry.argtypes in found:
+                    raise ValueError(f"code record {j}: not one more entry of {key}")
+                found[entry.argtypes] = entry
+        self._code[key] = one = next(iter(found.values())) if len(found) == 1 else found
+        return one
+
+    def _take(self, i: int) -> tuple:
+        """The record of method ``i``, after decoding those of its module (and their code records); read
+        once (its definition is kept), so it is not kept."""
         rec = self._method_records[i]
         if rec is None:
             keys = self.keys
@@ -315,6 +331,7 @@ class ImageIndex:
             except ImageError as err:
                 raise ValueError(str(err)) from None
             rec = self._method_records[i]
+        self._method_records[i] = _READ
         return rec
 
     def ir(self, index: int) -> bytes:

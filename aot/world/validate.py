@@ -63,10 +63,10 @@ class CurrentWorld:
     def __init__(self, table: Any):
         self.table = table
         self._definitions: dict[str, Optional[bytes]] = {}
-        self._names: dict[str, str] = {}
+        self.known_names: dict[str, str] = {}  # what ``names`` remembers (read directly by validation)
 
     def forget(self, key: Optional[str] = None) -> None:
-        self._names.clear()
+        self.known_names.clear()
         if key is None:
             self._definitions.clear()
         else:
@@ -118,7 +118,7 @@ class CurrentWorld:
 
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
-        known = self._names.get(where)
+        known = self.known_names.get(where)
         if known is not None:
             return known
         value = self.resolve(where)
@@ -126,9 +126,9 @@ class CurrentWorld:
             return "<missing>"
         kind = type(value)
         if kind is _ModuleType:
-            known = self._names[where] = "module:" + value.__name__
+            known = self.known_names[where] = "module:" + value.__name__
         elif kind is _BuiltinType:
-            known = self._names[where] = f"{value.__module__ or 'builtins'}:{value.__qualname__}"
+            known = self.known_names[where] = f"{value.__module__ or 'builtins'}:{value.__qualname__}"
         elif getattr(value, "__aot_method__", None) is not None:
             known = value.__aot_method__.key
         elif callable(value) and hasattr(value, "__code__"):
@@ -154,16 +154,17 @@ class Validator:
         """Everything about ``entry`` except its callees' validity."""
         if entry.state == STATE_INVALID:
             return Verdict(False, "invalid-at-build")
-        if entry.method in self.reject:
+        if self.reject and entry.method in self.reject:
             return Verdict(False, "debug-reject")
         definition = self.contents.definition
         world = self.world
         stored = definition(entry.method)
         if stored is None or world.definition(entry.method) != stored:
             return Verdict(False, "fingerprint-changed")
+        names = world.known_names
         for kind, target, value in entry.edges:  # (kinds in the order of how common they are)
             if kind == "lookup":
-                if world.names(target) != value:
+                if (names.get(target) or world.names(target)) != value:
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
                 stored = definition(target)
@@ -191,6 +192,9 @@ class Validator:
             entry = find(key)
             if entry is None:
                 return NO_ENTRY
+        if not entry.edges:  # (the commonest case: no callees, nothing else to check but the definition)
+            verdict = verdicts[key] = self.local_check(entry)
+            return verdict
         calls = entry.calls()
         for c in calls:
             if c not in verdicts and find(c) is not None:
