@@ -107,3 +107,47 @@ def test_native_vectorcall_is_set_by_the_first_call_and_follows_the_specializati
     with pytest.raises(TypeError, match="cannot take a str"):
         f("x")
     assert callable(f) and f.__name__ == "native_after_first_call" and f.__wrapped__ is f.py_func
+
+
+@aot.jit
+def half(x: float) -> float:
+    return x / 2.0
+
+
+@aot.jit
+def third(y: float) -> float:
+    return y / 3.0
+
+
+def test_first_calls_share_the_types_of_scalar_arguments_and_declarations():
+    # A thousand first calls must not leave a thousand copies of "(f64,)" behind for the garbage collector.
+    from aot.runtime.dispatch import _declared_signatures, scalar_types
+    assert half(3.0) == half.py_func(3.0) and third(3.0) == third.py_func(3.0)
+    a, b = half.__aot_method__.dispatcher, third.__aot_method__.dispatcher
+    assert a.declared == ((aot.f64,),) and a.declared is b.declared
+    assert a.specs[0].argtypes is b.specs[0].argtypes
+    assert scalar_types((float, int)) == ((aot.f64, aot.i64), ("f64", "i64"), ((aot.f64, aot.i64),))
+    assert scalar_types((float, int)) is scalar_types((float, int))
+    assert scalar_types((float, np.ndarray)) is None and scalar_types((str,)) is None
+    assert scalar_types(()) == ((), (), ((),))
+    # an unhashable annotation is no crash: the method is simply not declared by it
+    def odd(x: [1]): return x  # noqa: E704
+    assert _declared_signatures(odd, None) == ()
+    # the same array type for arrays of one format and layout, whatever their sizes
+    assert aot.types.typeof(np.zeros(3)) is aot.types.typeof(np.ones(7))
+    assert str(aot.types.typeof(np.zeros((2, 3))[:, ::2])) == "f64[:, :]"
+
+
+@aot.jit
+def doubled(x):
+    return x + x
+
+
+def test_events_are_event_tuples_and_stats_count_them():
+    before, inferred = len(aot.events()), aot.stats()["inferred"]
+    assert doubled(21) == 42
+    new = aot.events()[before:]
+    assert [type(e) for e in new] == [aot.Event]
+    assert (new[0].kind, new[0].method, new[0].argtypes, new[0].cause) == (
+        "inferred", f"{__name__}:doubled", ("i64",), "no-entry")
+    assert aot.stats()["inferred"] == inferred + 1

@@ -767,3 +767,14 @@ def test_debug_reject_of_two_methods(numkit_built, numkit_image):
     spurious = {e["method"] for e in run["events"] if e["kind"] == "inferred" and e["spurious"]}
     assert spurious == {"numkit.ntheory:gcd", "numkit.core:lerp"}
     assert run.keys("loaded") == {("numkit.core:sign", ("f64",))}
+
+
+def test_cpu_features_are_read_only_when_an_image_needs_some(monkeypatch):
+    from aot.runtime import loader
+
+    def cpuinfo():
+        raise AssertionError("a generic image made the loader read /proc/cpuinfo")
+    monkeypatch.setattr(loader, "_host_features", cpuinfo)
+    assert loader._missing_features("") == [] and loader._missing_features("-avx512f,-sse4a") == []
+    monkeypatch.setattr(loader, "_host_features", lambda: {"sse2", "sse4_1", "lm"})
+    assert loader._missing_features("+sse2,+sse4.1,+64bit,-avx,+avx2,+avx512f") == ["avx2", "avx512f"]

@@ -97,19 +97,25 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
     if not hints and code.co_argcount:  # parameters, none annotated: pure JIT
         return ()
     names = code.co_varnames[:code.co_argcount]
-    try:  # the common case: every parameter annotated `float`, `int` or `bool`
-        common = scalar_types(tuple(map(hints.get, names)))
-        if common is not None:
-            return (common[0],)
-    except TypeError:  # an unhashable annotation
-        pass
-    if str in set(map(type, hints.values())):  # `from __future__ import annotations`
+    common = _shared_signature(hints, names)  # the common case: every parameter `float`, `int` or `bool`
+    if common is None and str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
         except Exception:
             pass
+        common = _shared_signature(hints, names)
+    if common is not None:
+        return common
     types = tuple(map(_annotation_type, map(hints.get, names)))
     return () if None in types else (types,)
+
+
+def _shared_signature(hints: dict, names: tuple[str, ...]) -> Optional[tuple[tuple[Type, ...]]]:
+    try:
+        common = scalar_types(tuple(map(hints.get, names)))
+    except TypeError:  # an unhashable annotation
+        return None
+    return None if common is None else common[2]
 
 
 @lru_cache(maxsize=1024)
@@ -120,19 +126,20 @@ def _parse_signatures(texts: tuple[str, ...]) -> tuple[tuple[Type, ...], ...]:
 _PYTHON_TYPES = {int: parse_type("int"), float: parse_type("float"), bool: parse_type("bool")}
 
 
-_SCALARS: dict[tuple[type, ...], tuple[tuple[Type, ...], tuple[str, ...]]] = {}
+_Scalars = tuple[tuple[Type, ...], tuple[str, ...], tuple[tuple[Type, ...]]]
+_SCALARS: dict[tuple[type, ...], _Scalars] = {}
 
 
-def scalar_types(classes: tuple[Any, ...]) -> Optional[tuple[tuple[Type, ...], tuple[str, ...]]]:
-    """For classes of arguments (or annotations) that are all ``int``, ``float`` or ``bool``: their types and
-    the types' texts, made once per combination and shared (``(float, int)`` → ``((f64, i64), ("f64",
-    "i64"))``); None for any other classes."""
+def scalar_types(classes: tuple[Any, ...]) -> Optional[_Scalars]:
+    """For classes of arguments (or annotations) that are all ``int``, ``float`` or ``bool``: their types,
+    the types' texts and the declared signatures they make, made once per combination and shared
+    (``(float, int)`` → ``((f64, i64), ("f64", "i64"), ((f64, i64),))``); None for any other classes."""
     found = _SCALARS.get(classes)
     if found is None:
         types = tuple(map(_PYTHON_TYPES.get, classes))
         if any(t is None for t in types):
             return None
-        found = _SCALARS[classes] = (types, tuple(map(str, types)))
+        found = _SCALARS[classes] = (types, tuple(map(str, types)), (types,))
     return found
 
 
@@ -317,7 +324,7 @@ class Dispatcher:
         common = scalar_types((type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2
                               else tuple(map(type, args)))
         if common is not None:  # (the common case: scalars, whose types' texts are known too)
-            argtypes, texts = common
+            argtypes, texts, _ = common
         else:
             texts = None
             try:

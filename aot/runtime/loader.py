@@ -56,14 +56,14 @@ _FEATURE_ALIASES = {"sse4.1": "sse4_1", "sse4.2": "sse4_2", "avx512f": "avx512f"
 
 
 def _missing_features(features: str) -> list[str]:
+    required = [f[1:] for f in features.split(",") if f.startswith("+")]
+    if not required:  # (a generic build: no need to read /proc/cpuinfo, which takes a good part of a ms)
+        return []
     host = _host_features()
     if host is None:
         return []
     missing = []
-    for feature in features.split(","):
-        if not feature.startswith("+"):
-            continue
-        name = feature[1:]
+    for name in required:
         if name in host or _FEATURE_ALIASES.get(name) in host:
             continue
         missing.append(name)
