@@ -120,7 +120,20 @@ def _shared_signature(hints: dict, names: tuple[str, ...]) -> Optional[tuple[tup
 
 @lru_cache(maxsize=1024)
 def _parse_signatures(texts: tuple[str, ...]) -> tuple[tuple[Type, ...], ...]:
-    return tuple(parse_signature(text)[1] for text in texts)
+    return tuple(_Signature.of(parse_signature(text)[1]) for text in texts)
+
+
+class _Signature(tuple):
+    """The argument types of a declared signature (a tuple), with their texts (``texts``): what a first call
+    looks the signature's image entry up by, worked out once per signature instead of on every first call."""
+
+    texts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, types: tuple[Type, ...]) -> "_Signature":
+        signature = cls(types)
+        signature.texts = tuple(map(str, types))
+        return signature
 
 
 _PYTHON_TYPES = {int: parse_type("int"), float: parse_type("float"), bool: parse_type("bool")}
@@ -136,10 +149,10 @@ def scalar_types(classes: tuple[Any, ...]) -> Optional[_Scalars]:
     (``(float, int)`` → ``((f64, i64), ("f64", "i64"), ((f64, i64),))``); None for any other classes."""
     found = _SCALARS.get(classes)
     if found is None:
-        types = tuple(map(_PYTHON_TYPES.get, classes))
-        if any(t is None for t in types):
+        if not all(map(_PYTHON_TYPES.__contains__, classes)):
             return None
-        found = _SCALARS[classes] = (types, tuple(map(str, types)), (types,))
+        types = _Signature.of(tuple(map(_PYTHON_TYPES.get, classes)))
+        found = _SCALARS[classes] = (types, types.texts, (types,))
     return found
 
 
@@ -359,7 +372,7 @@ class Dispatcher:
                 converted = tuple(map(_convert, args, target))
             spec = self.find(target)
             if spec is None:
-                self.obtain(target)
+                self.obtain(target, getattr(target, "texts", None))
                 return self.obj(*converted)  # natively, through the table just extended
             return self.call(spec, converted, argtypes)
         spec = self.find(argtypes)

@@ -38,6 +38,7 @@ class Event(NamedTuple):
 
 
 _new_tuple = tuple.__new__  # an Event without the named tuple's Python-level __new__
+_EVENT_FIELDS = len(Event._fields)
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,9 @@ class Runtime:
         self.table = MethodTable()
         self.strict = self.env.strict
         self.log = self.env.log
-        # Events as plain tuples (one per first call; the garbage collector stops tracking these) until
-        # asked for (``events``).
-        self._events: list[tuple] = []
+        # Every event's six fields, one after another (``events`` makes them Event tuples when asked): one
+        # event per first call, and no object per event for the garbage collector to go through.
+        self._events: list = []
         self._compiler: Any = None
         self.building = False  # inside `aot build`: calls run as plain Python and record their types
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
@@ -103,15 +104,15 @@ class Runtime:
         """An event; ``argtypes`` are types or their texts."""
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
             argtypes = tuple(map(str, argtypes))
-        event = (kind, method, argtypes, owner, cause, spurious)
-        self._events.append(event)
+        self._events += (kind, method, argtypes, owner, cause, spurious)
         if self.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
-            print(str(_new_tuple(Event, event)), file=sys.stderr)
+            print(str(_new_tuple(Event, self._events[-_EVENT_FIELDS:])), file=sys.stderr)
 
     @property
     def events(self) -> list[Event]:
         """Every event so far, oldest first."""
-        return [_new_tuple(Event, e) for e in self._events]
+        fields = self._events
+        return [_new_tuple(Event, fields[i:i + _EVENT_FIELDS]) for i in range(0, len(fields), _EVENT_FIELDS)]
 
     def add_backedges(self, instance: tuple[str, tuple], callees: Any) -> None:
         for callee in callees:
@@ -175,11 +176,11 @@ class Runtime:
 
     def stats(self) -> dict[str, int]:
         out = {"loaded": 0, "inferred": 0, "cured": 0, "invalidated": 0, "spurious": 0}
-        for kind, *_, spurious in self._events:
+        fields = self._events
+        for kind in fields[::_EVENT_FIELDS]:
             if kind in out:
                 out[kind] += 1
-            if spurious:
-                out["spurious"] += 1
+        out["spurious"] = sum(fields[_EVENT_FIELDS - 1::_EVENT_FIELDS])
         return out
 
     def check_strict(self, method: str, argtypes: tuple, cause: str) -> None:
