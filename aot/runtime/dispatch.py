@@ -97,7 +97,13 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
     if not hints and code.co_argcount:  # parameters, none annotated: pure JIT
         return ()
     names = code.co_varnames[:code.co_argcount]
-    common = _shared_signature(hints, names)  # the common case: every parameter `float`, `int` or `bool`
+    try:  # the common case: every parameter `float`, `int` or `bool`, a combination seen before
+        found = _SCALARS.get(_classes(hints.get, names))
+        if found is not None:
+            return found[2]
+    except TypeError:  # an unhashable annotation
+        pass
+    common = _shared_signature(hints, names)
     if common is None and str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
@@ -110,9 +116,15 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
     return () if None in types else (types,)
 
 
+def _classes(get: Callable[[Any], Any], items: Sequence[Any]) -> tuple[Any, ...]:
+    """``tuple(map(get, items))``, without the map for one or two items (the common arities)."""
+    n = len(items)
+    return (get(items[0]),) if n == 1 else (get(items[0]), get(items[1])) if n == 2 else tuple(map(get, items))
+
+
 def _shared_signature(hints: dict, names: tuple[str, ...]) -> Optional[tuple[tuple[Type, ...]]]:
     try:
-        common = scalar_types(tuple(map(hints.get, names)))
+        common = scalar_types(_classes(hints.get, names))
     except TypeError:  # an unhashable annotation
         return None
     return None if common is None else common[2]
@@ -333,9 +345,8 @@ class Dispatcher:
                 raise TypeError(f"{self.mdef.key}: {err}") from None
             bound.apply_defaults()
             args = bound.args
-        n = len(args)
-        common = scalar_types((type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2
-                              else tuple(map(type, args)))
+        classes = _classes(type, args)
+        common = _SCALARS.get(classes) or scalar_types(classes)
         if common is not None:  # (the common case: scalars, whose types' texts are known too)
             argtypes, texts, _ = common
         else:
