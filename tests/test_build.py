@@ -208,8 +208,8 @@ def test_image_reads_back_identically(project, image):
 def _damaged(data: bytes, how: str, rng: random.Random) -> bytes:
     if how.startswith("truncated-"):
         return data[: int(how.split("-")[1]) if how.split("-")[1] != "half" else len(data) // 2]
-    if how == "flip-code":  # in a table the first call of any method reads
-        offset = sum(serializer.ImageFile.from_bytes(data).span("code")) // 2
+    if how in ("flip-code", "flip-index"):  # in a table the first call of any method reads
+        offset = sum(serializer.ImageFile.from_bytes(data).span(how.split("-")[1])) // 2
         return data[:offset] + bytes([data[offset] ^ 0x10]) + data[offset + 1:]
     if how.startswith("flip-"):
         offset = {"magic": 3, "version": 9, "lengths": 14, "digest": 40, "header": serializer.PREAMBLE_SIZE + 3,
@@ -280,7 +280,7 @@ IMPORT_PROBE = """
 """
 
 
-@pytest.mark.parametrize("how", ["truncated-half", "flip-code", "flip-last", "random", "wrong-magic",
+@pytest.mark.parametrize("how", ["truncated-half", "flip-code", "flip-index", "random", "wrong-magic",
                                  "newer-version"])
 def test_damaged_image_is_rejected_at_import_with_one_warning(project, tmp_path, how):
     copy = copy_project(project, tmp_path / "numkit", images=True)

@@ -538,7 +538,7 @@ def test_foreign_image_cause_has_the_prefix_once(numkit):
     assert e["cause"].startswith("image-incompatible:compiler-version"), e["cause"]
 
 
-@pytest.mark.parametrize("where", ["header", "index", "methods", "code", "offsets"])
+@pytest.mark.parametrize("where", ["header", "index", "code", "offsets"])
 def test_damaged_image_rejected_with_one_warning(numkit, where):
     """Damage in the header or in any table a first call reads rejects the whole image."""
     path = image_path(numkit, "numkit")
@@ -550,6 +550,21 @@ def test_damaged_image_rejected_with_one_warning(numkit, where):
     path.write_bytes(bytes(data))
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
+
+
+def test_first_calls_do_not_read_the_methods_table(numkit):
+    """Definitions come from the index: damage in the methods table (keys, fingerprints, definitions again,
+    for tools) leaves first calls served from the image, and is found where that table is read."""
+    path = image_path(numkit, "numkit")
+    data = bytearray(path.read_bytes())
+    data[sum(serializer.open_image(path).span("methods")) // 2] ^= 0x5A
+    path.write_bytes(bytes(data))
+    run = run_python(numkit, DAMAGE_PROBE)
+    assert run["raised"] is None and run["r"][:3] == run["p"][:3] == [25.0, 12, False]
+    assert run["stats"]["loaded"] >= 4 and run["stats"]["inferred"] == run["stats"]["cured"] == 0
+    assert not run.stderr.strip()
+    with pytest.raises(serializer.ImageError, match="methods"):
+        serializer.read_image(path)
 
 
 def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
@@ -583,11 +598,11 @@ def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    ((keys, starts),) = image.tables["index"]
+    ((keys, starts, definitions, definition_starts),) = image.tables["index"]
     swapped = keys.split("\n")
     swapped[0], swapped[1] = swapped[1], swapped[0]
-    serializer.write_image(path, image.header, dict(image.tables, index=[["\n".join(swapped), starts]]),
-                           INDEXED_TABLES)
+    index = [["\n".join(swapped), starts, definitions, definition_starts]]
+    serializer.write_image(path, image.header, dict(image.tables, index=index), INDEXED_TABLES)
     with pytest.raises(ValueError, match="index table"):
         ImageContents.from_image_file(serializer.open_image(path))
     with pytest.raises(ValueError, match="index table"):
@@ -613,12 +628,22 @@ def test_damaged_ir_is_found_when_it_is_read(numkit):
     assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
 
 
-def test_methods_table_with_a_malformed_definition_rejected(numkit):
-    """Checksums that match, over a methods table whose definitions are not bytes (written by hand)."""
+@pytest.mark.parametrize("damage", ["definitions-not-bytes", "starts-past-the-end"])
+def test_an_index_with_malformed_definitions_rejected(numkit, damage):
+    """Checksums that match, over an index whose definitions are not bytes or whose starts do not fit them
+    (written by hand); a methods table whose definitions are not bytes is found by full reads."""
+    from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
+    ((keys, starts, definitions, definition_starts),) = image.tables["index"]
+    if damage == "definitions-not-bytes":
+        index = [[keys, starts, definitions.hex(), definition_starts]]
+    else:
+        index = [[keys, starts, definitions, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little")]]
     methods = [[rec[0], rec[1], rec[2].hex()] for rec in image.tables["methods"]]
-    serializer.write_image(path, image.header, dict(image.tables, methods=methods))
+    serializer.write_image(path, image.header, dict(image.tables, index=index, methods=methods), INDEXED_TABLES)
+    with pytest.raises(ValueError):
+        ImageContents.from_tables(serializer.read_image(path).tables)
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
     assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]

@@ -33,10 +33,10 @@ CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol
               "state", "boundscheck", "native_size")
 IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
-INDEX = record("index", "keys", "code_starts")
+INDEX = record("index", "keys", "code_starts", "definitions", "definition_starts")
 
 #: Tables whose records are read one at a time (``serializer.ImageFile.records``).
-INDEXED_TABLES = ("code", "ir", "methods")
+INDEXED_TABLES = ("code", "ir")
 
 MAX_WORLD = 2**64 - 1
 """``max_world`` of an open-ended code instance."""
@@ -213,13 +213,12 @@ def _method_record(i: int, rec: Any, key: str) -> bytes:
 
 
 _N_METHOD_FIELDS = len(METHODS.required)
-_UNREAD = object()
-_READ = ()  # a method record read already
 
 
-def _index_record(keys: list[str], code_methods: list[int]) -> list:
-    """The ``index`` table's one record for sorted method ``keys`` and the method index of each code record
-    (in table order): the keys joined by newlines, and where each method's code records start (u32s)."""
+def _index_record(keys: list[str], code_methods: list[int], definitions: list[bytes]) -> list:
+    """The ``index`` table's one record for sorted method ``keys``, the method index of each code record (in
+    table order) and each method's definition: the keys joined by newlines and where each method's code
+    records start (u32s), then the definitions back to back and where each starts (u32s)."""
     if any("\n" in k for k in keys):
         raise ValueError("a method key holds a newline")
     starts = [0] * (len(keys) + 1)
@@ -227,7 +226,23 @@ def _index_record(keys: list[str], code_methods: list[int]) -> list:
         starts[m + 1] += 1
     for i in range(len(keys)):
         starts[i + 1] += starts[i]
-    return INDEX.pack({"keys": "\n".join(keys), "code_starts": struct.pack(f"<{len(starts)}I", *starts)})
+    definition_starts = [0] * (len(keys) + 1)
+    for i, d in enumerate(definitions):
+        definition_starts[i + 1] = definition_starts[i] + len(d)
+    return INDEX.pack({"keys": "\n".join(keys), "code_starts": _u32s(starts), "definitions": b"".join(definitions),
+                       "definition_starts": _u32s(definition_starts)})
+
+
+def _u32s(values: list[int]) -> bytes:
+    return struct.pack(f"<{len(values)}I", *values)
+
+
+def _starts(blob: Any, n: int, end: int) -> tuple[int, ...]:
+    """``n + 1`` little-endian u32s that start at 0, never decrease and end at ``end`` (else ())."""
+    if type(blob) is not bytes or len(blob) != 4 * (n + 1):
+        return ()
+    starts = struct.unpack(f"<{n + 1}I", blob)
+    return starts if starts[0] == 0 and starts[n] == end and not any(map(int.__gt__, starts, starts[1:])) else ()
 
 
 class ImageIndex:
@@ -235,48 +250,49 @@ class ImageIndex:
     of them is first looked up, so the work grows with the modules used (each of which is imported, so
     read, anyway), not with the image; an entry is checked and built when its method is looked up.
 
-    The ``index`` table (the sorted method keys; where each method's code records start) is decoded at
-    once; the records of a module's methods in ``methods`` and ``code`` are decoded together (one msgpack
-    call per table: decoding record by record would cost twice as much), and an entry's ``ir`` record
-    when its IR is first read. Every record is checked when it is used: ValueError when one is malformed."""
+    The ``index`` table (the sorted method keys, where each method's code records start, and the methods'
+    definitions, which validation compares) is decoded at once; the ``code`` records of a module's methods
+    are decoded together (one msgpack call: decoding record by record would cost twice as much), and an
+    entry's ``ir`` record when its IR is first read. The ``methods`` table (keys, fingerprints and
+    definitions again, for tools) is not read. Every record is checked when it is used: ValueError when one
+    is malformed."""
 
     def __init__(self, image: Any):
         index = image.table("index", tuples=True)
         rec = index[0] if len(index) == 1 else None
         if type(rec) is not tuple or len(rec) < len(INDEX.required) or type(rec[0]) is not str \
-                or type(rec[1]) is not bytes:
+                or type(rec[2]) is not bytes:
             raise ValueError("malformed index table")
         self.keys: list[str] = rec[0].split("\n") if rec[0] else []
         self.position = dict(zip(self.keys, range(len(self.keys))))
-        self.methods = image.records("methods")
         self.records = image.records("code")
         n = len(self.keys)
-        starts = struct.unpack(f"<{n + 1}I", rec[1]) if len(rec[1]) == 4 * (n + 1) else ()
-        if len(self.position) != n or len(self.methods) != n or not starts or starts[0] != 0 \
-                or starts[n] != len(self.records) or any(map(int.__gt__, starts, starts[1:])) \
+        self.starts = _starts(rec[1], n, len(self.records))
+        self._definitions: bytes = rec[2]
+        self._definition_starts = _starts(rec[3], n, len(rec[2]))
+        if len(self.position) != n or not self.starts or not self._definition_starts \
                 or self.keys != sorted(self.keys):
-            raise ValueError("the index table does not fit the methods and code tables")
-        self.starts = starts
+            raise ValueError("the index table does not fit the code table")
         self._image = image
         self._ir_records: Any = None
         self._ir_reader = self.ir  # one bound method, shared by every entry
-        self._method_records: list = [None] * n  # decoded a module at a time, then _READ once read
+        self._decoded: list[bool] = [False] * n  # whose code records are decoded (a module at a time)
         self._code_records: list = [None] * len(self.records)
-        self._definitions: dict[str, Optional[bytes]] = {}
         # Method key → its one entry (the common case: no dict per method), or its entries by argument types.
         self._code: dict[str, Any] = {}
 
     @property
     def decoded(self) -> list[str]:
         """The keys of the methods whose records are decoded so far (for tools and tests)."""
-        return [k for k, rec in zip(self.keys, self._method_records) if rec is not None]
+        return [k for k, done in zip(self.keys, self._decoded) if done]
 
     def definition(self, key: str) -> Optional[bytes]:
-        found = self._definitions.get(key, _UNREAD)
-        if found is _UNREAD:
-            i = self.position.get(key)
-            found = self._definitions[key] = None if i is None else _method_record(i, self._take(i), key)
-        return found
+        """Method ``key``'s definition (``aot.world.fingerprint.definition``), or None."""
+        i = self.position.get(key)
+        if i is None:
+            return None
+        starts = self._definition_starts
+        return self._definitions[starts[i]:starts[i + 1]]
 
     def entries(self, key: str) -> dict[tuple[str, ...], CodeEntry]:
         """The code entries of method ``key`` by argument types (empty when it has none)."""
@@ -299,8 +315,8 @@ class ImageIndex:
         found: dict[tuple[str, ...], CodeEntry] = {}
         i = self.position.get(key)
         if i is not None:
-            if key not in self._definitions:  # (the definition too: validating an entry compares it next)
-                self._definitions[key] = _method_record(i, self._take(i), key)
+            if not self._decoded[i]:
+                self._decode_module(i)
             keys, ir, records = self.keys, self._ir_reader, self._code_records
             for j in range(self.starts[i], self.starts[i + 1]):
                 entry = _code_entry(j, records[j], keys, ir)
@@ -311,28 +327,22 @@ class ImageIndex:
         self._code[key] = one = next(iter(found.values())) if len(found) == 1 else found
         return one
 
-    def _take(self, i: int) -> tuple:
-        """The record of method ``i``, after decoding those of its module (and their code records); read
-        once (its definition is kept), so it is not kept."""
-        rec = self._method_records[i]
-        if rec is None:
-            keys = self.keys
-            module = keys[i][:keys[i].find(":") + 1] or keys[i]  # "pkg.mod:" (keys are sorted: together)
-            lo, hi = i, i + 1
-            while lo > 0 and keys[lo - 1].startswith(module):
-                lo -= 1
-            while hi < len(keys) and keys[hi].startswith(module):
-                hi += 1
-            first, last = self.starts[lo], self.starts[hi]
+    def _decode_module(self, i: int) -> None:
+        """Decode the code records of the methods of method ``i``'s module (keys are sorted: together)."""
+        keys = self.keys
+        module = keys[i][:keys[i].find(":") + 1] or keys[i]  # "pkg.mod:"
+        lo, hi = i, i + 1
+        while lo > 0 and keys[lo - 1].startswith(module):
+            lo -= 1
+        while hi < len(keys) and keys[hi].startswith(module):
+            hi += 1
+        first, last = self.starts[lo], self.starts[hi]
+        if first < last:
             try:
-                self._method_records[lo:hi] = self.methods.run(lo, hi)
-                if first < last:
-                    self._code_records[first:last] = self.records.run(first, last)
+                self._code_records[first:last] = self.records.run(first, last)
             except ImageError as err:
                 raise ValueError(str(err)) from None
-            rec = self._method_records[i]
-        self._method_records[i] = _READ
-        return rec
+        self._decoded[lo:hi] = [True] * (hi - lo)
 
     def ir(self, index: int) -> bytes:
         """The IR of code record ``index`` (ValueError when the image's ``ir`` table is damaged)."""
@@ -410,8 +420,8 @@ class ImageContents:
         index = tables.get("index")
         if index is not None:  # what first calls read must say what the tables say
             methods_of = [rec[0] for rec in code]
-            if methods_of != sorted(methods_of) or len(index) != 1 or \
-                    list(index[0][:len(INDEX.required)]) != _index_record(keys, methods_of):
+            if methods_of != sorted(methods_of) or len(index) != 1 or list(index[0][:len(INDEX.required)]) \
+                    != _index_record(keys, methods_of, [out.definitions[k] for k in keys]):
                 raise ValueError("the index table does not fit the methods and code tables")
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
@@ -448,7 +458,8 @@ class ImageContents:
                                       "definition": self.definitions[k]}) for k in keys],
             "code": code,
             "ir": [IR.pack({"ir": e.ir}) for e in entries],
-            "index": [_index_record(keys, [position[e.method] for e in entries])],
+            "index": [_index_record(keys, [position[e.method] for e in entries],
+                                    [self.definitions[k] for k in keys])],
         }
 
     def object_tables(self) -> dict[str, list]:
