@@ -8,7 +8,7 @@ Importing a package reads none of this: a method's first call does. The image is
 module's own ``__file__`` (never the current directory): ``<top package>/__aot__/<package>.cpu.aotimg``
 beside ``<package>.cpu.so``. Opening it checks the header and the table directory, and the header is the
 gate (format and compiler version, Python ABI, target, CPU features). Each table is checksummed when it is
-first read: the index, methods and code tables on the first call (then only the records of the modules
+first read: the index and code tables on the first call (then only the records of the modules
 used are decoded, ``aot.world.image.ImageIndex``), the typed IR only if an entry must be cured. A rejected
 or damaged image is reported once, as one line, and none of its native code is ever executed. The shared
 library is loaded only after its checksum matches the header, and entries are bound by index into its

@@ -5,12 +5,13 @@
     entries.code[("numkit.core:clamp", ("f64", "f64", "f64"))].edges
         → (('global', 'numkit.core:CHECK_ARGS', True), …)
 
-Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes, which validation
-compares), ``code`` (one record per code instance: argument types, edges, symbol, validity state…; grouped
-by method, in key order), ``ir`` (the typed IR of code record *i* at position *i*) and ``index`` (one
-record: the method keys, and where each method's code records start). A package's first calls decode the
-index, then the records of the modules whose methods they call (``ImageIndex``); an entry's IR is decoded
-only when something reads it (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
+Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes), ``code`` (one
+record per code instance: argument types, edges, symbol, validity state…; grouped by method, in key order),
+``ir`` (the typed IR of code record *i* at position *i*) and ``index`` (one record: the method keys, where
+each method's code records start, and the methods' definitions back to back, which validation compares).
+A package's first calls decode the index, then the code records of the modules whose methods they call
+(``ImageIndex``); the methods table is for tools, and an entry's IR is decoded only when something reads it
+(curing, the spurious-reinference check, ``aot inspect``, incremental builds).
 
 Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
 place that names their fields. Nothing here imports llvmlite.
