@@ -313,20 +313,26 @@ class ImageIndex:
 
     def _decode(self, key: str) -> Any:
         """Check and build the entries of method ``key`` (its one entry, or a dict of them by argtypes)."""
-        found: dict[tuple[str, ...], CodeEntry] = {}
         i = self.position.get(key)
-        if i is not None:
+        if i is None:
+            found: Any = {}
+        else:
             if not self._decoded[i]:
                 self._decode_module(i)
             keys, ir, records = self.keys, self._ir_reader, self._code_records
-            for j in range(self.starts[i], self.starts[i + 1]):
+            start, end = self.starts[i], self.starts[i + 1]
+            found = {}
+            for j in range(start, end):
                 entry = _code_entry(j, records[j], keys, ir)
                 records[j] = None  # (what the entry needs of its record, it holds)
                 if entry.method != key or entry.argtypes in found:
                     raise ValueError(f"code record {j}: not one more entry of {key}")
-                found[entry.argtypes] = entry
-        self._code[key] = one = next(iter(found.values())) if len(found) == 1 else found
-        return one
+                if end - start == 1:  # (the common case: one entry, kept without a dict)
+                    found = entry
+                else:
+                    found[entry.argtypes] = entry
+        self._code[key] = found
+        return found
 
     def _decode_module(self, i: int) -> None:
         """Decode the code records of the methods of method ``i``'s module (keys are sorted: together)."""
