@@ -552,17 +552,26 @@ def test_damaged_image_rejected_with_one_warning(numkit, where):
     _assert_rejected_cleanly(run, path)
 
 
+def _flip_a_byte_of(path: Path, table: str) -> None:
+    """Damage one byte in the middle of ``table`` (its checksum no longer matches)."""
+    data = bytearray(path.read_bytes())
+    data[sum(serializer.open_image(path).span(table)) // 2] ^= 0x5A
+    path.write_bytes(bytes(data))
+
+
+def _assert_served_from_the_image(run) -> None:
+    """DAMAGE_PROBE's calls were answered right, by the image's native code, without a warning."""
+    assert run["raised"] is None and run["r"][:3] == run["p"][:3] == [25.0, 12, False]
+    assert run["stats"]["loaded"] >= 4 and run["stats"]["inferred"] == run["stats"]["cured"] == 0
+    assert not run.stderr.strip()
+
+
 def test_first_calls_do_not_read_the_methods_table(numkit):
     """Definitions come from the index: damage in the methods table (keys, fingerprints, definitions again,
     for tools) leaves first calls served from the image, and is found where that table is read."""
     path = image_path(numkit, "numkit")
-    data = bytearray(path.read_bytes())
-    data[sum(serializer.open_image(path).span("methods")) // 2] ^= 0x5A
-    path.write_bytes(bytes(data))
-    run = run_python(numkit, DAMAGE_PROBE)
-    assert run["raised"] is None and run["r"][:3] == run["p"][:3] == [25.0, 12, False]
-    assert run["stats"]["loaded"] >= 4 and run["stats"]["inferred"] == run["stats"]["cured"] == 0
-    assert not run.stderr.strip()
+    _flip_a_byte_of(path, "methods")
+    _assert_served_from_the_image(run_python(numkit, DAMAGE_PROBE))
     with pytest.raises(serializer.ImageError, match="methods"):
         serializer.read_image(path)
 
@@ -615,13 +624,8 @@ def test_damaged_ir_is_found_when_it_is_read(numkit):
     """The typed IR is read only to cure an entry: damage there leaves the intact tables and library in use,
     and rejects the whole image (one warning, no native code from it) once an entry must be cured."""
     path = image_path(numkit, "numkit")
-    data = bytearray(path.read_bytes())
-    data[sum(serializer.open_image(path).span("ir")) // 2] ^= 0x5A
-    path.write_bytes(bytes(data))
-    run = run_python(numkit, DAMAGE_PROBE)
-    assert run["raised"] is None and run["r"][:3] == run["p"][:3] == [25.0, 12, False]
-    assert run["stats"]["loaded"] >= 4 and run["stats"]["inferred"] == run["stats"]["cured"] == 0
-    assert not run.stderr.strip()
+    _flip_a_byte_of(path, "ir")
+    _assert_served_from_the_image(run_python(numkit, DAMAGE_PROBE))
     so_path(numkit, "numkit").unlink()  # now every entry needs its IR
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
