@@ -151,3 +151,19 @@ def test_events_are_event_tuples_and_stats_count_them():
     assert (new[0].kind, new[0].method, new[0].argtypes, new[0].cause) == (
         "inferred", f"{__name__}:doubled", ("i64",), "no-entry")
     assert aot.stats()["inferred"] == inferred + 1
+
+
+def test_importing_makes_no_dispatcher_the_first_call_does():
+    from aot.runtime.dispatch import dispatcher_of
+
+    @aot.jit(signatures=["f64(f64)"])
+    def quarter(x):
+        return x / 4.0
+    mdef = quarter.__aot_method__
+    assert mdef.dispatcher is None and mdef.method is quarter and mdef.signatures == ["f64(f64)"]
+    assert quarter(2.0) == quarter.py_func(2.0) == 0.5
+    d = mdef.dispatcher
+    assert d is not None and d is dispatcher_of(mdef) is quarter._aot_dispatcher and d.declared == ((aot.f64,),)
+    assert quarter.specializations()[0].argtypes == (aot.f64,)
+    from aot.world import MethodTable
+    assert dispatcher_of(MethodTable().define(lambda x: x)) is None  # a plain callee has none

@@ -31,6 +31,7 @@ from serializer import ImageError
 from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance
 from ..runtime import runtime
+from ..runtime.dispatch import dispatcher_of
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
@@ -193,8 +194,8 @@ class _Builder:
         for key, mdef in sorted(self.rt.table.methods.items()):
             if key.split(":")[0].split(".")[0] != package:
                 continue
-            dispatcher = getattr(mdef, "dispatcher", None)
-            if dispatcher is None:
+            dispatcher = dispatcher_of(mdef)
+            if dispatcher is None:  # not an @aot.jit method
                 continue
             seen = set()
             try:

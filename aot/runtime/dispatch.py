@@ -212,7 +212,9 @@ _NO_ENTRY = ("no-entry", None, None)  # why a method has no image specialization
 
 
 class Dispatcher:
-    """The Python side of a method object: its definition, signatures and compiled specializations."""
+    """The Python side of a method object: its definition, signatures and compiled specializations. Made on
+    the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
+    makes none."""
 
     __slots__ = ("obj", "mdef", "signatures", "_declared", "specs", "recorded", "_tables", "_rejection")
 
@@ -220,7 +222,6 @@ class Dispatcher:
         self.obj = obj
         self.mdef = mdef
         self.signatures = signatures  # the `signatures=` strings, parsed when first needed
-        # Made once per method at import: nothing here allocates until the method is first called.
         self._declared: Optional[tuple[tuple[Type, ...], ...]] = None
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
@@ -415,8 +416,23 @@ class Dispatcher:
 
 # ---------------------------------------------------------------------------------- method objects
 
+def dispatcher_of(mdef: MethodDef) -> Optional[Dispatcher]:
+    """The dispatcher of an ``@aot.jit`` method (made when first needed: importing a module makes none), or
+    None for a definition that is no such method."""
+    d = mdef.dispatcher
+    if d is None and mdef.method is not None:
+        d = mdef.dispatcher = Dispatcher(mdef.method, mdef, mdef.signatures)
+    return d
+
+
+def _call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """A call of a method object with no native code for it: its first one (see ``methodtype``)."""
+    mdef = self.__aot_method__
+    return (mdef.dispatcher or dispatcher_of(mdef)).call_python(args, kwargs)
+
+
 def _dispatcher(self: Any) -> Dispatcher:
-    return self._aot_dispatcher
+    return dispatcher_of(self.__aot_method__)
 
 
 def _specializations(self: Any) -> list[Specialization]:
@@ -471,6 +487,8 @@ def _method_class() -> type:
     """The type of method objects (``aot.Method``) with its Python-level methods. Made once, when aot is
     imported, as a C extension's types are."""
     cls = method_type()
+    cls.__call__ = _call
+    cls._aot_dispatcher = property(_dispatcher)
     cls.specializations = _specializations
     cls.inspect_ir = _inspect_ir
     cls.inspect_llvm = _inspect_llvm
@@ -547,7 +565,7 @@ def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] 
     mdef = table.define(func, _OPTIONS[bool(boundscheck)], key)
     if redefining:
         rt.redefine(key)
-    mdef.dispatcher = Dispatcher(obj, mdef, signatures)
+    mdef.method, mdef.signatures = obj, signatures  # (its dispatcher is made on its first call)
     obj.__dict__ = {"__aot_method__": mdef, "__wrapped__": func, "__qualname__": func.__qualname__,
                     "__module__": func.__module__}  # four keys: the smallest dict (see MethodBase)
     return obj

@@ -9,9 +9,9 @@ Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 
 40 dispatch table · 48 table length · 56 fallback (a Python callable, kept alive by the instance dict).
 The generated dispatcher (``aot.codegen.cpython.emit_dispatcher``) reads the same offsets.
 
-A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, inherited from the Python
-base class ``MethodBase``, whose ``__call__`` runs the first call in Python. Import therefore needs no
-native code at all; the first specialization published makes every later call native.
+A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
+(``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
+code at all; the first specialization published makes every later call native.
 """
 from __future__ import annotations
 
@@ -64,17 +64,13 @@ class MethodBase:
 
     __slots__ = ()
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__aot_method__.dispatcher.call_python(args, kwargs)
+    # ``__call__`` (first calls) and ``_aot_dispatcher`` come from ``aot.runtime.dispatch``, which makes the
+    # method objects' class.
 
     @property
     def py_func(self) -> Any:
         """The Python function the method compiles."""
         return self.__wrapped__
-
-    @property
-    def _aot_dispatcher(self) -> Any:
-        return self.__aot_method__.dispatcher
 
     @property
     def __name__(self) -> str:  # type: ignore[override]
@@ -98,7 +94,7 @@ def method_type() -> type:
         _GetSetDef(b"__dict__", _address("PyObject_GenericGetDict"), _address("PyObject_GenericSetDict"),
                    None, None),
         _GetSetDef())
-    slots = (_Slot * 5)(  # tp_call: MethodBase.__call__ (a NULL vectorcall falls back to it)
+    slots = (_Slot * 5)(  # (tp_call comes from the class's __call__: a NULL vectorcall falls back to it)
         _Slot(_Py_tp_getset, ctypes.cast(getset, ctypes.c_void_p).value),
         _Slot(_Py_tp_members, ctypes.cast(members, ctypes.c_void_p).value),
         _Slot(_Py_tp_new, _address("PyType_GenericNew")),

@@ -53,7 +53,9 @@ class MethodDef:
     py_func: Callable
     options: MethodOptions = field(default_factory=MethodOptions)
     world: int = 0
-    dispatcher: Any = None  # the runtime's dispatcher of the method object, when there is one
+    dispatcher: Any = None  # the runtime's dispatcher of the method object, made on its first call
+    method: Any = None  # the ``@aot.jit`` object of this definition (None for other callees and kernels)
+    signatures: Any = None  # its ``signatures=`` strings, parsed when first needed
     _untyped: Optional["Function"] = None
 
     @property
