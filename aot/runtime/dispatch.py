@@ -421,7 +421,12 @@ def dispatcher_of(mdef: MethodDef) -> Optional[Dispatcher]:
     None for a definition that is no such method."""
     d = mdef.dispatcher
     if d is None and mdef.method is not None:
-        d = mdef.dispatcher = Dispatcher(mdef.method, mdef, mdef.signatures)
+        made = Dispatcher(mdef.method, mdef, mdef.signatures)
+        # Two threads' first calls must share one dispatcher (the tables it publishes must stay alive): the
+        # one made first is kept. Between this test and the store nothing calls, so no other thread runs.
+        d = mdef.dispatcher
+        if d is None:
+            d = mdef.dispatcher = made
     return d
 
 
