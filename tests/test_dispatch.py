@@ -167,3 +167,25 @@ def test_importing_makes_no_dispatcher_the_first_call_does():
     assert quarter.specializations()[0].argtypes == (aot.f64,)
     from aot.world import MethodTable
     assert dispatcher_of(MethodTable().define(lambda x: x)) is None  # a plain callee has none
+
+
+@aot.jit
+def eighth(x: float) -> float:
+    return x / 8.0
+
+
+def test_concurrent_first_calls_share_one_dispatcher():
+    import threading
+    barrier, out = threading.Barrier(8), []
+
+    def call():
+        barrier.wait()
+        out.append(eighth(4.0))
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == [eighth.py_func(4.0)] * 8
+    d = eighth.__aot_method__.dispatcher
+    assert d is eighth._aot_dispatcher and d.obj is eighth and eighth(8.0) == 1.0
