@@ -97,13 +97,7 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
     if not hints and code.co_argcount:  # parameters, none annotated: pure JIT
         return ()
     names = code.co_varnames[:code.co_argcount]
-    try:  # the common case: every parameter `float`, `int` or `bool`, a combination seen before
-        found = _SCALARS.get(_classes(hints.get, names))
-        if found is not None:
-            return found[2]
-    except TypeError:  # an unhashable annotation
-        pass
-    common = _shared_signature(hints, names)
+    common = _shared_signature(hints, names)  # the common case: every parameter `float`, `int` or `bool`
     if common is None and str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
@@ -123,8 +117,11 @@ def _classes(get: Callable[[Any], Any], items: Sequence[Any]) -> tuple[Any, ...]
 
 
 def _shared_signature(hints: dict, names: tuple[str, ...]) -> Optional[tuple[tuple[Type, ...]]]:
+    """The shared declared signature of parameters ``names`` annotated as in ``hints``, when every one is
+    ``int``, ``float`` or ``bool`` (see ``scalar_types``), else None."""
     try:
-        common = scalar_types(_classes(hints.get, names))
+        classes = _classes(hints.get, names)
+        common = _SCALARS.get(classes) or scalar_types(classes)
     except TypeError:  # an unhashable annotation
         return None
     return None if common is None else common[2]
@@ -216,12 +213,11 @@ class Dispatcher:
     the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
     makes none."""
 
-    __slots__ = ("obj", "mdef", "signatures", "_declared", "specs", "recorded", "_tables", "_rejection")
+    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "_rejection")
 
-    def __init__(self, obj: Any, mdef: MethodDef, signatures: Optional[Sequence[str]]):
-        self.obj = obj
+    def __init__(self, mdef: MethodDef):
+        self.obj = mdef.method
         self.mdef = mdef
-        self.signatures = signatures  # the `signatures=` strings, parsed when first needed
         self._declared: Optional[tuple[tuple[Type, ...], ...]] = None
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
@@ -231,7 +227,7 @@ class Dispatcher:
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
         if self._declared is None:
-            self._declared = _declared_signatures(self.mdef.py_func, self.signatures)
+            self._declared = _declared_signatures(self.mdef.py_func, self.mdef.signatures)
         return self._declared
 
     # ------------------------------------------------------------------ specializations
@@ -284,7 +280,7 @@ class Dispatcher:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
         rt = runtime()
         mdef = self.mdef
-        image = (rt._loader or rt.loader).image_for(mdef.py_func.__module__)  # (the module of its key)
+        image = rt.loader.image_for(mdef.py_func.__module__)  # (the module of its key)
         self._rejection = _NO_ENTRY
         if image is None:
             return None
@@ -364,7 +360,7 @@ class Dispatcher:
             return self.mdef.py_func(*args)
         declared = self._declared
         if declared is None:
-            declared = self._declared = _declared_signatures(self.mdef.py_func, self.signatures)
+            declared = self._declared = _declared_signatures(self.mdef.py_func, self.mdef.signatures)
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
@@ -421,7 +417,7 @@ def dispatcher_of(mdef: MethodDef) -> Optional[Dispatcher]:
     None for a definition that is no such method."""
     d = mdef.dispatcher
     if d is None and mdef.method is not None:
-        made = Dispatcher(mdef.method, mdef, mdef.signatures)
+        made = Dispatcher(mdef)
         # Two threads' first calls must share one dispatcher (the tables it publishes must stay alive): the
         # one made first is kept. Between this test and the store nothing calls, so no other thread runs.
         d = mdef.dispatcher

@@ -60,7 +60,6 @@ class Runtime:
         self.env = env or Environment.read()
         self.table = MethodTable()
         self.strict = self.env.strict
-        self.log = self.env.log
         # Every event's six fields, one after another (``events`` makes them Event tuples when asked): one
         # event per first call, and no object per event for the garbage collector to go through.
         self._events: list = []
@@ -105,7 +104,7 @@ class Runtime:
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
             argtypes = tuple(map(str, argtypes))
         self._events += (kind, method, argtypes, owner, cause, spurious)
-        if self.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
+        if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(_new_tuple(Event, self._events[-_EVENT_FIELDS:])), file=sys.stderr)
 
     @property

@@ -70,22 +70,19 @@ def _code_fields(code: types.CodeType, consts: tuple) -> tuple:
 def definition(py_func: Callable, options: Any = None) -> bytes:
     """The exact encoding of what a fingerprint covers (see the module docstring).
 
-    This runs on the first call of every prebuilt method, so it is one flat tuple and one ``marshal.dumps``:
-    constants and defaults made only of plain values (nearly always) are encoded as they are."""
+    This runs on the first call of every prebuilt method, so it is one flat tuple (the code's fields, as
+    for nested code objects, then the defaults and the trailer) and one ``marshal.dumps``; constants and
+    defaults made only of plain values (nearly always) are encoded as they are."""
     code = py_func.__code__
     consts = code.co_consts
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
-    if not _plain_types(map(type, consts)):
-        consts = _canonical(consts)
     defaults = py_func.__defaults__
     if defaults is not None and not _plain_types(map(type, defaults)):
         defaults = _canonical(defaults)
     kwdefaults = py_func.__kwdefaults__
-    return marshal.dumps((
-        code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
-        code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+    return marshal.dumps(_code_fields(code, consts) + (
         defaults, None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
         _TRAILER if options is None else options.trailer), _MARSHAL_VERSION)
 

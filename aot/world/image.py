@@ -313,27 +313,32 @@ class ImageIndex:
         return found.get(instance[1])
 
     def _decode(self, key: str) -> Any:
-        """Check and build the entries of method ``key`` (its one entry, or a dict of them by argtypes)."""
+        """Check and build the entries of method ``key``: its one entry (the common case, kept without a
+        dict), or a dict of them by argument types (empty when it has none)."""
+        found: Any = {}
         i = self.position.get(key)
-        if i is None:
-            found: Any = {}
-        else:
+        if i is not None:
             if not self._decoded[i]:
                 self._decode_module(i)
-            keys, ir, records = self.keys, self._ir_reader, self._code_records
             start, end = self.starts[i], self.starts[i + 1]
-            found = {}
-            for j in range(start, end):
-                entry = _code_entry(j, records[j], keys, ir)
-                records[j] = None  # (what the entry needs of its record, it holds)
-                if entry.method != key or entry.argtypes in found:
-                    raise ValueError(f"code record {j}: not one more entry of {key}")
-                if end - start == 1:  # (the common case: one entry, kept without a dict)
-                    found = entry
-                else:
+            if end - start == 1:
+                found = self._built(start, key)
+            else:
+                for j in range(start, end):
+                    entry = self._built(j, key)
+                    if entry.argtypes in found:
+                        raise ValueError(f"code record {j}: a second entry of {key}{entry.argtypes}")
                     found[entry.argtypes] = entry
         self._code[key] = found
         return found
+
+    def _built(self, j: int, key: str) -> CodeEntry:
+        """The entry of code record ``j``, checked to be one of method ``key``'s; the record is released."""
+        entry = _code_entry(j, self._code_records[j], self.keys, self._ir_reader)
+        self._code_records[j] = None  # (what the entry needs of its record, it holds)
+        if entry.method != key:
+            raise ValueError(f"code record {j}: not an entry of {key}")
+        return entry
 
     def _decode_module(self, i: int) -> None:
         """Decode the code records of the methods of method ``i``'s module (keys are sorted: together)."""

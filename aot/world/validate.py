@@ -192,9 +192,6 @@ class Validator:
             entry = find(key)
             if entry is None:
                 return NO_ENTRY
-        if not entry.edges:  # (the commonest case: no callees, nothing else to check but the definition)
-            verdict = verdicts[key] = self.local_check(entry)
-            return verdict
         calls = entry.calls()
         for c in calls:
             if c not in verdicts and find(c) is not None:
