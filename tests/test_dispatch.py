@@ -174,18 +174,37 @@ def eighth(x: float) -> float:
     return x / 8.0
 
 
-def test_concurrent_first_calls_share_one_dispatcher():
+def test_concurrent_first_calls_share_one_dispatcher(monkeypatch):
+    """Eight threads make eighth's dispatcher at the same moment (each waits, inside the constructor, for the
+    others): the first one stored is the one every thread's call runs on, and one thread compiles."""
     import threading
-    barrier, out = threading.Barrier(8), []
 
-    def call():
-        barrier.wait()
-        out.append(eighth(4.0))
-    threads = [threading.Thread(target=call) for _ in range(8)]
+    from aot.runtime import dispatch
+    made, used = [], []
+    inside = threading.Barrier(8, timeout=10)
+
+    class Racing(dispatch.Dispatcher):
+        __slots__ = ()
+
+        def __init__(self, mdef):
+            super().__init__(mdef)
+            made.append(self)
+            inside.wait()
+
+        def call_python(self, args, kwargs):
+            used.append(self)
+            return super().call_python(args, kwargs)
+    monkeypatch.setattr(dispatch, "Dispatcher", Racing)
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(eighth(4.0))) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert out == [eighth.py_func(4.0)] * 8
-    d = eighth.__aot_method__.dispatcher
-    assert d is eighth._aot_dispatcher and d.obj is eighth and eighth(8.0) == 1.0
+    assert out == [eighth.py_func(4.0)] * 8 and len(made) == 8
+    kept = eighth.__aot_method__.dispatcher
+    assert kept in made and all(d is kept for d in used), "two threads ran on different dispatchers"
+    assert eighth._aot_dispatcher is kept and kept.obj is eighth and eighth(8.0) == 1.0
+    # and one of them compiled it: the others took its specialization (not one each)
+    assert len(kept.specs) == 1
+    assert [e.kind for e in aot.events() if e.method == f"{__name__}:eighth"] == ["inferred"]

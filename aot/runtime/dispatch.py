@@ -14,6 +14,7 @@ forbids it). Later calls with those types run natively without any Python.
 """
 from __future__ import annotations
 
+import _thread
 import ctypes
 import inspect
 import typing
@@ -205,6 +206,7 @@ def _convertible(actual: Type, declared: Type) -> bool:
     return False
 
 
+_OBTAINING = _thread.RLock()  # held while a specialization is loaded or compiled (see ``Dispatcher.obtain``)
 _NO_ENTRY = ("no-entry", None, None)  # why a method has no image specialization: (cause, image, entry)
 
 
@@ -272,8 +274,17 @@ class Dispatcher:
 
     def obtain(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None) -> Specialization:
         """A specialization from the image when its entry is valid, else one compiled now (``texts``: the
-        argument types' texts, when the caller has them)."""
-        return self.from_image(argtypes, texts) or self.compile(argtypes, *self._rejection)
+        argument types' texts, when the caller has them).
+
+        One thread at a time loads or compiles: threads making the same first call at once get the one
+        specialization the first of them made (not one each, published over each other while another
+        thread's call walks the dispatch table; llvmlite takes one module at a time anyway)."""
+        _OBTAINING.acquire()  # (not ``with``: its protocol costs as much again, on every first call)
+        try:
+            spec = self.find(argtypes) if self.specs else None  # (made by another thread meanwhile)
+            return spec or self.from_image(argtypes, texts) or self.compile(argtypes, *self._rejection)
+        finally:
+            _OBTAINING.release()
 
     def from_image(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None
                    ) -> Optional[Specialization]:
