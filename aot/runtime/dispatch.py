@@ -69,17 +69,6 @@ class Specialization:
                 f"from {self.origin}>")
 
 
-def _prebuilt(argtypes: tuple[Type, ...], rettype: str, bound: tuple[int, int], image: Any, symbol: str
-              ) -> Specialization:
-    """``Specialization(argtypes, rettype, "image", *bound, image=image, symbol=symbol)``, made without the
-    layers of a call to a class (one is made on the first call of every prebuilt method)."""
-    spec = _new_object(Specialization)
-    spec.argtypes, spec._return_type, spec.origin = argtypes, rettype, "image"
-    spec.try_address, spec.vectorcall_address, spec.def_address = bound[0], bound[1], 0
-    spec._image, spec._symbol, spec._builtin = image, symbol, None
-    return spec
-
-
 _new_object = object.__new__
 
 
@@ -95,37 +84,33 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
             raise TypeError(f"{py_func.__qualname__}: {err}") from None
     hints = getattr(py_func, "__annotations__", None) or {}
     code = py_func.__code__
-    if not hints and code.co_argcount:  # parameters, none annotated: pure JIT
+    n = code.co_argcount
+    if not hints and n:  # parameters, none annotated: pure JIT
         return ()
-    names = code.co_varnames[:code.co_argcount]
-    common = _shared_signature(hints, names)  # the common case: every parameter `float`, `int` or `bool`
-    if common is None and str in set(map(type, hints.values())):  # `from __future__ import annotations`
+    names = code.co_varnames[:n]
+    get = hints.get
+    # The common case: every parameter `float`, `int` or `bool`, a signature shared with other methods.
+    classes = (get(names[0]),) if n == 1 else (get(names[0]), get(names[1])) if n == 2 else tuple(map(get, names))
+    try:
+        common = _SCALARS.get(classes)
+    except TypeError:  # an unhashable annotation
+        common = None
+    if common is not None:
+        return common[2]
+    if str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
         except Exception:
             pass
-        common = _shared_signature(hints, names)
-    if common is not None:
-        return common
-    types = tuple(map(_annotation_type, map(hints.get, names)))
-    return () if None in types else (types,)
-
-
-def _classes(get: Callable[[Any], Any], items: Sequence[Any]) -> tuple[Any, ...]:
-    """``tuple(map(get, items))``, without the map for one or two items (the common arities)."""
-    n = len(items)
-    return (get(items[0]),) if n == 1 else (get(items[0]), get(items[1])) if n == 2 else tuple(map(get, items))
-
-
-def _shared_signature(hints: dict, names: tuple[str, ...]) -> Optional[tuple[tuple[Type, ...]]]:
-    """The shared declared signature of parameters ``names`` annotated as in ``hints``, when every one is
-    ``int``, ``float`` or ``bool`` (see ``scalar_types``), else None."""
+    classes = tuple(map(hints.get, names))
     try:
-        classes = _classes(hints.get, names)
-        common = _SCALARS.get(classes) or scalar_types(classes)
+        common = scalar_types(classes)
     except TypeError:  # an unhashable annotation
-        return None
-    return None if common is None else common[2]
+        common = None
+    if common is not None:
+        return common[2]
+    types = tuple(map(_annotation_type, classes))
+    return () if None in types else (types,)
 
 
 @lru_cache(maxsize=1024)
@@ -272,9 +257,10 @@ class Dispatcher:
                 return spec
         return None
 
-    def obtain(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None) -> Specialization:
+    def obtain(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None, rt: Any = None
+               ) -> Specialization:
         """A specialization from the image when its entry is valid, else one compiled now (``texts``: the
-        argument types' texts, when the caller has them).
+        argument types' texts, when the caller has them; ``rt``: the runtime, when the caller has it).
 
         One thread at a time loads or compiles: threads making the same first call at once get the one
         specialization the first of them made (not one each, published over each other while another
@@ -282,14 +268,14 @@ class Dispatcher:
         _OBTAINING.acquire()  # (not ``with``: its protocol costs as much again, on every first call)
         try:
             spec = self.find(argtypes) if self.specs else None  # (made by another thread meanwhile)
-            return spec or self.from_image(argtypes, texts) or self.compile(argtypes, *self._rejection)
+            return spec or self.from_image(argtypes, texts, rt) or self.compile(argtypes, *self._rejection)
         finally:
             _OBTAINING.release()
 
-    def from_image(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None
+    def from_image(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None, rt: Any = None
                    ) -> Optional[Specialization]:
         """The image's specialization when its entry is valid (remembering why not, otherwise)."""
-        rt = runtime()
+        rt = rt or runtime()
         mdef = self.mdef
         image = rt.loader.image_for(mdef.py_func.__module__)  # (the module of its key)
         self._rejection = _NO_ENTRY
@@ -316,10 +302,16 @@ class Dispatcher:
                                   compiled.vectorcall_address, compiled.def_address)
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
-            spec = _prebuilt(argtypes, entry.rettype, bound, image, entry.symbol)
-        if entry.calls():
+            # (``Specialization(argtypes, entry.rettype, "image", *bound, image, entry.symbol)``, made without
+            # the layers of a call to a class: one is made on the first call of every prebuilt method)
+            spec = _new_object(Specialization)
+            spec.argtypes, spec._return_type, spec.origin = argtypes, entry.rettype, "image"
+            spec.try_address, spec.vectorcall_address, spec.def_address = bound[0], bound[1], 0
+            spec._image, spec._symbol, spec._builtin = image, entry.symbol, None
+        if entry.call_keys:
             rt.add_loaded((self.mdef.key, entry.argtypes), image, entry)
-        self.add(spec)
+        self.specs += (spec,)
+        self._publish()
         return spec
 
     def compile(self, argtypes: tuple[Type, ...], cause: str = "no-entry", image: Any = None,
@@ -353,7 +345,8 @@ class Dispatcher:
                 raise TypeError(f"{self.mdef.key}: {err}") from None
             bound.apply_defaults()
             args = bound.args
-        classes = _classes(type, args)
+        n = len(args)
+        classes = (type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2 else tuple(map(type, args))
         common = _SCALARS.get(classes) or scalar_types(classes)
         if common is not None:  # (the common case: scalars, whose types' texts are known too)
             argtypes, texts, _ = common
@@ -363,7 +356,8 @@ class Dispatcher:
                 argtypes = tuple(map(typeof, args))
             except TypeError as err:
                 raise TypeError(f"{self.mdef.key}: {err}") from None
-        if runtime().building:
+        rt = runtime()
+        if rt.building:
             if not self.declared:
                 if self.recorded is None:
                     self.recorded = {}
@@ -375,7 +369,7 @@ class Dispatcher:
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
-            self.obtain(argtypes, texts)
+            self.obtain(argtypes, texts, rt)
             return self.obj(*args)  # natively, through the specialization just published
         if declared:
             n = len(argtypes)

@@ -78,10 +78,11 @@ def constant_matches(stored: Any, current: Any) -> bool:
 
 
 class CodeEntry:
-    """One code instance stored in an image (immutable by convention; ``calls()`` is worked out once)."""
+    """One code instance stored in an image (immutable by convention). ``call_keys``: the instances it
+    calls (from its ``call`` edges), worked out when it is made."""
 
     __slots__ = ("index", "method", "argtypes", "rettype", "owner", "_ir", "edges", "symbol", "min_world",
-                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "_calls")
+                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "call_keys")
 
     def __init__(self, index: int, method: str, argtypes: tuple[str, ...], rettype: str, owner: str,
                  ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
@@ -102,7 +103,8 @@ class CodeEntry:
         self.boundscheck = boundscheck
         self.native_size = native_size
         self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
-        self._calls: Optional[tuple[InstanceKey, ...]] = None
+        self.call_keys: tuple[InstanceKey, ...] = tuple(
+            (target, _split_types(value)) for kind, target, value in edges if kind == "call")
 
     @property
     def ir(self) -> bytes:
@@ -119,15 +121,8 @@ class CodeEntry:
         return (self.method, self.argtypes)
 
     def calls(self) -> tuple[InstanceKey, ...]:
-        """The instances this entry calls (from its ``call`` edges)."""
-        calls = self._calls
-        if calls is None:
-            found = []
-            for kind, target, value in self.edges:
-                if kind == "call":
-                    found.append((target, _split_types(value)))
-            calls = self._calls = tuple(found)
-        return calls
+        """The instances this entry calls (``call_keys``)."""
+        return self.call_keys
 
     def _replace(self, **changes: Any) -> "CodeEntry":
         fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__[:-1]}
@@ -189,14 +184,27 @@ def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[
     for t in argtypes:
         if type(t) is not str:
             raise ValueError(f"code record {i}: argument types must be strings")
+    calls: list = []
     for e in edges:
         if type(e) is not tuple:
             raise ValueError(f"code record {i}: malformed edges")
-        kind, target, _ = e  # (ValueError unless three fields)
+        kind, target, value = e  # (ValueError unless three fields)
         if type(kind) is not str or type(target) is not str:
             raise ValueError(f"code record {i}: malformed edges")
-    return CodeEntry(i, keys[method], argtypes, rettype, owner, None, edges, symbol, min_world, max_world,
-                     state, boundscheck, native_size, ir_source)
+        if kind == "call":
+            if type(value) is not str:
+                raise ValueError(f"code record {i}: a call edge without argument types")
+            calls.append((target, _split_types(value)))
+    # (made without ``__init__``'s call: this runs on the first call of every prebuilt method)
+    entry = _new_object(CodeEntry)
+    entry.index, entry.method, entry.argtypes, entry.rettype, entry.owner = i, keys[method], argtypes, rettype, owner
+    entry._ir, entry.edges, entry.symbol, entry.min_world, entry.max_world = None, edges, symbol, min_world, max_world
+    entry.state, entry.boundscheck, entry.native_size = state, boundscheck, native_size
+    entry._ir_source, entry.call_keys = ir_source, tuple(calls) if calls else ()
+    return entry
+
+
+_new_object = object.__new__
 
 
 def _ir_bytes(index: int, rec: Any) -> bytes:
@@ -296,6 +304,15 @@ class ImageIndex:
         starts = self._definition_starts
         return self._definitions[starts[i]:starts[i + 1]]
 
+    def holds_definition(self, key: str, current: Optional[bytes]) -> bool:
+        """Whether method ``key``'s stored definition is ``current`` (compared in place: no copy)."""
+        i = self.position.get(key)
+        if i is None or current is None:
+            return False
+        starts = self._definition_starts
+        start = starts[i]
+        return starts[i + 1] - start == len(current) and self._definitions.startswith(current, start)
+
     def entries(self, key: str) -> dict[tuple[str, ...], CodeEntry]:
         """The code entries of method ``key`` by argument types (empty when it has none)."""
         found = self._code.get(key)
@@ -321,8 +338,11 @@ class ImageIndex:
             if not self._decoded[i]:
                 self._decode_module(i)
             start, end = self.starts[i], self.starts[i + 1]
-            if end - start == 1:
-                found = self._built(start, key)
+            if end - start == 1:  # (``_built``, written out: this runs on the first call of every method)
+                found = _code_entry(start, self._code_records[start], self.keys, self._ir_reader)
+                self._code_records[start] = None
+                if found.method != key:
+                    raise ValueError(f"code record {start}: not an entry of {key}")
             else:
                 for j in range(start, end):
                     entry = self._built(j, key)
@@ -400,7 +420,7 @@ class ImageContents:
         self.code: Mapping[InstanceKey, CodeEntry] = {}
         self.objects: dict[str, tuple[str, bytes]] = {}
 
-    # The two lookups validation makes, on the first call of every prebuilt method (an image read at import
+    # The lookups validation makes, on the first call of every prebuilt method (an image read at import
     # replaces them with its index's own, which decode what they find).
     def definition(self, key: str) -> Optional[bytes]:
         """The stored definition of method ``key``, or None."""
@@ -409,6 +429,11 @@ class ImageContents:
     def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
         """The entry for ``(method key, argument types)``, or None."""
         return self.code.get(instance)
+
+    def holds_definition(self, key: str, current: Optional[bytes]) -> bool:
+        """Whether method ``key``'s stored definition is ``current``."""
+        stored = self.definitions.get(key)
+        return stored is not None and stored == current
 
     @classmethod
     def from_tables(cls, tables: dict[str, list]) -> "ImageContents":
@@ -450,6 +475,7 @@ class ImageContents:
         out.code = _LazyView(index.entry, lambda: [(method, argtypes) for method in index.keys
                                                    for argtypes in index.entries(method)], len(index.records))
         out.definition, out.entry = index.definition, index.entry  # type: ignore[method-assign]
+        out.holds_definition = index.holds_definition  # type: ignore[method-assign]
         return out
 
     def ordered(self) -> list[CodeEntry]:

@@ -144,9 +144,11 @@ class Validator:
         self.world = world
         self.reject = reject
         self.verdicts: dict[InstanceKey, Verdict] = {}
+        self._unchanged: dict[str, bool] = {}  # method key → whether its definition is the stored one
 
     def forget(self) -> None:
         self.verdicts.clear()
+        self._unchanged.clear()
         self.world.forget()
 
     # ------------------------------------------------------------------ local checks
@@ -156,19 +158,25 @@ class Validator:
             return Verdict(False, "invalid-at-build")
         if self.reject and entry.method in self.reject:
             return Verdict(False, "debug-reject")
-        definition = self.contents.definition
+        holds = self.contents.holds_definition
         world = self.world
-        stored = definition(entry.method)
-        if stored is None or world.definition(entry.method) != stored:
+        unchanged = self._unchanged
+        key = entry.method
+        same = unchanged.get(key)
+        if same is None:
+            same = unchanged[key] = holds(key, world.definition(key))
+        if not same:
             return Verdict(False, "fingerprint-changed")
         names = world.known_names
         for kind, target, value in entry.edges:  # (kinds in the order of how common they are)
             if kind == "lookup":
                 if (names.get(target) or world.names(target)) != value:
                     return Verdict(False, f"edge-changed:{target}")
-            elif kind == "call":
-                stored = definition(target)
-                if stored is None or world.definition(target) != stored:
+            elif kind == "call":  # (the callee's own check has usually compared its definition already)
+                same = unchanged.get(target)
+                if same is None:
+                    same = unchanged[target] = holds(target, world.definition(target))
+                if not same:
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "global":
                 current = world.resolve(target)
@@ -192,7 +200,7 @@ class Validator:
             entry = find(key)
             if entry is None:
                 return NO_ENTRY
-        calls = entry.calls()
+        calls = entry.call_keys
         for c in calls:
             if c not in verdicts and find(c) is not None:
                 break
@@ -217,7 +225,7 @@ class Validator:
             counter[0] += 1
             stack.append(k)
             on_stack.add(k)
-            for callee in find(k).calls():
+            for callee in find(k).call_keys:
                 if callee in self.verdicts or find(callee) is None:
                     continue
                 if callee not in index:
@@ -250,7 +258,7 @@ class Validator:
             if not locals_[k].valid:
                 shared = shared or Verdict(False, f"edge-changed:{k[0]}")
                 continue
-            for callee in find(k).calls():
+            for callee in find(k).call_keys:
                 if callee in members:
                     continue
                 if find(callee) is None or not self.verdicts[callee].valid:
