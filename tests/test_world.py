@@ -655,6 +655,22 @@ def test_an_index_with_malformed_definitions_rejected(numkit, damage):
     assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
 
 
+def test_a_call_edge_without_argument_types_rejected(numkit):
+    """Checksums that match, over code records whose call edges name their callee's argument types with a
+    number (written by hand): the image is rejected when the records are read, not crashed on later."""
+    from aot.world.image import INDEXED_TABLES, ImageContents
+    path = image_path(numkit, "numkit")
+    image = serializer.read_image(path)
+    code = [rec[:4] + [[[k, t, 7] if k == "call" else [k, t, v] for k, t, v in rec[4]]] + rec[5:]
+            for rec in image.tables["code"]]
+    assert code != image.tables["code"]  # (numkit has calls)
+    serializer.write_image(path, image.header, dict(image.tables, code=code), INDEXED_TABLES)
+    with pytest.raises(ValueError, match="call edge"):
+        ImageContents.from_tables(serializer.read_image(path).tables)
+    run = run_python(numkit, DAMAGE_PROBE)
+    _assert_rejected_cleanly(run, path)
+
+
 # ---------------------------------------------------------------------------- redefinition in a process
 
 REDEFINE_SQR = '''

@@ -74,7 +74,7 @@ def test_import_and_first_calls_against_plain_python_and_numba(built, figures, b
     gen, calls, root = built
     full = bench_full
     n = len(gen.methods)
-    rounds = 9 if full else 3
+    rounds = 15 if full else 3
     probe("plain", gen, calls, root)                # writes the bytecode caches
     aot_runs, plain_runs, idle_aot, idle_plain = [], [], [], []
     for _ in range(rounds):                         # interleaved, so drifting load hits both alike
