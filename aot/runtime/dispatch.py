@@ -192,7 +192,6 @@ def _convertible(actual: Type, declared: Type) -> bool:
 
 
 _OBTAINING = _thread.RLock()  # held while a specialization is loaded or compiled (see ``Dispatcher.obtain``)
-_NO_ENTRY = ("no-entry", None, None)  # why a method has no image specialization: (cause, image, entry)
 
 
 class Dispatcher:
@@ -200,7 +199,7 @@ class Dispatcher:
     the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
     makes none."""
 
-    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "_rejection")
+    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables")
 
     def __init__(self, mdef: MethodDef):
         self.obj = mdef.method
@@ -209,7 +208,6 @@ class Dispatcher:
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
         self._tables: Optional[tuple[Any, ...]] = None  # every table published stays alive (a call may walk one)
-        self._rejection: tuple = _NO_ENTRY
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -267,25 +265,21 @@ class Dispatcher:
         thread's call walks the dispatch table; llvmlite takes one module at a time anyway)."""
         _OBTAINING.acquire()  # (not ``with``: its protocol costs as much again, on every first call)
         try:
-            spec = self.find(argtypes) if self.specs else None  # (made by another thread meanwhile)
-            return spec or self.from_image(argtypes, texts, rt) or self.compile(argtypes, *self._rejection)
+            if self.specs:
+                spec = self.find(argtypes)
+                if spec is not None:  # (made by another thread meanwhile)
+                    return spec
+            rt = rt or runtime()
+            mdef = self.mdef
+            image = rt.loader.image_for(mdef.py_func.__module__)  # (the module of its key)
+            if image is None:
+                return self.compile(argtypes)
+            entry, cause = image.find(mdef.key, tuple(map(str, argtypes)) if texts is None else texts)
+            if entry is None or cause:  # (an invalid entry: the spurious-reinference check compares with it)
+                return self.compile(argtypes, cause, image if entry is not None else None, entry)
+            return self.load(image, entry, argtypes, rt)
         finally:
             _OBTAINING.release()
-
-    def from_image(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None, rt: Any = None
-                   ) -> Optional[Specialization]:
-        """The image's specialization when its entry is valid (remembering why not, otherwise)."""
-        rt = rt or runtime()
-        mdef = self.mdef
-        image = rt.loader.image_for(mdef.py_func.__module__)  # (the module of its key)
-        self._rejection = _NO_ENTRY
-        if image is None:
-            return None
-        entry, cause = image.find(mdef.key, tuple(map(str, argtypes)) if texts is None else texts)
-        if entry is not None and not cause:
-            return self.load(image, entry, argtypes, rt)
-        self._rejection = (cause, image if entry is not None else None, entry)
-        return None
 
     def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Specialization:
         rt = rt or runtime()
