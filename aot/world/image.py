@@ -338,11 +338,8 @@ class ImageIndex:
             if not self._decoded[i]:
                 self._decode_module(i)
             start, end = self.starts[i], self.starts[i + 1]
-            if end - start == 1:  # (``_built``, written out: this runs on the first call of every method)
-                found = _code_entry(start, self._code_records[start], self.keys, self._ir_reader)
-                self._code_records[start] = None
-                if found.method != key:
-                    raise ValueError(f"code record {start}: not an entry of {key}")
+            if end - start == 1:
+                found = self._built(start, key)
             else:
                 for j in range(start, end):
                     entry = self._built(j, key)
