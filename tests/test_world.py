@@ -599,7 +599,7 @@ def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
         lazy, whole = contents.entry(key), full.entry(key)
         assert (lazy.index, entry_edges(lazy), lazy.symbol, lazy.state) == \
             (whole.index, entry_edges(whole), whole.symbol, whole.state)  # (arrays decode as tuples or lists)
-        assert lazy.ir == whole.ir and contents.definition(key[0]) == full.definition(key[0])
+        assert lazy.ir == whole.ir and contents.definitions[key[0]] == full.definitions[key[0]]
 
 
 def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
@@ -665,8 +665,10 @@ def test_a_call_edge_without_argument_types_rejected(numkit):
             for rec in image.tables["code"]]
     assert code != image.tables["code"]  # (numkit has calls)
     serializer.write_image(path, image.header, dict(image.tables, code=code), INDEXED_TABLES)
-    with pytest.raises(ValueError, match="call edge"):
+    with pytest.raises(ValueError, match="call edge"):  # what full reads check
         ImageContents.from_tables(serializer.read_image(path).tables)
+    with pytest.raises(ValueError, match="call edge"):  # what first calls read, entry by entry
+        list(ImageContents.from_image_file(serializer.open_image(path)).code.values())
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
 

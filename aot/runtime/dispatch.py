@@ -69,9 +69,6 @@ class Specialization:
                 f"from {self.origin}>")
 
 
-_new_object = object.__new__
-
-
 def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]]) -> tuple[tuple[Type, ...], ...]:
     """Argument types from ``signatures=`` strings, else from concrete annotations, else none (pure JIT).
 
@@ -296,12 +293,7 @@ class Dispatcher:
                                   compiled.vectorcall_address, compiled.def_address)
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
-            # (``Specialization(argtypes, entry.rettype, "image", *bound, image, entry.symbol)``, made without
-            # the layers of a call to a class: one is made on the first call of every prebuilt method)
-            spec = _new_object(Specialization)
-            spec.argtypes, spec._return_type, spec.origin = argtypes, entry.rettype, "image"
-            spec.try_address, spec.vectorcall_address, spec.def_address = bound[0], bound[1], 0
-            spec._image, spec._symbol, spec._builtin = image, entry.symbol, None
+            spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], 0, image, entry.symbol)
         if entry.call_keys:
             rt.add_loaded((self.mdef.key, entry.argtypes), image, entry)
         self.specs += (spec,)
@@ -357,9 +349,7 @@ class Dispatcher:
                     self.recorded = {}
                 self.recorded.setdefault(argtypes)
             return self.mdef.py_func(*args)
-        declared = self._declared
-        if declared is None:
-            declared = self._declared = _declared_signatures(self.mdef.py_func, self.mdef.signatures)
+        declared = self._declared or self.declared
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.

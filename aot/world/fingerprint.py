@@ -62,10 +62,9 @@ def _canonical(values: tuple) -> Any:
 
 def _code_fields(code: types.CodeType, consts: tuple) -> tuple:
     """Everything of a code object that its compiled code depends on (no names of places, no lines)."""
-    # (plain constants, nearly always, are tested here: one call fewer on every prebuilt method's first call)
-    return (code.co_code, consts if _plain_types(map(type, consts)) else _canonical(consts), code.co_names,
-            code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount, code.co_posonlyargcount,
-            code.co_kwonlyargcount, code.co_flags)
+    return (code.co_code, _canonical(consts), code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags)
 
 
 def definition(py_func: Callable, options: Any = None) -> bytes:
@@ -79,12 +78,9 @@ def definition(py_func: Callable, options: Any = None) -> bytes:
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
-    defaults = py_func.__defaults__
-    if defaults is not None and not _plain_types(map(type, defaults)):
-        defaults = _canonical(defaults)
-    kwdefaults = py_func.__kwdefaults__
+    defaults, kwdefaults = py_func.__defaults__, py_func.__kwdefaults__
     return marshal.dumps(_code_fields(code, consts) + (
-        defaults, None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
+        None if defaults is None else _canonical(defaults), None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
         _TRAILER if options is None else options.trailer), _MARSHAL_VERSION)
 
 

@@ -87,7 +87,8 @@ class CodeEntry:
     def __init__(self, index: int, method: str, argtypes: tuple[str, ...], rettype: str, owner: str,
                  ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
                  max_world: int, state: str, boundscheck: bool = True, native_size: int = 0,
-                 ir_source: Optional[Callable[[int], bytes]] = None):
+                 ir_source: Optional[Callable[[int], bytes]] = None,
+                 call_keys: Optional[tuple[InstanceKey, ...]] = None):
         # (one field a statement: made once per prebuilt method on its first call, so kept to stores)
         self.index = index
         self.method = method
@@ -103,8 +104,10 @@ class CodeEntry:
         self.boundscheck = boundscheck
         self.native_size = native_size
         self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
+        # (the instances it calls, when its maker has not worked them out already)
         self.call_keys: tuple[InstanceKey, ...] = tuple(
-            (target, _split_types(value)) for kind, target, value in edges if kind == "call")
+            [(target, _split_types(value)) for kind, target, value in edges if kind == "call"]) \
+            if call_keys is None else call_keys
 
     @property
     def ir(self) -> bytes:
@@ -184,7 +187,7 @@ def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[
     for t in argtypes:
         if type(t) is not str:
             raise ValueError(f"code record {i}: argument types must be strings")
-    calls: list = []
+    calls: list[InstanceKey] = []
     for e in edges:
         if type(e) is not tuple:
             raise ValueError(f"code record {i}: malformed edges")
@@ -195,16 +198,8 @@ def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[
             if type(value) is not str:
                 raise ValueError(f"code record {i}: a call edge without argument types")
             calls.append((target, _split_types(value)))
-    # (made without ``__init__``'s call: this runs on the first call of every prebuilt method)
-    entry = _new_object(CodeEntry)
-    entry.index, entry.method, entry.argtypes, entry.rettype, entry.owner = i, keys[method], argtypes, rettype, owner
-    entry._ir, entry.edges, entry.symbol, entry.min_world, entry.max_world = None, edges, symbol, min_world, max_world
-    entry.state, entry.boundscheck, entry.native_size = state, boundscheck, native_size
-    entry._ir_source, entry.call_keys = ir_source, tuple(calls) if calls else ()
-    return entry
-
-
-_new_object = object.__new__
+    return CodeEntry(i, keys[method], argtypes, rettype, owner, None, edges, symbol, min_world, max_world,
+                     state, boundscheck, native_size, ir_source, tuple(calls))
 
 
 def _ir_bytes(index: int, rec: Any) -> bytes:
@@ -417,12 +412,8 @@ class ImageContents:
         self.code: Mapping[InstanceKey, CodeEntry] = {}
         self.objects: dict[str, tuple[str, bytes]] = {}
 
-    # The lookups validation makes, on the first call of every prebuilt method (an image read at import
+    # The two lookups validation makes, on the first call of every prebuilt method (an image read at import
     # replaces them with its index's own, which decode what they find).
-    def definition(self, key: str) -> Optional[bytes]:
-        """The stored definition of method ``key``, or None."""
-        return self.definitions.get(key)
-
     def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
         """The entry for ``(method key, argument types)``, or None."""
         return self.code.get(instance)
@@ -471,8 +462,7 @@ class ImageContents:
         out.definitions = _LazyView(index.definition, lambda: index.keys, len(index.keys))
         out.code = _LazyView(index.entry, lambda: [(method, argtypes) for method in index.keys
                                                    for argtypes in index.entries(method)], len(index.records))
-        out.definition, out.entry = index.definition, index.entry  # type: ignore[method-assign]
-        out.holds_definition = index.holds_definition  # type: ignore[method-assign]
+        out.entry, out.holds_definition = index.entry, index.holds_definition  # type: ignore[method-assign]
         return out
 
     def ordered(self) -> list[CodeEntry]:

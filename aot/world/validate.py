@@ -144,11 +144,9 @@ class Validator:
         self.world = world
         self.reject = reject
         self.verdicts: dict[InstanceKey, Verdict] = {}
-        self._unchanged: dict[str, bool] = {}  # method key → whether its definition is the stored one
 
     def forget(self) -> None:
         self.verdicts.clear()
-        self._unchanged.clear()
         self.world.forget()
 
     # ------------------------------------------------------------------ local checks
@@ -160,23 +158,15 @@ class Validator:
             return Verdict(False, "debug-reject")
         holds = self.contents.holds_definition
         world = self.world
-        unchanged = self._unchanged
-        key = entry.method
-        same = unchanged.get(key)
-        if same is None:
-            same = unchanged[key] = holds(key, world.definition(key))
-        if not same:
+        if not holds(entry.method, world.definition(entry.method)):
             return Verdict(False, "fingerprint-changed")
         names = world.known_names
         for kind, target, value in entry.edges:  # (kinds in the order of how common they are)
             if kind == "lookup":
                 if (names.get(target) or world.names(target)) != value:
                     return Verdict(False, f"edge-changed:{target}")
-            elif kind == "call":  # (the callee's own check has usually compared its definition already)
-                same = unchanged.get(target)
-                if same is None:
-                    same = unchanged[target] = holds(target, world.definition(target))
-                if not same:
+            elif kind == "call":
+                if not holds(target, world.definition(target)):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "global":
                 current = world.resolve(target)
