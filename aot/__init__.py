@@ -27,7 +27,7 @@ from .types import U16 as u16
 from .types import U32 as u32
 from .types import U64 as u64
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 __all__ = ["CompileError", "Event", "NoDeviceError", "StrictModeError", "boolean", "events", "f32", "f64", "gpu",
            "i8", "i16", "i32", "i64", "jit", "kernel", "stats", "strict", "u8", "u16", "u32", "u64", "world"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -607,10 +608,10 @@ def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    ((keys, starts, definitions, definition_starts),) = image.tables["index"]
+    ((keys, starts, definitions, definition_starts, *refs),) = image.tables["index"]
     swapped = keys.split("\n")
     swapped[0], swapped[1] = swapped[1], swapped[0]
-    index = [["\n".join(swapped), starts, definitions, definition_starts]]
+    index = [["\n".join(swapped), starts, definitions, definition_starts, *refs]]
     serializer.write_image(path, image.header, dict(image.tables, index=index), INDEXED_TABLES)
     with pytest.raises(ValueError, match="index table"):
         ImageContents.from_image_file(serializer.open_image(path))
@@ -639,11 +640,12 @@ def test_an_index_with_malformed_definitions_rejected(numkit, damage):
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    ((keys, starts, definitions, definition_starts),) = image.tables["index"]
+    ((keys, starts, definitions, definition_starts, *refs),) = image.tables["index"]
     if damage == "definitions-not-bytes":
-        index = [[keys, starts, definitions.hex(), definition_starts]]
+        index = [[keys, starts, definitions.hex(), definition_starts, *refs]]
     else:
-        index = [[keys, starts, definitions, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little")]]
+        index = [[keys, starts, definitions, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little"),
+                  *refs]]
     methods = [[rec[0], rec[1], rec[2].hex()] for rec in image.tables["methods"]]
     serializer.write_image(path, image.header, dict(image.tables, index=index, methods=methods), INDEXED_TABLES)
     with pytest.raises(ValueError, match="index table"):  # what first calls read
@@ -655,19 +657,33 @@ def test_an_index_with_malformed_definitions_rejected(numkit, damage):
     assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
 
 
-def test_a_call_edge_without_argument_types_rejected(numkit):
-    """Checksums that match, over code records whose call edges name their callee's argument types with a
-    number (written by hand): the image is rejected when the records are read, not crashed on later."""
+def _with_call_edges(rec: list, call: int, edit: Any) -> list:
+    """Code record ``rec`` with ``edit(edge)`` in place of each call edge (``call``: the kind's number)."""
+    return rec[:4] + [[edit(e) if e[0] == call else e for e in rec[4]]] + rec[5:]
+
+
+@pytest.mark.parametrize("damage", ["call-edge-types-as-text", "callee-out-of-range", "string-out-of-range"])
+def test_code_records_that_refer_to_nothing_rejected(numkit, damage):
+    """Checksums that match, over code records (written by hand) whose call edges give their callee's
+    argument types as text instead of a string number, whose callee is no method key, or whose return type
+    is no string: the image is rejected when the records are read, not crashed on later, and never served
+    from."""
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    code = [rec[:4] + [[[k, t, 7] if k == "call" else [k, t, v] for k, t, v in rec[4]]] + rec[5:]
-            for rec in image.tables["code"]]
+    call = image.tables["index"][0][4].index("call")
+    if damage == "call-edge-types-as-text":
+        code = [_with_call_edges(rec, call, lambda e: e[:2] + ["(f64)"]) for rec in image.tables["code"]]
+    elif damage == "callee-out-of-range":
+        code = [_with_call_edges(rec, call, lambda e: [e[0], 10**6, e[2]]) for rec in image.tables["code"]]
+    else:
+        code = [rec[:2] + [len(image.tables["index"][0][4])] + rec[3:] for rec in image.tables["code"]]
+    match = "should name a string, a method key or a constant names none"
     assert code != image.tables["code"]  # (numkit has calls)
     serializer.write_image(path, image.header, dict(image.tables, code=code), INDEXED_TABLES)
-    with pytest.raises(ValueError, match="call edge"):  # what full reads check
+    with pytest.raises(ValueError, match=match):  # what full reads check
         ImageContents.from_tables(serializer.read_image(path).tables)
-    with pytest.raises(ValueError, match="call edge"):  # what first calls read, entry by entry
+    with pytest.raises(ValueError, match=match):  # what first calls read, entry by entry
         list(ImageContents.from_image_file(serializer.open_image(path)).code.values())
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)

@@ -168,6 +168,10 @@ def read_audited(path: Path) -> AuditedImage:
             raise AuditError(f"{path}: malformed image: {problem}")
         contents = ImageContents.from_tables(image.tables)
     except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
+        version = image.header.get("compiler_version")
+        if version != COMPILER_VERSION:  # (tables are laid out as their compiler version lays them out)
+            raise AuditError(f"{path}: written by aot {version}, whose tables aot {COMPILER_VERSION} cannot "
+                             f"read ({err}); rebuild it") from None
         raise AuditError(f"{path}: malformed image: {err}") from None
     for entry in contents.code.values():
         problem = _entry_problem(entry)
@@ -200,9 +204,8 @@ def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
         method = rec["method"]
         if isinstance(method, bool) or not isinstance(method, int) or not 0 <= method < len(methods):
             return f"code entry {i}: method index {method!r} is not an index into the {len(methods)} methods"
-        if not isinstance(rec["argtypes"], list) or not isinstance(rec["edges"], list) or \
-                not all(isinstance(e, list) for e in rec["edges"]):
-            return f"code entry {i}: argtypes or edges are not lists"
+        if not isinstance(rec["edges"], list):
+            return f"code entry {i}: its edges are not a list"
     irs = IR.unpack_all(tables.get("ir", []))
     if len(irs) != len(code):
         return f"{len(irs)} IR records for {len(code)} code entries"

@@ -32,7 +32,7 @@ from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance
 from ..runtime import runtime
 from ..runtime.dispatch import dispatcher_of
-from ..world.fingerprint import COMPILER_VERSION
+from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
 from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
 from ..world.validate import CurrentWorld, Validator
@@ -218,8 +218,9 @@ class _Builder:
         for (key, argtypes), inst in sorted(instances.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
             for k in [key] + [e.target for e in inst.edges if e.kind == "call"]:
                 if k not in contents.fingerprints:
-                    contents.fingerprints[k] = world.fingerprint(k) or ""
-                    contents.definitions[k] = world.definition(k) or b""
+                    found = world.definition(k)
+                    contents.definitions[k] = found or b""
+                    contents.fingerprints[k] = "" if found is None else fingerprint_of(found)
             mdef = self.rt.table.methods.get(key)
             contents.code[(key, tuple(map(str, argtypes)))] = CodeEntry(
                 0, key, tuple(map(str, argtypes)), str(inst.return_type), "cpu",

@@ -24,7 +24,7 @@ import marshal
 import types
 from typing import Any, Callable, Optional
 
-COMPILER_VERSION = "0.6.0"
+COMPILER_VERSION = "0.7.0"
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
 _plain_types = _PLAIN.issuperset

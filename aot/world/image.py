@@ -8,13 +8,25 @@
 Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes), ``code`` (one
 record per code instance: argument types, edges, symbol, validity state…; grouped by method, in key order),
 ``ir`` (the typed IR of code record *i* at position *i*) and ``index`` (one record: the method keys, where
-each method's code records start, and the methods' definitions back to back, which validation compares).
-A package's first calls decode the index, then the code records of the modules whose methods they call
-(``ImageIndex``); the methods table is for tools, and an entry's IR is decoded only when something reads it
-(curing, the spurious-reinference check, ``aot inspect``, incremental builds).
+each method's code records start, the methods' definitions back to back, which validation compares, and
+the strings and constants the code records refer to). A package's first calls decode the index, then the code records of the modules whose
+methods they call (``ImageIndex``); the methods table is for tools, and an entry's IR is decoded only when
+something reads it (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
+
+A code record refers to text by number, so that decoding one makes almost no objects (each would be fresh
+memory on a first call, and touching fresh memory is what a first call pays most for on some machines):
+argument types (as one signature text, ``"(f64, i64)"``), return type, owner and validity state are
+indices into the index's ``strings``, and each edge is three numbers, ``[kind, target, value]``: the kind
+and (except for a call, whose target is the callee's index among the method keys) the target index the
+strings; the value indexes the strings, or for a ``global`` edge the index's ``constants`` (the values
+entries folded in). Reading records, an edge's numbers are turned into text once per image
+(``_References``): entries share their edges, and modules share most of theirs. An open-ended
+``max_world`` is nil.
 
 Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
-place that names their fields. Nothing here imports llvmlite.
+place that names their fields. The encoding of the code record's fields changed with compiler version
+0.7.0 (images of another compiler version are rejected by their header before any table is read).
+Nothing here imports llvmlite.
 """
 from __future__ import annotations
 
@@ -34,7 +46,7 @@ CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol
               "state", "boundscheck", "native_size")
 IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
-INDEX = record("index", "keys", "code_starts", "definitions", "definition_starts")
+INDEX = record("index", "keys", "code_starts", "definitions", "definition_starts", "strings", "constants")
 
 #: Tables whose records are read one at a time (``serializer.ImageFile.records``).
 INDEXED_TABLES = ("code", "ir")
@@ -152,54 +164,141 @@ def _split_types(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-# The exact types of the required fields of a code record (see CODE). msgpack decodes exact types, so
-# ``type(v) is T`` is the check (a bool is no int here); arrays decode as tuples at import, lists otherwise.
-_CODE_FIELD_TYPES = (("method", int), ("argtypes", tuple), ("rettype", str), ("owner", str), ("edges", tuple),
-                     ("symbol", str), ("min_world", int), ("max_world", int), ("state", str),
+# The exact types of the required fields of a code record (see CODE and the module docstring). msgpack
+# decodes exact types, so ``type(v) is T`` is the check (a bool is no int here); arrays decode as tuples at
+# import, lists otherwise. ``max_world`` may also be nil (open-ended).
+_CODE_FIELD_TYPES = (("method", int), ("argtypes", int), ("rettype", int), ("owner", int), ("edges", tuple),
+                     ("symbol", str), ("min_world", int), ("max_world", int), ("state", int),
                      ("boundscheck", bool), ("native_size", int))
 _N_REQUIRED = len(CODE.required)
 _STR = {str}
 
 
-def _code_entry(i: int, raw: Any, keys: list[str], ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
-    """The entry of code record ``i``, after checking its fields (a checksum-valid file may still hold
-    nonsense written by hand). Fields appended by later formats would take their defaults (see CODE).
+class _References:
+    """What code records refer to by number (see the module docstring): the method keys and the index's
+    strings and constants; and what is made of them, once per image and shared by every entry: the argument
+    types of each signature text, and each distinct edge with the instance it calls (None unless a call)."""
 
-    This runs on the first call of every prebuilt method: plain comparisons, no temporaries."""
+    __slots__ = ("keys", "strings", "constants", "signatures", "edges")
+
+    def __init__(self, keys: list[str], strings: tuple[str, ...], constants: tuple):
+        self.keys, self.strings, self.constants = keys, strings, constants
+        self.signatures: list[Optional[tuple[str, ...]]] = [None] * len(strings)
+        self.edges: dict[tuple, tuple[tuple[str, str, Any], Optional[InstanceKey]]] = {}
+
+    def signature(self, i: int) -> tuple[str, ...]:
+        types = self.signatures[i]
+        if types is None:
+            types = self.signatures[i] = _split_types(self.strings[i])
+        return types
+
+    def edge(self, numbers: tuple) -> tuple[tuple[str, str, Any], Optional[InstanceKey]]:
+        """The edge three numbers stand for, and the instance it calls (IndexError, TypeError or ValueError
+        when they stand for nothing)."""
+        kind, target, value = numbers
+        kind = self.strings[kind]
+        if kind == "call":
+            target = self.keys[target]
+            found = (kind, target, self.strings[value]), (target, self.signature(value))
+        else:
+            found = (kind, self.strings[target],
+                     self.constants[value] if kind == "global" else self.strings[value]), None
+        self.edges[numbers] = found
+        return found
+
+
+def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
+    """The entry of code record ``i``, after checking its fields (a checksum-valid file may still hold
+    nonsense written by hand): each number must index what it refers to (``refs``). Fields appended by
+    later formats would take their defaults (see CODE).
+
+    This runs on the first call of every prebuilt method, where each bytecode counts: a number is checked by
+    indexing with it (an integer, not too large). A negative one reads from the end: it is no more wrong
+    than any other number a hand-edited record may hold, and then it is the entry that is wrong, not the
+    reader (the build writes none). Shapes and the other fields' types are checked."""
     if len(raw) != _N_REQUIRED:
         if len(raw) < _N_REQUIRED:
             raise ValueError(f"code record {i}: {len(raw)} fields, needs at least {_N_REQUIRED}")
         raw = raw[:_N_REQUIRED]
     method, argtypes, rettype, owner, edges, symbol, min_world, max_world, state, boundscheck, native_size = raw
-    if type(argtypes) is list:  # a full read decodes arrays as lists
-        argtypes = tuple(argtypes)
-        edges = tuple([tuple(e) if type(e) is list else e for e in edges]) if type(edges) is list else edges
-    if not (type(method) is int and type(argtypes) is tuple and type(rettype) is str and type(owner) is str
-            and type(edges) is tuple and type(symbol) is str and type(min_world) is int
-            and type(max_world) is int and type(state) is str and type(boundscheck) is bool
+    if type(edges) is list:  # a full read decodes arrays as lists
+        edges = tuple([tuple(e) if type(e) is list else e for e in edges])
+    if not (type(edges) is tuple and type(symbol) is str and type(min_world) is int
+            and (type(max_world) is int or max_world is None) and type(boundscheck) is bool
             and type(native_size) is int):
-        for (name, kind), value in zip(_CODE_FIELD_TYPES, (method, argtypes, *raw[2:])):
-            if type(value) is not kind:
-                raise ValueError(f"code record {i}: field {name} is a {type(value).__name__}, not a "
-                                 f"{'list' if kind is tuple else kind.__name__}")
-    if not 0 <= method < len(keys):
-        raise ValueError(f"code record {i}: method index {method} out of range")
-    for t in argtypes:
-        if type(t) is not str:
-            raise ValueError(f"code record {i}: argument types must be strings")
-    calls: list[InstanceKey] = []
-    for e in edges:
-        if type(e) is not tuple:
-            raise ValueError(f"code record {i}: malformed edges")
-        kind, target, value = e  # (ValueError unless three fields)
-        if type(kind) is not str or type(target) is not str:
-            raise ValueError(f"code record {i}: malformed edges")
+        for (name, kind), value in zip(_CODE_FIELD_TYPES, raw):
+            if type(value) is not kind and not (name == "max_world" and value is None) and kind is not int:
+                raise ValueError(f"code record {i}: field {name} is a {type(value).__name__}, not "
+                                 f"{'a list' if kind is tuple else 'a ' + kind.__name__}")
+        raise ValueError(f"code record {i}: a field that should be an integer is not one")
+    try:
+        known = refs.edges
+        resolved: list[tuple[str, str, Any]] = []
+        calls: list[InstanceKey] = []
+        for numbers in edges:
+            edge, call = known.get(numbers) or refs.edge(numbers)
+            resolved.append(edge)
+            if call is not None:
+                calls.append(call)
+        strings = refs.strings
+        return CodeEntry(i, refs.keys[method], refs.signatures[argtypes] or refs.signature(argtypes),
+                         strings[rettype], strings[owner], None, tuple(resolved), symbol, min_world,
+                         MAX_WORLD if max_world is None else max_world, strings[state], boundscheck,
+                         native_size, ir_source, tuple(calls))
+    except (IndexError, TypeError, ValueError):
+        raise ValueError(f"code record {i}: a number in it that should name a string, a method key or a "
+                         f"constant names none") from None
+
+
+def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, int],
+                 constant: dict[str, int]) -> list:
+    """Entry ``entry`` as a code record: method keys by their ``position``, text and constants by their
+    numbers in the index (``number``, and ``constant`` by ``repr``; see the module docstring)."""
+    edges: list[list[int]] = []
+    for kind, target, value in entry.edges:
         if kind == "call":
-            if type(value) is not str:
-                raise ValueError(f"code record {i}: a call edge without argument types")
-            calls.append((target, _split_types(value)))
-    return CodeEntry(i, keys[method], argtypes, rettype, owner, None, edges, symbol, min_world, max_world,
-                     state, boundscheck, native_size, ir_source, tuple(calls))
+            if target not in position:
+                raise ValueError(f"{entry.method}: a call edge to {target}, whose definition the image lacks")
+            edges.append([number[kind], position[target], number[value]])
+        else:
+            edges.append([number[kind], number[target],
+                          constant[repr(value)] if kind == "global" else number[value]])
+    return CODE.pack({
+        "method": position[entry.method], "argtypes": number[signature_text(entry.argtypes)],
+        "rettype": number[entry.rettype], "owner": number[entry.owner], "edges": edges, "symbol": entry.symbol,
+        "min_world": entry.min_world, "max_world": None if entry.max_world == MAX_WORLD else entry.max_world,
+        "state": number[entry.state], "boundscheck": bool(entry.boundscheck), "native_size": entry.native_size,
+    })
+
+
+def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
+    """Every text and every constant the code records of ``entries`` refer to by number, each sorted (so
+    rebuilding gives the same image); constants are told apart by ``repr`` (``1``, ``1.0`` and ``True``
+    are three)."""
+    texts: set[str] = set()
+    constants: dict[str, Any] = {}
+    for e in entries:
+        text = signature_text(e.argtypes)
+        if _split_types(text) != tuple(e.argtypes):
+            raise ValueError(f"{e.method}: argument types {e.argtypes!r} do not survive being written as text")
+        texts.update((text, e.rettype, e.owner, e.state))
+        for kind, target, value in e.edges:
+            texts.add(kind)
+            if kind != "call":
+                texts.add(target)
+            if kind == "global":
+                constants[repr(value)] = value
+            else:
+                texts.add(value)
+    if not all(type(t) is str for t in texts):
+        raise ValueError("a code entry holds text that is not a string (a type, state or edge)")
+    return sorted(texts), [constants[k] for k in sorted(constants)]
+
+
+def signature_text(argtypes: tuple[str, ...]) -> str:
+    """``("f64[:, :]", "i64")`` → ``"(f64[:, :], i64)"``: what call edges record (``_split_types`` undoes
+    it)."""
+    return "(" + ", ".join(argtypes) + ")"
 
 
 def _ir_bytes(index: int, rec: Any) -> bytes:
@@ -219,10 +318,12 @@ def _method_record(i: int, rec: Any, key: str) -> bytes:
 _N_METHOD_FIELDS = len(METHODS.required)
 
 
-def _index_record(keys: list[str], code_methods: list[int], definitions: list[bytes]) -> list:
+def _index_record(keys: list[str], code_methods: list[int], definitions: list[bytes], strings: list[str],
+                  constants: list) -> list:
     """The ``index`` table's one record for sorted method ``keys``, the method index of each code record (in
-    table order) and each method's definition: the keys joined by newlines and where each method's code
-    records start (u32s), then the definitions back to back and where each starts (u32s)."""
+    table order), each method's definition, and the strings and constants the code records refer to: the
+    keys joined by newlines and where each method's code records start (u32s), then the definitions back to
+    back and where each starts (u32s), then the strings and the constants."""
     if any("\n" in k for k in keys):
         raise ValueError("a method key holds a newline")
     starts = [0] * (len(keys) + 1)
@@ -234,7 +335,16 @@ def _index_record(keys: list[str], code_methods: list[int], definitions: list[by
     for i, d in enumerate(definitions):
         definition_starts[i + 1] = definition_starts[i] + len(d)
     return INDEX.pack({"keys": "\n".join(keys), "code_starts": _u32s(starts), "definitions": b"".join(definitions),
-                       "definition_starts": _u32s(definition_starts)})
+                       "definition_starts": _u32s(definition_starts), "strings": strings,
+                       "constants": [_plain(c) for c in constants]})
+
+
+def _references(keys: list[str], rec: Any) -> _References:
+    """What the code records refer to, from index record ``rec`` (ValueError when it is malformed)."""
+    strings, constants = rec[4], rec[5]
+    if type(strings) not in _ARRAY or not _STR.issuperset(map(type, strings)) or type(constants) not in _ARRAY:
+        raise ValueError("malformed index table: its strings are not all text, or its constants no list")
+    return _References(keys, tuple(strings), tuple(constants))
 
 
 def _u32s(values: list[int]) -> bytes:
@@ -275,6 +385,7 @@ class ImageIndex:
         self.starts = _starts(rec[1], n, len(self.records))
         self._definitions: bytes = rec[2]
         self._definition_starts = _starts(rec[3], n, len(rec[2]))
+        self.refs = _references(self.keys, rec)
         if len(self.position) != n or not self.starts or not self._definition_starts \
                 or self.keys != sorted(self.keys):
             raise ValueError("the index table does not fit the code table")
@@ -346,7 +457,7 @@ class ImageIndex:
 
     def _built(self, j: int, key: str) -> CodeEntry:
         """The entry of code record ``j``, checked to be one of method ``key``'s; the record is released."""
-        entry = _code_entry(j, self._code_records[j], self.keys, self._ir_reader)
+        entry = _code_entry(j, self._code_records[j], self.refs, self._ir_reader)
         self._code_records[j] = None  # (what the entry needs of its record, it holds)
         if entry.method != key:
             raise ValueError(f"code record {j}: not an entry of {key}")
@@ -437,17 +548,22 @@ class ImageContents:
         out.definitions = {rec[0]: rec[2] for rec in methods}
         if len(ir) != len(code):
             raise ValueError(f"{len(ir)} IR records for {len(code)} code records")
-        entries = [_code_entry(i, rec, keys, None) for i, rec in enumerate(code)]
+        index = tables.get("index")
+        if code and (type(index) not in _ARRAY or len(index) != 1 or type(index[0]) not in _ARRAY
+                     or len(index[0]) < len(INDEX.required)):
+            raise ValueError("code records without the index table, which holds their strings")
+        refs = _references(keys, index[0]) if code else _References(keys, (), ())
+        entries = [_code_entry(i, rec, refs, None) for i, rec in enumerate(code)]
         for i, entry in enumerate(entries):
             entry._ir = _ir_bytes(i, ir[i])
             out.code[entry.key] = entry  # type: ignore[index]
         if len(out.code) != len(entries):
             raise ValueError("code records: two entries for the same method and argument types")
-        index = tables.get("index")
         if index is not None:  # what first calls read must say what the tables say
             methods_of = [rec[0] for rec in code]
             if methods_of != sorted(methods_of) or len(index) != 1 or list(index[0][:len(INDEX.required)]) \
-                    != _index_record(keys, methods_of, [out.definitions[k] for k in keys]):
+                    != _index_record(keys, methods_of, [out.definitions[k] for k in keys], list(index[0][4]),
+                                     list(index[0][5])):
                 raise ValueError("the index table does not fit the methods and code tables")
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
@@ -473,19 +589,17 @@ class ImageContents:
         keys = sorted(self.definitions)
         position = {k: i for i, k in enumerate(keys)}
         entries = self.ordered()
-        code = [CODE.pack({
-            "method": position[e.method], "argtypes": list(e.argtypes), "rettype": e.rettype, "owner": e.owner,
-            "edges": [list(edge) for edge in e.edges], "symbol": e.symbol,
-            "min_world": e.min_world, "max_world": e.max_world, "state": e.state,
-            "boundscheck": bool(e.boundscheck), "native_size": e.native_size,
-        }) for e in entries]
+        strings, constants = _referenced(entries)
+        number = {text: i for i, text in enumerate(strings)}
+        constant = {repr(value): i for i, value in enumerate(constants)}
+        code = [_code_record(e, position, number, constant) for e in entries]
         return {
             "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints.get(k, ""),
                                       "definition": self.definitions[k]}) for k in keys],
             "code": code,
             "ir": [IR.pack({"ir": e.ir}) for e in entries],
             "index": [_index_record(keys, [position[e.method] for e in entries],
-                                    [self.definitions[k] for k in keys])],
+                                    [self.definitions[k] for k in keys], strings, constants)],
         }
 
     def object_tables(self) -> dict[str, list]:

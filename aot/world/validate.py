@@ -53,24 +53,21 @@ _DEFAULT_OPTIONS = MethodOptions()
 class CurrentWorld:
     """Answers questions about the current definitions: what a name is bound to, a method's fingerprint.
 
-    Fingerprints are remembered for the current world, until a method is redefined (``forget``); so are
-    looked-up names that stand for a module or a builtin (``math``, ``len``: validating a thousand entries
-    that call ``len`` resolves it once per module). Names bound to functions are looked up every time
-    (they are what tests patch), and a name that resolves to nothing is never remembered (its module
-    may simply not be imported yet).
+    Looked-up names that stand for a module or a builtin (``math``, ``len``) are remembered for the current
+    world, until a method is redefined (``forget``): validating a thousand entries that call ``len``
+    resolves it once per module. Names bound to functions are looked up every time (they are what tests
+    patch), and a name that resolves to nothing is never remembered (its module may simply not be imported
+    yet). Definitions are encoded each time they are asked for: a validator remembers what it compared
+    (``Validator.holds``), not the bytes, which would be a quarter of a kilobyte of fresh memory for each
+    method called.
     """
 
     def __init__(self, table: Any):
         self.table = table
-        self._definitions: dict[str, Optional[bytes]] = {}
         self.known_names: dict[str, str] = {}  # what ``names`` remembers (read directly by validation)
 
-    def forget(self, key: Optional[str] = None) -> None:
+    def forget(self) -> None:
         self.known_names.clear()
-        if key is None:
-            self._definitions.clear()
-        else:
-            self._definitions.pop(key, None)
 
     def resolve(self, where: str) -> Any:
         """The value ``module:name`` has now (through the module's globals, then builtins)."""
@@ -101,16 +98,11 @@ class CurrentWorld:
 
     def definition(self, key: str) -> Optional[bytes]:
         """The current definition of method ``key`` (``aot.world.fingerprint.definition``), or None."""
-        found = self._definitions.get(key, _MISSING)
-        if found is _MISSING:
-            mdef = self.table.methods.get(key)
-            if mdef is not None:
-                found = definition(mdef.py_func, mdef.options)
-            else:
-                func = self.function_for(key)
-                found = definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None
-            self._definitions[key] = found
-        return found
+        mdef = self.table.methods.get(key)
+        if mdef is not None:
+            return definition(mdef.py_func, mdef.options)
+        func = self.function_for(key)
+        return definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None
 
     def fingerprint(self, key: str) -> Optional[str]:
         found = self.definition(key)
@@ -144,10 +136,17 @@ class Validator:
         self.world = world
         self.reject = reject
         self.verdicts: dict[InstanceKey, Verdict] = {}
+        self.held: dict[str, bool] = {}  # method key → whether its stored definition is the current one
 
     def forget(self) -> None:
         self.verdicts.clear()
+        self.held.clear()
         self.world.forget()
+
+    def holds(self, key: str) -> bool:
+        """Whether the image's definition of method ``key`` is its current one (compared once a world)."""
+        held = self.held[key] = self.contents.holds_definition(key, self.world.definition(key))
+        return held
 
     # ------------------------------------------------------------------ local checks
     def local_check(self, entry: CodeEntry) -> Verdict:
@@ -156,17 +155,17 @@ class Validator:
             return Verdict(False, "invalid-at-build")
         if self.reject and entry.method in self.reject:
             return Verdict(False, "debug-reject")
-        holds = self.contents.holds_definition
-        world = self.world
-        if not holds(entry.method, world.definition(entry.method)):
+        held = self.held
+        if not (held.get(entry.method) or self.holds(entry.method)):
             return Verdict(False, "fingerprint-changed")
+        world = self.world
         names = world.known_names
         for kind, target, value in entry.edges:  # (kinds in the order of how common they are)
             if kind == "lookup":
                 if (names.get(target) or world.names(target)) != value:
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
-                if not holds(target, world.definition(target)):
+                if not (held.get(target) or self.holds(target)):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "global":
                 current = world.resolve(target)
