@@ -971,3 +971,35 @@ def test_runs_of_records_read_back_what_was_written(rows, data) -> None:
 def test_the_package_exports_what_it_lists() -> None:
     import serializer
     assert all(hasattr(serializer, name) for name in serializer.__all__)
+
+
+@pytest.mark.parametrize("size", [0, 10, 255, 256, 65535, 65536])  # bin 8, 16 and 32 and their edges
+def test_a_blob_is_found_in_place_not_decoded(tmp_path: Path, size: int) -> None:
+    """``blob`` says where a one-bin table's bytes lie in the mapped file: they compare equal to what was
+    written, and nothing was copied to find them."""
+    payload = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    path = tmp_path / "blob.aotimg"
+    write_image(path, {"v": 1}, {"blob": [[payload]], "other": [[1, 2]]})
+    image = open_image(path)
+    source, start, end = image.blob("blob")
+    assert source[start:end] == payload and end - start == size
+    assert image.span("blob")[1] == end  # (the bytes end the table)
+
+
+@pytest.mark.parametrize("table", [[[1, 2]], [[b"x", b"y"]], [[b"x"], [b"y"]], [], [["text"]]])
+def test_a_table_that_is_not_one_bin_is_no_blob(table: list) -> None:
+    image = ImageFile.from_bytes(encode_image({}, {"t": table}))
+    with pytest.raises(ImageError, match="not one record of one bin"):
+        image.blob("t")
+    with pytest.raises(ImageError, match="missing table"):
+        image.blob("nothing")
+
+
+def test_a_damaged_blob_is_found_by_its_checksum(tmp_path: Path) -> None:
+    path = tmp_path / "blob.aotimg"
+    write_image(path, {}, {"blob": [[b"abcdef" * 100]]})
+    data = bytearray(path.read_bytes())
+    start, end = ImageFile.from_bytes(bytes(data)).span("blob")
+    data[end - 1] ^= 0xFF
+    with pytest.raises(ImageError, match="checksum"):
+        ImageFile.from_bytes(bytes(data)).blob("blob")

@@ -608,10 +608,10 @@ def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    ((keys, starts, definitions, definition_starts, *refs),) = image.tables["index"]
+    ((keys, *rest),) = image.tables["index"]
     swapped = keys.split("\n")
     swapped[0], swapped[1] = swapped[1], swapped[0]
-    index = [["\n".join(swapped), starts, definitions, definition_starts, *refs]]
+    index = [["\n".join(swapped), *rest]]
     serializer.write_image(path, image.header, dict(image.tables, index=index), INDEXED_TABLES)
     with pytest.raises(ValueError, match="index table"):
         ImageContents.from_image_file(serializer.open_image(path))
@@ -633,22 +633,26 @@ def test_damaged_ir_is_found_when_it_is_read(numkit):
     assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
 
 
-@pytest.mark.parametrize("damage", ["definitions-not-bytes", "starts-past-the-end"])
-def test_an_index_with_malformed_definitions_rejected(numkit, damage):
-    """Checksums that match, over an index whose definitions are not bytes or whose starts do not fit them
-    (written by hand); a methods table whose definitions are not bytes is found by full reads."""
+@pytest.mark.parametrize("damage", ["definitions-not-bytes", "starts-past-the-end", "definitions-missing"])
+def test_malformed_definitions_rejected(numkit, damage):
+    """Checksums that match, over a definitions table that is not one record of bytes or is missing, or an
+    index whose definition starts do not fit it (written by hand); a methods table whose definitions are
+    not bytes is found by full reads."""
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    ((keys, starts, definitions, definition_starts, *refs),) = image.tables["index"]
+    tables = dict(image.tables, methods=[[rec[0], rec[1], rec[2].hex()] for rec in image.tables["methods"]])
+    ((keys, starts, definition_starts, *refs),) = image.tables["index"]
+    ((definitions,),) = image.tables["definitions"]
     if damage == "definitions-not-bytes":
-        index = [[keys, starts, definitions.hex(), definition_starts, *refs]]
+        tables["definitions"] = [[definitions.hex()]]
+    elif damage == "definitions-missing":
+        del tables["definitions"]
     else:
-        index = [[keys, starts, definitions, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little"),
-                  *refs]]
-    methods = [[rec[0], rec[1], rec[2].hex()] for rec in image.tables["methods"]]
-    serializer.write_image(path, image.header, dict(image.tables, index=index, methods=methods), INDEXED_TABLES)
-    with pytest.raises(ValueError, match="index table"):  # what first calls read
+        tables["index"] = [[keys, starts, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little"),
+                            *refs]]
+    serializer.write_image(path, image.header, tables, INDEXED_TABLES)
+    with pytest.raises((ValueError, serializer.ImageError), match="index table|definitions"):  # first calls
         ImageContents.from_image_file(serializer.open_image(path))
     with pytest.raises(ValueError):  # what full reads check
         ImageContents.from_tables(serializer.read_image(path).tables)
@@ -671,13 +675,14 @@ def test_code_records_that_refer_to_nothing_rejected(numkit, damage):
     from aot.world.image import INDEXED_TABLES, ImageContents
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
-    call = image.tables["index"][0][4].index("call")
+    strings = image.tables["index"][0][3]
+    call = strings.index("call")
     if damage == "call-edge-types-as-text":
         code = [_with_call_edges(rec, call, lambda e: e[:2] + ["(f64)"]) for rec in image.tables["code"]]
     elif damage == "callee-out-of-range":
         code = [_with_call_edges(rec, call, lambda e: [e[0], 10**6, e[2]]) for rec in image.tables["code"]]
     else:
-        code = [rec[:2] + [len(image.tables["index"][0][4])] + rec[3:] for rec in image.tables["code"]]
+        code = [rec[:2] + [len(strings)] + rec[3:] for rec in image.tables["code"]]
     match = "should name a string, a method key or a constant names none"
     assert code != image.tables["code"]  # (numkit has calls)
     serializer.write_image(path, image.header, dict(image.tables, code=code), INDEXED_TABLES)

@@ -33,17 +33,17 @@ class Specialization:
     """One compiled specialization of a method, as ``specializations()`` reports it."""
 
     __slots__ = ("argtypes", "_return_type", "origin", "try_address", "vectorcall_address", "def_address",
-                 "_image", "_symbol", "_builtin")
+                 "image", "entry", "_builtin")
 
     def __init__(self, argtypes: tuple[Type, ...], return_type: Union[Type, str], origin: str, try_address: int,
-                 vectorcall_address: int = 0, def_address: int = 0, image: Any = None, symbol: str = ""):
+                 vectorcall_address: int = 0, def_address: int = 0, image: Any = None, entry: Any = None):
         self.argtypes = argtypes
         self._return_type = return_type  # a type, or its text (parsed when first asked for)
         self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
         self.try_address = try_address
         self.vectorcall_address = vectorcall_address  # this specialization alone as the vectorcall (0: none)
         self.def_address = def_address  # its PyMethodDef, from which the builtin is made when first asked for
-        self._image, self._symbol = image, symbol  # where to look the PyMethodDef up when first needed
+        self.image, self.entry = image, entry  # the image entry it was loaded from (None: compiled here)
         self._builtin: Any = None
 
     @property
@@ -57,8 +57,8 @@ class Specialization:
     def builtin(self) -> Any:
         """The specialization as a real builtin function (``METH_FASTCALL``)."""
         if self._builtin is None:
-            if not self.def_address and self._image is not None:
-                self.def_address = self._image.address("def_" + self._symbol) or 0
+            if not self.def_address and self.image is not None:
+                self.def_address = self.image.address("def_" + self.entry.symbol) or 0
             if not self.def_address:
                 raise RuntimeError(f"{self!r}: its native code has no PyMethodDef")
             self._builtin = builtin_from_def(self.def_address)
@@ -293,9 +293,9 @@ class Dispatcher:
                                   compiled.vectorcall_address, compiled.def_address)
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
-            spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], 0, image, entry.symbol)
+            spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], 0, image, entry)
         if entry.call_keys:
-            rt.add_loaded((self.mdef.key, entry.argtypes), image, entry)
+            rt.add_loaded(spec)
         self.specs += (spec,)
         self._publish()
         return spec

@@ -83,7 +83,7 @@ class PackageImage:
         self._contents: Optional["ImageContents"] = None
         self._validator: Optional["Validator"] = None
         self._lib: Any = None
-        self._entry_table: Optional[list] = None
+        self._entry_table: Any = None  # (see ``_read_entry_table``)
         self.native_problem: Optional[str] = None
         self.rejected: Optional[str] = None
 
@@ -201,17 +201,17 @@ class PackageImage:
             return None
         return table[i], table[i + 1] or 0
 
-    def _read_entry_table(self) -> list:
-        """Every entry's two addresses, read at once (empty when the library or its table is unusable)."""
-        self._entry_table = []
+    def _read_entry_table(self) -> Any:
+        """Every entry's two addresses, read in place from the library (which is never unloaded): each is
+        made an int when its entry is bound. Empty when the library or its table is unusable."""
+        self._entry_table = ()
         count_at, table_at = self.address("aot_entry_count"), self.address("aot_entries")
         contents = self.contents
         if count_at and table_at and contents is not None:
             count = ctypes.c_int64.from_address(count_at).value
             if count == len(contents.code):  # a library of another build would disagree
-                size = ctypes.sizeof(ctypes.c_void_p)
-                table = ctypes.string_at(table_at, 2 * count * size)
-                self._entry_table = memoryview(table).cast("Q" if size == 8 else "I").tolist()
+                table = (ctypes.c_void_p * (2 * count)).from_address(table_at)
+                self._entry_table = memoryview(table).cast("B").cast("P")
         return self._entry_table
 
 

@@ -70,9 +70,9 @@ class Runtime:
         self._loader: Any = None
         # Backedges: method key → the (method key, argtypes) instances whose code relied on it.
         self._backedges: dict[str, set[tuple[str, tuple]]] = {}
-        # Image entries loaded since the backedges were last brought up to date: (instance, image, entry).
-        # Their callees are worked out only when something asks for backedges (a redefinition, mostly).
-        self._loaded: list[tuple[tuple[str, tuple], Any, Any]] = []
+        # Specializations loaded from image entries with calls since the backedges were last brought up to
+        # date. Their callees are worked out only when something asks for backedges (a redefinition, mostly).
+        self._loaded: list[Any] = []
 
     @property
     def current_world(self) -> Any:
@@ -117,16 +117,17 @@ class Runtime:
         for callee in callees:
             self._backedges.setdefault(callee, set()).add(instance)
 
-    def add_loaded(self, instance: tuple[str, tuple], image: Any, entry: Any) -> None:
-        """An image entry was bound: its backedges (to every callee its code inlines) come when needed."""
-        self._loaded.append((instance, image, entry))
+    def add_loaded(self, spec: Any) -> None:
+        """A specialization was loaded from an image entry (``spec.entry``) that has calls: its backedges (to
+        every callee its code inlines) come when needed."""
+        self._loaded.append(spec)
 
     @property
     def backedges(self) -> dict[str, set[tuple[str, tuple]]]:
         """Method key → the instances (method key, argument types) whose code relied on it."""
         loaded, self._loaded = self._loaded, []
-        for instance, image, entry in loaded:
-            self.add_backedges(instance, image.callees(entry))
+        for spec in loaded:
+            self.add_backedges(spec.entry.key, spec.image.callees(spec.entry))
         return self._backedges
 
     def dependents(self, key: str) -> set[tuple[str, tuple]]:

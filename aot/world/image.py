@@ -7,9 +7,10 @@
 
 Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes), ``code`` (one
 record per code instance: argument types, edges, symbol, validity state…; grouped by method, in key order),
-``ir`` (the typed IR of code record *i* at position *i*) and ``index`` (one record: the method keys, where
-each method's code records start, the methods' definitions back to back, which validation compares, and
-the strings and constants the code records refer to). A package's first calls decode the index, then the code records of the modules whose
+``ir`` (the typed IR of code record *i* at position *i*), ``index`` (one record: the method keys, where
+each method's code records start and where each method's definition starts in ``definitions``, and the
+strings and constants the code records refer to) and ``definitions`` (one record: the methods' definitions
+back to back, which validation compares in place, in the image's mapping). A package's first calls decode the index, then the code records of the modules whose
 methods they call (``ImageIndex``); the methods table is for tools, and an entry's IR is decoded only when
 something reads it (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
 
@@ -31,6 +32,7 @@ Nothing here imports llvmlite.
 from __future__ import annotations
 
 import struct
+import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -46,7 +48,8 @@ CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol
               "state", "boundscheck", "native_size")
 IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
-INDEX = record("index", "keys", "code_starts", "definitions", "definition_starts", "strings", "constants")
+INDEX = record("index", "keys", "code_starts", "definition_starts", "strings", "constants")
+DEFINITIONS = record("definitions", "definitions")
 
 #: Tables whose records are read one at a time (``serializer.ImageFile.records``).
 INDEXED_TABLES = ("code", "ir")
@@ -322,8 +325,8 @@ def _index_record(keys: list[str], code_methods: list[int], definitions: list[by
                   constants: list) -> list:
     """The ``index`` table's one record for sorted method ``keys``, the method index of each code record (in
     table order), each method's definition, and the strings and constants the code records refer to: the
-    keys joined by newlines and where each method's code records start (u32s), then the definitions back to
-    back and where each starts (u32s), then the strings and the constants."""
+    keys joined by newlines, where each method's code records start and where its definition starts in the
+    ``definitions`` table (u32s), then the strings and the constants."""
     if any("\n" in k for k in keys):
         raise ValueError("a method key holds a newline")
     starts = [0] * (len(keys) + 1)
@@ -334,14 +337,20 @@ def _index_record(keys: list[str], code_methods: list[int], definitions: list[by
     definition_starts = [0] * (len(keys) + 1)
     for i, d in enumerate(definitions):
         definition_starts[i + 1] = definition_starts[i] + len(d)
-    return INDEX.pack({"keys": "\n".join(keys), "code_starts": _u32s(starts), "definitions": b"".join(definitions),
+    return INDEX.pack({"keys": "\n".join(keys), "code_starts": _u32s(starts),
                        "definition_starts": _u32s(definition_starts), "strings": strings,
                        "constants": [_plain(c) for c in constants]})
 
 
+def _definitions_table(definitions: list[bytes]) -> list:
+    """The ``definitions`` table: one record, the definitions of the index's keys back to back (a table a
+    reader maps rather than decodes: ``serializer.ImageFile.blob``)."""
+    return [DEFINITIONS.pack({"definitions": b"".join(definitions)})]
+
+
 def _references(keys: list[str], rec: Any) -> _References:
     """What the code records refer to, from index record ``rec`` (ValueError when it is malformed)."""
-    strings, constants = rec[4], rec[5]
+    strings, constants = rec[3], rec[4]
     if type(strings) not in _ARRAY or not _STR.issuperset(map(type, strings)) or type(constants) not in _ARRAY:
         raise ValueError("malformed index table: its strings are not all text, or its constants no list")
     return _References(keys, tuple(strings), tuple(constants))
@@ -351,13 +360,17 @@ def _u32s(values: list[int]) -> bytes:
     return struct.pack(f"<{len(values)}I", *values)
 
 
-def _starts(blob: Any, n: int, end: int) -> tuple[int, ...]:
-    """``n + 1`` little-endian u32s that start at 0, never decrease and end at ``end`` (else ())."""
+def _starts(blob: Any, n: int, end: int) -> Any:
+    """``n + 1`` little-endian u32s from 0 to ``end`` (else ()), read in place: each is made an int when it
+    is used, not all of them when the image is opened. Their order is not checked here: where a method's
+    range runs backwards it reads as empty, and a record range outside the table is refused when read."""
     if type(blob) is not bytes or len(blob) != 4 * (n + 1):
         return ()
-    starts = struct.unpack(f"<{n + 1}I", blob)
-    # (sorting what is sorted already is one C-level pass: cheaper than comparing pairs through int.__gt__)
-    return starts if starts[0] == 0 and starts[n] == end and list(starts) == sorted(starts) else ()
+    starts = memoryview(blob).cast("I") if _LITTLE_ENDIAN else struct.unpack(f"<{n + 1}I", blob)
+    return starts if starts[0] == 0 and starts[n] == end else ()
+
+
+_LITTLE_ENDIAN = sys.byteorder == "little" and struct.calcsize("I") == 4
 
 
 class ImageIndex:
@@ -365,26 +378,28 @@ class ImageIndex:
     of them is first looked up, so the work grows with the modules used (each of which is imported, so
     read, anyway), not with the image; an entry is checked and built when its method is looked up.
 
-    The ``index`` table (the sorted method keys, where each method's code records start, and the methods'
-    definitions, which validation compares) is decoded at once; the ``code`` records of a module's methods
-    are decoded together (one msgpack call: decoding record by record would cost twice as much), and an
-    entry's ``ir`` record when its IR is first read. The ``methods`` table (keys, fingerprints and
-    definitions again, for tools) is not read. Every record is checked when it is used: ValueError when one
-    is malformed."""
+    The ``index`` table (the sorted method keys, where each method's code records and definition start, and
+    the strings and constants records refer to) is decoded at once, and the ``definitions`` table is
+    checksummed and compared in place (``ImageFile.blob``: a copy would be a quarter of a kilobyte of fresh
+    memory per method in the image); the ``code`` records of a module's methods are decoded together (one
+    msgpack call: decoding record by record would cost twice as much), and an entry's ``ir`` record when
+    its IR is first read. The ``methods`` table (keys, fingerprints and definitions again, for tools) is
+    not read. Every record is checked when it is used: ValueError when one is malformed (ImageError when a
+    table is)."""
 
     def __init__(self, image: Any):
         index = image.table("index", tuples=True)
         rec = index[0] if len(index) == 1 else None
-        if type(rec) is not tuple or len(rec) < len(INDEX.required) or type(rec[0]) is not str \
-                or type(rec[2]) is not bytes:
+        if type(rec) is not tuple or len(rec) < len(INDEX.required) or type(rec[0]) is not str:
             raise ValueError("malformed index table")
         self.keys: list[str] = rec[0].split("\n") if rec[0] else []
         self.position = dict(zip(self.keys, range(len(self.keys))))
         self.records = image.records("code")
         n = len(self.keys)
         self.starts = _starts(rec[1], n, len(self.records))
-        self._definitions: bytes = rec[2]
-        self._definition_starts = _starts(rec[3], n, len(rec[2]))
+        # Definitions are compared where they lie in the image (see above): from ``_base`` in ``_source``.
+        self._source, self._base, end = image.blob("definitions")
+        self._definition_starts = _starts(rec[2], n, end - self._base)
         self.refs = _references(self.keys, rec)
         if len(self.position) != n or not self.starts or not self._definition_starts \
                 or self.keys != sorted(self.keys):
@@ -407,17 +422,17 @@ class ImageIndex:
         i = self.position.get(key)
         if i is None:
             return None
-        starts = self._definition_starts
-        return self._definitions[starts[i]:starts[i + 1]]
+        starts, base = self._definition_starts, self._base
+        return bytes(self._source[base + starts[i]:base + starts[i + 1]])
 
     def holds_definition(self, key: str, current: Optional[bytes]) -> bool:
         """Whether method ``key``'s stored definition is ``current`` (compared in place: no copy)."""
         i = self.position.get(key)
         if i is None or current is None:
             return False
-        starts = self._definition_starts
-        start = starts[i]
-        return starts[i + 1] - start == len(current) and self._definitions.startswith(current, start)
+        starts, base = self._definition_starts, self._base
+        start, end = base + starts[i], base + starts[i + 1]
+        return end - start == len(current) and self._source[start:end] == current
 
     def entries(self, key: str) -> dict[tuple[str, ...], CodeEntry]:
         """The code entries of method ``key`` by argument types (empty when it has none)."""
@@ -561,9 +576,10 @@ class ImageContents:
             raise ValueError("code records: two entries for the same method and argument types")
         if index is not None:  # what first calls read must say what the tables say
             methods_of = [rec[0] for rec in code]
+            definitions = [out.definitions[k] for k in keys]
             if methods_of != sorted(methods_of) or len(index) != 1 or list(index[0][:len(INDEX.required)]) \
-                    != _index_record(keys, methods_of, [out.definitions[k] for k in keys], list(index[0][4]),
-                                     list(index[0][5])):
+                    != _index_record(keys, methods_of, definitions, list(index[0][3]), list(index[0][4])) \
+                    or tables.get("definitions") != _definitions_table(definitions):
                 raise ValueError("the index table does not fit the methods and code tables")
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
@@ -600,6 +616,7 @@ class ImageContents:
             "ir": [IR.pack({"ir": e.ir}) for e in entries],
             "index": [_index_record(keys, [position[e.method] for e in entries],
                                     [self.definitions[k] for k in keys], strings, constants)],
+            "definitions": _definitions_table([self.definitions[k] for k in keys]),
         }
 
     def object_tables(self) -> dict[str, list]:
