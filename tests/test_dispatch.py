@@ -109,6 +109,31 @@ def test_native_vectorcall_is_set_by_the_first_call_and_follows_the_specializati
     assert callable(f) and f.__name__ == "native_after_first_call" and f.__wrapped__ is f.py_func
 
 
+def test_a_method_object_reads_as_its_function_does():
+    """Names, module, docstring and the wrapped function come from the Python function (its slots hold the
+    definition and the function: no instance dict is made at import); attributes of one's own go in a dict
+    made when first set, as on a function, and win over the function's; functools.wraps copies them."""
+    import functools
+    f = half
+    assert (f.__name__, f.__qualname__, f.__module__) == ("half", "half", __name__)
+    assert f.__wrapped__ is f.py_func and f.__doc__ == f.py_func.__doc__
+    assert type(f).__module__ == "aot" and repr(type(f)) == "<class 'aot.Method'>"
+    assert not hasattr(f, "no_such_attribute")
+    with pytest.raises(AttributeError, match="no_such_attribute"):
+        f.no_such_attribute
+    copy = functools.wraps(f)(lambda *args: f(*args))
+    assert (copy.__qualname__, copy.__module__, copy(3.0)) == ("half", __name__, 1.5)
+    g = third
+    g.tag, g.__qualname__ = "mine", "renamed"
+    try:
+        assert g.tag == "mine" and g.__qualname__ == "renamed" and g.__dict__ == {"tag": "mine",
+                                                                                   "__qualname__": "renamed"}
+        assert g.__module__ == __name__ and half.__qualname__ == "half"
+    finally:
+        del g.tag, g.__qualname__
+    assert g.__qualname__ == "third"
+
+
 @aot.jit
 def half(x: float) -> float:
     return x / 2.0

@@ -552,10 +552,8 @@ def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] 
     table = rt.table
     key = f"{func.__module__}:{func.__qualname__}"
     redefining = key in table.methods
-    mdef = table.define(func, _OPTIONS[bool(boundscheck)], key)
+    mdef = table.define(func, _OPTIONS[bool(boundscheck)], key, obj, signatures)  # (no dispatcher until called)
     if redefining:
         rt.redefine(key)
-    mdef.method, mdef.signatures = obj, signatures  # (its dispatcher is made on its first call)
-    obj.__dict__ = {"__aot_method__": mdef, "__wrapped__": func, "__qualname__": func.__qualname__,
-                    "__module__": func.__module__}  # four keys: the smallest dict (see MethodBase)
+    obj.__aot_method__, obj.__wrapped__ = mdef, func  # (native slots: see ``methodtype``)
     return obj

@@ -6,8 +6,14 @@
     set_table(obj, table_address, count)   # the try_ wrappers the dispatcher walks
 
 Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 (unused) ·
-40 dispatch table · 48 table length · 56 fallback (a Python callable, kept alive by the instance dict).
-The generated dispatcher (``aot.codegen.cpython.emit_dispatcher``) reads the same offsets.
+40 dispatch table · 48 table length · 56 fallback (a Python callable) · 64 ``__aot_method__`` (its
+definition) · 72 ``__wrapped__`` (the Python function). The generated dispatcher
+(``aot.codegen.cpython.emit_dispatcher``) reads the offsets up to the fallback.
+
+What a method object is made of at import lives in those slots: no instance dict is made (one is, as for a
+function, when someone sets an attribute of their own), which keeps ``@aot.jit`` to two stores per method
+and one object fewer for the garbage collector to go through. ``__qualname__`` and ``__module__`` (which
+``functools.wraps`` would copy into a dict) are the Python function's, read through it.
 
 A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
 (``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
@@ -23,7 +29,8 @@ _api = ctypes.pythonapi
 
 VECTORCALL_OFFSET, DICT_OFFSET, WEAKLIST_OFFSET = 16, 24, 32
 TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = 40, 48, 56
-BASIC_SIZE = 64
+METHOD_OFFSET, WRAPPED_OFFSET = 64, 72
+BASIC_SIZE = 80
 
 _T_PYSSIZET, _T_OBJECT_EX, _READONLY = 19, 16, 1
 _Py_tp_members, _Py_tp_new, _Py_tp_doc, _Py_tp_getset = 72, 65, 56, 73
@@ -59,10 +66,17 @@ _keepalive: list = []
 class MethodBase:
     """The Python side of ``aot.Method``: calls that reach it are first calls (no native code yet).
 
-    An instance's dict holds only ``__aot_method__`` (the definition), ``__wrapped__`` (the Python
-    function), ``__qualname__`` and ``__module__``; the rest is derived from them here."""
+    An instance holds ``__aot_method__`` (the definition) and ``__wrapped__`` (the Python function) in
+    native slots; the rest is derived from them here."""
 
     __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only what no slot, class attribute or instance dict holds reaches here. ``__qualname__`` is one:
+        # a class cannot hold it for its instances (``type`` takes it for the class's own name).
+        if name == "__qualname__":
+            return self.__wrapped__.__qualname__
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ``__call__`` (first calls) and ``_aot_dispatcher`` come from ``aot.runtime.dispatch``, which makes the
     # method objects' class.
@@ -80,7 +94,7 @@ class MethodBase:
 @lru_cache(maxsize=None)
 def method_type() -> type:
     # No __weaklistoffset__: the type keeps object's deallocation, which would not clear weak references.
-    members = (_MemberDef * 7)(
+    members = (_MemberDef * 9)(
         _MemberDef(b"__vectorcalloffset__", _T_PYSSIZET, VECTORCALL_OFFSET, _READONLY, None),
         _MemberDef(b"__dictoffset__", _T_PYSSIZET, DICT_OFFSET, _READONLY, None),
         # Writable views of the native slots, so the runtime sets them without ctypes (fast at import).
@@ -88,6 +102,8 @@ def method_type() -> type:
         _MemberDef(b"_aot_table", _T_PYSSIZET, TABLE_OFFSET, 0, None),
         _MemberDef(b"_aot_count", _T_PYSSIZET, COUNT_OFFSET, 0, None),
         _MemberDef(b"_aot_fallback", _T_OBJECT_EX, FALLBACK_OFFSET, 0, None),
+        _MemberDef(b"__aot_method__", _T_OBJECT_EX, METHOD_OFFSET, 0, None),
+        _MemberDef(b"__wrapped__", _T_OBJECT_EX, WRAPPED_OFFSET, 0, None),
         _MemberDef())
     doc = ctypes.c_char_p(b"A compiled method: calls dispatch natively on the argument types.")
     getset = (_GetSetDef * 2)(
@@ -105,7 +121,21 @@ def method_type() -> type:
     from_spec = _api.PyType_FromSpecWithBases
     from_spec.restype = ctypes.py_object
     from_spec.argtypes = [ctypes.c_void_p, ctypes.py_object]
-    return from_spec(ctypes.addressof(spec), (MethodBase,))
+    cls = from_spec(ctypes.addressof(spec), (MethodBase,))
+    cls.__module__ = _Module(cls.__module__)
+    return cls
+
+
+class _Module(str):
+    """``__module__`` of the method type: to the class, its own module (a str, as ``type`` expects of
+    that entry of a class's dict); to an instance, its Python function's module (this str is also a
+    descriptor, which instances reach through the class's dict). An instance's own ``__module__``, once
+    set, is in its dict, which comes first, as for functions."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> str:
+        return self if obj is None else obj.__wrapped__.__module__
 
 
 def set_vectorcall(obj: Any, address: int) -> None:

@@ -90,11 +90,12 @@ class MethodTable:
         self.methods: dict[str, MethodDef] = {}
         self._intrinsics: Optional[dict[int, "Intrinsic"]] = None  # aot.gpu's functions, when first asked
 
-    def define(self, py_func: Callable, options: MethodOptions = MethodOptions(),
-               key: Optional[str] = None) -> MethodDef:
-        """A new definition under ``key`` (``pkg.mod:qualname`` of ``py_func`` when not given)."""
+    def define(self, py_func: Callable, options: MethodOptions = MethodOptions(), key: Optional[str] = None,
+               method: Any = None, signatures: Any = None) -> MethodDef:
+        """A new definition under ``key`` (``pkg.mod:qualname`` of ``py_func`` when not given), of the
+        ``@aot.jit`` object ``method`` with its ``signatures`` when it is one."""
         self.world += 1
-        mdef = MethodDef(key or method_key(py_func), py_func, options, self.world)
+        mdef = MethodDef(key or method_key(py_func), py_func, options, self.world, None, method, signatures)
         self.methods[mdef.key] = mdef
         return mdef
 
