@@ -72,7 +72,7 @@ def craft(header: bytes, segments: Mapping[str, bytes] | None = None, **kw) -> b
 
 
 class Layout:
-    """Where each part of an image lies, parsed here independently of serializer.image."""
+    """Where each part of an image lies, parsed here independently of serializer."""
 
     def __init__(self, data: bytes) -> None:
         magic, self.version, hlen, dlen, self.header_crc, self.dir_crc = struct.unpack_from("<8sIIQII", data)
@@ -311,7 +311,7 @@ def test_open_image_decodes_tables_on_demand(big_path: Path) -> None:
 
 def test_table_touches_only_its_segment(monkeypatch: pytest.MonkeyPatch, big_path: Path) -> None:
     """The file is mapped, not read; the "ir" segment is neither checksummed nor decoded."""
-    import serializer.image as image_mod
+    import serializer as image_mod
 
     layout = Layout(big_path.read_bytes())
     ir, code, methods = (len(layout.segments[n]) for n in ("ir", "code", "methods"))
@@ -547,7 +547,7 @@ def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
 
 
 def test_permission_denied(monkeypatch: pytest.MonkeyPatch, image_path: Path) -> None:
-    import serializer.image as image_mod
+    import serializer as image_mod
 
     def deny(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
@@ -762,7 +762,7 @@ def test_random_round_trip(header: dict, tables: dict) -> None:
 
 
 class ReadSpy:
-    """Wraps the file ``serializer.image`` opens, recording how many bytes each read returns."""
+    """Wraps the file ``serializer`` opens, recording how many bytes each read returns."""
 
     def __init__(self, f, reads: list[int]) -> None:
         self.f = f
@@ -793,7 +793,7 @@ def test_read_header_ignores_damaged_tables(image_path: Path) -> None:
 
 
 def test_read_header_does_not_read_past_the_header(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import serializer.image as image_mod
+    import serializer as image_mod
 
     p = tmp_path / "big.aotimg"
     write_image(p, HEADER, {"blob": [[b"\x00" * 1_000_000]], **{f"t{i}": [[i]] for i in range(1000)}})

@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import serializer
-from serializer import ImageError
-from serializer.digest import crc32
+from serializer import ImageError, crc32
 
 from ..runtime.loader import python_abi
 from ..world.fingerprint import COMPILER_VERSION

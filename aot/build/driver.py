@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 import serializer
-from serializer.digest import crc32
-from serializer import ImageError
+from serializer import ImageError, crc32
 
 from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance

@@ -21,7 +21,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Optional
 
-from serializer.digest import crc32
+from serializer import crc32
 
 from ..world.fingerprint import COMPILER_VERSION
 
@@ -94,7 +94,7 @@ class PackageImage:
         if self.rejected is not None:
             return None
         if self._contents is None:
-            from serializer.image import ImageError
+            from serializer import ImageError
 
             from ..world.image import ImageContents
             try:
@@ -163,7 +163,7 @@ class PackageImage:
     # ------------------------------------------------------------------ native code
     def _load_checked(self) -> tuple[Any, Optional[str]]:
         """Load the library the header names if its bytes match their checksum; else why not."""
-        from serializer.image import map_file
+        from serializer import map_file
         native = self.header.get("native") or {}
         so = os.path.join(os.path.dirname(self.path), str(native.get("file", "")))
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
@@ -242,7 +242,7 @@ class Loader:
         path = os.path.join(os.path.dirname(os.path.realpath(file)), "__aot__", f"{package}.cpu.aotimg")
         if not os.path.exists(path):
             return None
-        from serializer.image import ImageError, open_image
+        from serializer import ImageError, open_image
         try:
             image_file = open_image(path)  # mapped; the header and the table directory are checked
         except ImageError as err:

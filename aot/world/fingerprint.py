@@ -90,7 +90,7 @@ def fingerprint(py_func: Callable, options: Any = None) -> str:
 
 
 def fingerprint_of(definition_bytes: Optional[bytes]) -> str:
-    from serializer.digest import checksum  # not on the import path: loading compares definitions
+    from serializer import checksum  # not on the import path: loading compares definitions
     return checksum(definition_bytes or b"", digest_size=16).hexdigest()
 
 

@@ -24,7 +24,7 @@ entries folded in). Reading records, an edge's numbers are turned into text once
 (``_References``): entries share their edges, and modules share most of theirs. An open-ended
 ``max_world`` is nil.
 
-Records are positional and only ever extended (see ``serializer.records``); these schemas are the one
+Records are positional and only ever extended (see ``serializer``, "Records"); these schemas are the one
 place that names their fields. The encoding of the code record's fields changed with compiler version
 0.7.0 (images of another compiler version are rejected by their header before any table is read).
 Nothing here imports llvmlite.
@@ -37,8 +37,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from serializer.image import ImageError
-from serializer.records import record
+from serializer import ImageError, record
 
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
     from ..infer.solver import Edge
