@@ -10,9 +10,10 @@ record per code instance: argument types, edges, symbol, validity state…; grou
 ``ir`` (the typed IR of code record *i* at position *i*), ``index`` (one record: the method keys, where
 each method's code records start and where each method's definition starts in ``definitions``, and the
 strings and constants the code records refer to) and ``definitions`` (one record: the methods' definitions
-back to back, which validation compares in place, in the image's mapping). A package's first calls decode the index, then the code records of the modules whose
-methods they call (``ImageIndex``); the methods table is for tools, and an entry's IR is decoded only when
-something reads it (curing, the spurious-reinference check, ``aot inspect``, incremental builds).
+back to back, which validation compares in place, in the image's mapping). A package's first calls decode
+the index, then the code records of the modules whose methods they call (``ImageIndex``); the methods
+table is for tools, and an entry's IR is decoded only when something reads it (curing, the
+spurious-reinference check, ``aot inspect``, incremental builds).
 
 A code record refers to text by number, so that decoding one makes almost no objects (each would be fresh
 memory on a first call, and touching fresh memory is what a first call pays most for on some machines):
@@ -166,11 +167,10 @@ def _split_types(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-# The exact types of the required fields of a code record (see CODE and the module docstring). msgpack
-# decodes exact types, so ``type(v) is T`` is the check (a bool is no int here); arrays decode as tuples at
-# import, lists otherwise. ``max_world`` may also be nil (open-ended).
-_CODE_FIELD_TYPES = (("method", int), ("argtypes", int), ("rettype", int), ("owner", int), ("edges", tuple),
-                     ("symbol", str), ("min_world", int), ("max_world", int), ("state", int),
+# The code record's fields whose types are checked as such (the numbers that stand for text or keys are
+# checked by indexing with them). msgpack decodes exact types, so ``type(v) is T`` is the check (a bool is
+# no int here); arrays decode as tuples at import, lists otherwise. ``max_world`` may also be nil.
+_CODE_FIELD_TYPES = (("edges", tuple), ("symbol", str), ("min_world", int), ("max_world", int),
                      ("boundscheck", bool), ("native_size", int))
 _N_REQUIRED = len(CODE.required)
 _STR = {str}
@@ -228,11 +228,11 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
     if not (type(edges) is tuple and type(symbol) is str and type(min_world) is int
             and (type(max_world) is int or max_world is None) and type(boundscheck) is bool
             and type(native_size) is int):
-        for (name, kind), value in zip(_CODE_FIELD_TYPES, raw):
-            if type(value) is not kind and not (name == "max_world" and value is None) and kind is not int:
+        for (name, kind), value in zip(_CODE_FIELD_TYPES, (edges, symbol, min_world, max_world, boundscheck,
+                                                           native_size)):
+            if type(value) is not kind and not (name == "max_world" and value is None):
                 raise ValueError(f"code record {i}: field {name} is a {type(value).__name__}, not "
                                  f"{'a list' if kind is tuple else 'a ' + kind.__name__}")
-        raise ValueError(f"code record {i}: a field that should be an integer is not one")
     try:
         known = refs.edges
         resolved: list[tuple[str, str, Any]] = []
