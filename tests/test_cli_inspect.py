@@ -265,6 +265,20 @@ def test_bad_input_is_one_line_and_exit_2(runner, built, tmp_path, image_path):
         assert_one_line_error(call(runner, *args), needle)
 
 
+def test_an_image_of_another_compiler_version_whose_tables_this_one_cannot_read(tmp_path, image_path):
+    """Tables are laid out as their compiler version lays them out: an older image is named as such, with
+    the fix (rebuild), rather than called malformed."""
+    image = serializer.read_image(image_path)
+    first = image.tables["code"][0]
+    old = [first[:1] + [["f64"], "f64", "cpu", []] + first[5:]]  # text where 0.7.0 writes string numbers
+    path = tmp_path / "pkg" / "__aot__" / "old.aotimg"
+    path.parent.mkdir(parents=True)
+    serializer.write_image(path, dict(image.header, compiler_version="0.6.0"),
+                           dict(image.tables, code=old, ir=image.tables["ir"][:1]))
+    for out in (run_aot("inspect", str(path)), invoke("inspect", str(path), "--json")):
+        assert_one_line_error(out, "written by aot 0.6.0", f"aot {COMPILER_VERSION} cannot read", "rebuild it")
+
+
 def test_tampered_records_with_valid_checksums(tmp_path, image_path):
     image = serializer.read_image(image_path)
     folder = tmp_path / "pkg" / "__aot__"
