@@ -739,7 +739,10 @@ class ImageFile:
         if width is not None and len(head) >= 3 + width:
             at = 3 + width
             if at + int.from_bytes(head[3:at], "big") == len(data):
-                return self._data.obj, start + at, end
+                source = self._data.obj
+                if isinstance(source, (bytes, bytearray)) or type(source).__module__ == "mmap":
+                    return source, start + at, end
+                return bytes(data[at:]), 0, end - start - at  # (another buffer: its slices may not be bytes)
         raise ImageError(self.path, f"malformed table {name!r}: not one record of one bin", "malformed")
 
     def records(self, name: str) -> "Records":

@@ -986,6 +986,13 @@ def test_a_blob_is_found_in_place_not_decoded(tmp_path: Path, size: int) -> None
     assert image.span("blob")[1] == end  # (the bytes end the table)
 
 
+def test_a_blob_of_an_image_in_another_buffer_is_still_bytes() -> None:
+    import array
+    data = encode_image({}, {"blob": [[b"abc" * 50]]})
+    source, start, end = ImageFile.from_bytes(array.array("B", data)).blob("blob")
+    assert source[start:end] == b"abc" * 50
+
+
 @pytest.mark.parametrize("table", [[[1, 2]], [[b"x", b"y"]], [[b"x"], [b"y"]], [], [["text"]]])
 def test_a_table_that_is_not_one_bin_is_no_blob(table: list) -> None:
     image = ImageFile.from_bytes(encode_image({}, {"t": table}))
