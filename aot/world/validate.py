@@ -155,8 +155,9 @@ class Validator:
             return Verdict(False, "invalid-at-build")
         if self.reject and entry.method in self.reject:
             return Verdict(False, "debug-reject")
-        held = self.held
-        if not (held.get(entry.method) or self.holds(entry.method)):
+        held = self.held  # (a definition that does not hold is remembered too: None is "not compared yet")
+        same = held.get(entry.method)
+        if not (self.holds(entry.method) if same is None else same):
             return Verdict(False, "fingerprint-changed")
         world = self.world
         names = world.known_names
@@ -165,7 +166,8 @@ class Validator:
                 if (names.get(target) or world.names(target)) != value:
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "call":
-                if not (held.get(target) or self.holds(target)):
+                same = held.get(target)
+                if not (self.holds(target) if same is None else same):
                     return Verdict(False, f"edge-changed:{target}")
             elif kind == "global":
                 current = world.resolve(target)
