@@ -539,7 +539,7 @@ def test_foreign_image_cause_has_the_prefix_once(numkit):
     assert e["cause"].startswith("image-incompatible:compiler-version"), e["cause"]
 
 
-@pytest.mark.parametrize("where", ["header", "index", "code", "offsets"])
+@pytest.mark.parametrize("where", ["header", "index", "definitions", "code", "offsets"])
 def test_damaged_image_rejected_with_one_warning(numkit, where):
     """Damage in the header or in any table a first call reads rejects the whole image."""
     path = image_path(numkit, "numkit")
