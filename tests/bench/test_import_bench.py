@@ -60,6 +60,12 @@ def probe(mode: str, gen, calls: Path, root: Path, *extra: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _fewest_faults(runs: list[dict]):
+    """The fewest minor page faults of import + calls over ``runs`` (None where not counted)."""
+    counts = [r["faults"]["import"] + r["faults"]["calls"] for r in runs if r.get("faults")]
+    return min(counts) if counts else None
+
+
 def medians(runs: list[dict]) -> dict:
     return {k: statistics.median(r[k] for r in runs) for k in ("import", "calls")} | {
         "total": statistics.median(r["import"] + r["calls"] for r in runs)}
@@ -97,8 +103,10 @@ def test_import_and_first_calls_against_plain_python_and_numba(built, figures, b
     figures(f"plain Python: import + one call each ({label})", p["total"])
     figures(f"aot, valid image: import + one call each ({label})", a["total"],
             note=f"import {a['import'] * 1e3:.1f} ms + calls {a['calls'] * 1e3:.1f} ms")
+    faults = _fewest_faults(aot_runs), _fewest_faults(plain_runs)
     figures("aot: cost per method over plain Python", per_method, PER_METHOD_GOAL if full else None,
-            note=f"(medians: {per_method_median * 1e6:.1f} us)")
+            note=f"(medians: {per_method_median * 1e6:.1f} us" + (
+                f"; page faults: {(faults[0] - faults[1]) / n:.2f} more per method)" if None not in faults else ")"))
     figures(f"aot: import only, over plain Python ({label})", import_only, IMPORT_GOAL if full else None,
             note=f"(plain {minima(idle_plain)['import'] * 1e3:.1f} ms; medians: {import_only_median * 1e3:.2f} ms)")
 
