@@ -96,7 +96,7 @@ def callers_closure(contents: ImageContents, changed: set) -> set:
     while grew:
         grew = False
         for key, entry in contents.code.items():
-            if key not in out and any(callee in out for callee in entry.calls()):
+            if key not in out and any(callee in out for callee in entry.call_keys):
                 out.add(key)
                 grew = True
     return out

@@ -116,7 +116,7 @@ def test_a_method_object_reads_as_its_function_does():
     import functools
     f = half
     assert (f.__name__, f.__qualname__, f.__module__) == ("half", "half", __name__)
-    assert f.__wrapped__ is f.py_func and f.__doc__ == f.py_func.__doc__
+    assert f.__wrapped__ is f.py_func and f.__doc__ == "Half of x."
     assert type(f).__module__ == "aot" and repr(type(f)) == "<class 'aot.Method'>"
     assert not hasattr(f, "no_such_attribute")
     with pytest.raises(AttributeError, match="no_such_attribute"):
@@ -136,6 +136,7 @@ def test_a_method_object_reads_as_its_function_does():
 
 @aot.jit
 def half(x: float) -> float:
+    """Half of x."""
     return x / 2.0
 
 

@@ -207,7 +207,7 @@ def test_callee_edited_in_another_module(numkit, numkit_image):
     same_file = {k for k in run.keys("loaded") if k[0].startswith("numkit.core:")}
     assert {"numkit.core:clamp", "numkit.core:lerp", "numkit.core:sign", "numkit.core:absdiff"} <= \
         {k[0] for k in same_file}
-    direct = {k for k, e in numkit_image.code.items() if any(c in sqr for c in e.calls())}
+    direct = {k for k, e in numkit_image.code.items() if any(c in sqr for c in e.call_keys)}
     for e in run.events_of("inferred"):
         key = (e["method"], tuple(e["argtypes"]))
         if key in sqr:
@@ -631,6 +631,21 @@ def test_damaged_ir_is_found_when_it_is_read(numkit):
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
     assert all(e["cause"].startswith("image-incompatible:damaged") for e in run["events"]), run["events"]
+
+
+def test_full_reads_want_the_index_a_build_would_write(numkit):
+    """An index whose strings hold one the records never use (written by hand) is harmless to first calls,
+    which read only what records refer to, but full reads (builds, ``aot inspect``) say it does not fit."""
+    from aot.world.image import INDEXED_TABLES, ImageContents
+    path = image_path(numkit, "numkit")
+    image = serializer.read_image(path)
+    ((keys, starts, definition_starts, strings, constants),) = image.tables["index"]
+    assert strings == sorted(strings)
+    index = [[keys, starts, definition_starts, strings + ["~ never used"], constants]]
+    serializer.write_image(path, image.header, dict(image.tables, index=index), INDEXED_TABLES)
+    with pytest.raises(ValueError, match="index table does not fit"):
+        ImageContents.from_tables(serializer.read_image(path).tables)
+    _assert_served_from_the_image(run_python(numkit, DAMAGE_PROBE))
 
 
 @pytest.mark.parametrize("damage", ["definitions-not-bytes", "starts-past-the-end", "definitions-missing"])

@@ -351,7 +351,7 @@ class VerifyReport:
         current, seen = result, {result.entry.key}
         while current.verdict.cause.startswith("edge-changed:"):
             callee = current.verdict.cause.split(":", 1)[1]
-            following = [by_key[k] for k in current.entry.calls()
+            following = [by_key[k] for k in current.entry.call_keys
                          if k[0] == callee and k in by_key and not by_key[k].verdict.valid and k not in seen]
             if not following:
                 break
@@ -659,14 +659,14 @@ def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]
         try:
             function = decode_function(stored.ir, root)
             argtypes = tuple(parse_type(t) for t in stored.argtypes)
-            callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in stored.calls())
+            callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in stored.call_keys)
             rettype = parse_type(stored.rettype)
         except Exception as err:  # damaged IR bytes: msgpack, record or type errors
             raise AuditError(f"{image.path}: the stored IR of {describe_entry(stored)} is damaged "
                              f"({type(err).__name__}: {err})") from None
         instances[key] = InferredInstance(_KeyOnly(stored.method), argtypes, function, rettype,  # type: ignore
                                           entry_edges(stored), callees)
-        stack.extend(stored.calls())
+        stack.extend(stored.call_keys)
     return instances[entry.key], instances
 
 

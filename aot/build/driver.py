@@ -238,7 +238,7 @@ class _Builder:
             for key, argtypes in sorted(reach, key=lambda k: (k[0], str(k[1]))):
                 entry = contents.code[(key, tuple(map(str, argtypes)))]
                 stored.append(StoredInstance(key, entry.argtypes, entry.rettype, entry.ir,
-                                             tuple(entry.calls()), entry.boundscheck, (key, argtypes) in exported))
+                                             entry.call_keys, entry.boundscheck, (key, argtypes) in exported))
             jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt,
                                   tuple(stored)))
         jobs.append(ObjectJob(RUNTIME_OBJECT, target.triple, target.cpu, target.features, target.opt, (), True,

@@ -1,7 +1,7 @@
 """Text for the audit commands: the ``aot inspect`` table and the ``aot verify`` report.
 
     print(format_table(select("fixtures/numkit"), verify_sources(sel)))
-    numkit/__aot__/numkit.cpu.aotimg: cpu x86_64-unknown-linux-gnu (generic), aot 0.6.0, cpython-311-linux, 66 entries
+    numkit/__aot__/numkit.cpu.aotimg: cpu x86_64-unknown-linux-gnu (generic), aot 0.7.0, cpython-311-linux, 66 entries
       method               signature           owner  world  edges  native  status   reason
       numkit.core:absdiff  (f64, f64) → f64    cpu    1..∞       1   187 B  valid
       numkit.core:scaled   (f64) → f64         cpu    1..∞       1    55 B  invalid  edge-changed: numkit.core:SCALE

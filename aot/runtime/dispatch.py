@@ -88,22 +88,14 @@ def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]])
     get = hints.get
     # The common case: every parameter `float`, `int` or `bool`, a signature shared with other methods.
     classes = (get(names[0]),) if n == 1 else (get(names[0]), get(names[1])) if n == 2 else tuple(map(get, names))
-    try:
-        common = _SCALARS.get(classes)
-    except TypeError:  # an unhashable annotation
-        common = None
-    if common is not None:
-        return common[2]
-    if str in set(map(type, hints.values())):  # `from __future__ import annotations`
+    common = _shared_scalars(classes)
+    if common is None and str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
             hints = typing.get_type_hints(py_func)
         except Exception:
             pass
-    classes = tuple(map(hints.get, names))
-    try:
-        common = scalar_types(classes)
-    except TypeError:  # an unhashable annotation
-        common = None
+        classes = tuple(map(hints.get, names))
+        common = _shared_scalars(classes)
     if common is not None:
         return common[2]
     types = tuple(map(_annotation_type, classes))
@@ -146,6 +138,14 @@ def scalar_types(classes: tuple[Any, ...]) -> Optional[_Scalars]:
         types = _Signature.of(tuple(map(_PYTHON_TYPES.get, classes)))
         found = _SCALARS[classes] = (types, types.texts, (types,))
     return found
+
+
+def _shared_scalars(annotations: tuple[Any, ...]) -> Optional[_Scalars]:
+    """``scalar_types`` of annotations, which may be anything (None for an unhashable one)."""
+    try:
+        return _SCALARS.get(annotations) or scalar_types(annotations)
+    except TypeError:
+        return None
 
 
 def _annotation_type(annotation: Any) -> Optional[Type]:
@@ -349,7 +349,7 @@ class Dispatcher:
                     self.recorded = {}
                 self.recorded.setdefault(argtypes)
             return self.mdef.py_func(*args)
-        declared = self._declared or self.declared
+        declared = self.declared
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.

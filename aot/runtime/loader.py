@@ -138,7 +138,7 @@ class PackageImage:
         """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""
         contents = self.contents
         seen: set = set()
-        stack = list(entry.calls())
+        stack = list(entry.call_keys)
         while stack:
             key = stack.pop()
             if key in seen:
@@ -146,7 +146,7 @@ class PackageImage:
             seen.add(key)
             callee = contents.entry(key) if contents is not None else None
             if callee is not None:
-                stack.extend(callee.calls())
+                stack.extend(callee.call_keys)
         return {k for k, _ in seen}
 
     def instance(self, entry: "CodeEntry", method: Any):

@@ -80,7 +80,8 @@ def definition(py_func: Callable, options: Any = None) -> bytes:
         consts = (None,) + consts[1:]
     defaults, kwdefaults = py_func.__defaults__, py_func.__kwdefaults__
     return marshal.dumps(_code_fields(code, consts) + (
-        None if defaults is None else _canonical(defaults), None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
+        None if defaults is None else _canonical(defaults),
+        None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
         _TRAILER if options is None else options.trailer), _MARSHAL_VERSION)
 
 

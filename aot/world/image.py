@@ -138,10 +138,6 @@ class CodeEntry:
     def key(self) -> InstanceKey:
         return (self.method, self.argtypes)
 
-    def calls(self) -> tuple[InstanceKey, ...]:
-        """The instances this entry calls (``call_keys``)."""
-        return self.call_keys
-
     def _replace(self, **changes: Any) -> "CodeEntry":
         fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__[:-1]}
         return CodeEntry(**{**fields, **changes})
@@ -255,7 +251,7 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
 def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, int],
                  constant: dict[str, int]) -> list:
     """Entry ``entry`` as a code record: method keys by their ``position``, text and constants by their
-    numbers in the index (``number``, and ``constant`` by ``repr``; see the module docstring)."""
+    numbers in the index (``number``, and ``constant`` by ``_constant_key``; see the module docstring)."""
     edges: list[list[int]] = []
     for kind, target, value in entry.edges:
         if kind == "call":
@@ -264,7 +260,7 @@ def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, i
             edges.append([number[kind], position[target], number[value]])
         else:
             edges.append([number[kind], number[target],
-                          constant[repr(value)] if kind == "global" else number[value]])
+                          constant[_constant_key(value)] if kind == "global" else number[value]])
     return CODE.pack({
         "method": position[entry.method], "argtypes": number[signature_text(entry.argtypes)],
         "rettype": number[entry.rettype], "owner": number[entry.owner], "edges": edges, "symbol": entry.symbol,
@@ -275,8 +271,7 @@ def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, i
 
 def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
     """Every text and every constant the code records of ``entries`` refer to by number, each sorted (so
-    rebuilding gives the same image); constants are told apart by ``repr`` (``1``, ``1.0`` and ``True``
-    are three)."""
+    rebuilding gives the same image); constants are told apart by ``_constant_key``."""
     texts: set[str] = set()
     constants: dict[str, Any] = {}
     for e in entries:
@@ -289,12 +284,18 @@ def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
             if kind != "call":
                 texts.add(target)
             if kind == "global":
-                constants[repr(value)] = value
+                constants[_constant_key(value)] = value
             else:
                 texts.add(value)
     if not all(type(t) is str for t in texts):
         raise ValueError("a code entry holds text that is not a string (a type, state or edge)")
     return sorted(texts), [constants[k] for k in sorted(constants)]
+
+
+def _constant_key(value: Any) -> str:
+    """What tells a folded constant from another: its ``repr`` (``1``, ``1.0`` and ``True`` are three), with
+    a tuple the same whether it was built (a tuple) or read back (a list)."""
+    return repr(_tuplify(value))
 
 
 def signature_text(argtypes: tuple[str, ...]) -> str:
@@ -573,11 +574,11 @@ class ImageContents:
             out.code[entry.key] = entry  # type: ignore[index]
         if len(out.code) != len(entries):
             raise ValueError("code records: two entries for the same method and argument types")
-        if index is not None:  # what first calls read must say what the tables say
+        if index is not None:  # what first calls read must be what a build would write for these tables
             methods_of = [rec[0] for rec in code]
             definitions = [out.definitions[k] for k in keys]
             if methods_of != sorted(methods_of) or len(index) != 1 or list(index[0][:len(INDEX.required)]) \
-                    != _index_record(keys, methods_of, definitions, list(index[0][3]), list(index[0][4])) \
+                    != _index_record(keys, methods_of, definitions, *_referenced(entries)) \
                     or tables.get("definitions") != _definitions_table(definitions):
                 raise ValueError("the index table does not fit the methods and code tables")
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
@@ -606,7 +607,7 @@ class ImageContents:
         entries = self.ordered()
         strings, constants = _referenced(entries)
         number = {text: i for i, text in enumerate(strings)}
-        constant = {repr(value): i for i, value in enumerate(constants)}
+        constant = {_constant_key(value): i for i, value in enumerate(constants)}
         code = [_code_record(e, position, number, constant) for e in entries]
         return {
             "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints.get(k, ""),
@@ -654,7 +655,7 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
             self.argtypes = tuple(parse_type(t) for t in entry.argtypes)
             self.return_type = parse_type(entry.rettype)
             self.edges = entry_edges(entry)
-            self.callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.calls())
+            self.callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.call_keys)
             self.pending = ()
             self._function = None
 

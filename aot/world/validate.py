@@ -17,7 +17,7 @@ import sys
 from typing import Any, Callable, Optional
 
 from ..types import describe
-from .fingerprint import definition, fingerprint_of
+from .fingerprint import definition
 from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constant_matches
 from .methods import MethodOptions
 
@@ -51,7 +51,7 @@ _DEFAULT_OPTIONS = MethodOptions()
 
 
 class CurrentWorld:
-    """Answers questions about the current definitions: what a name is bound to, a method's fingerprint.
+    """Answers questions about the current definitions: what a name is bound to, a method's definition.
 
     Looked-up names that stand for a module or a builtin (``math``, ``len``) are remembered for the current
     world, until a method is redefined (``forget``): validating a thousand entries that call ``len``
@@ -103,10 +103,6 @@ class CurrentWorld:
             return definition(mdef.py_func, mdef.options)
         func = self.function_for(key)
         return definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None
-
-    def fingerprint(self, key: str) -> Optional[str]:
-        found = self.definition(key)
-        return None if found is None else fingerprint_of(found)
 
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
