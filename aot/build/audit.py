@@ -2,7 +2,7 @@
 
     sel = select("fixtures/numkit")       # a project, a package folder, an __aot__ folder or an image file
     report = verify_sources(sel)          # every entry checked against the sources as they are now
-    report.stale[0].verdict               → Verdict(valid=False, cause="edge-changed:numkit.stats:mean")
+    report.stale[0].verdict.cause.text    → "edge-changed:numkit.stats:mean"
     inspect_json(sel, report)["images"][0]["entries"][0]["method"]   → "numkit.core:absdiff"
     show_code(sel, "numkit.stats:mean(f64[:])", "llvm")              → "; ModuleID = …"  (no inference)
 
@@ -35,6 +35,8 @@ import serializer
 from serializer import ImageError, crc32
 
 from ..runtime.loader import python_abi
+from ..world.causes import Cause, CauseKind
+from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import CodeEntry, ImageContents, InstanceKey, entry_edges
 from ..world.validate import Verdict
@@ -230,7 +232,7 @@ def _entry_problem(entry: CodeEntry) -> Optional[str]:
     for edge in entry.edges:
         if len(edge) != 3 or not isinstance(edge[0], str) or not isinstance(edge[1], str):
             return f"malformed edge {list(edge)!r}"
-        if edge[0] == "call" and not isinstance(edge[2], str):
+        if edge[0] == EdgeKind.CALL and not isinstance(edge[2], str):
             return f"malformed call edge {list(edge)!r}"
     return None
 
@@ -349,15 +351,15 @@ class VerifyReport:
         for a reason of its own, as ``method(argtypes): cause`` (None when the entry is that one)."""
         by_key = {r.entry.key: r for r in self.results if r.image is result.image}
         current, seen = result, {result.entry.key}
-        while current.verdict.cause.startswith("edge-changed:"):
-            callee = current.verdict.cause.split(":", 1)[1]
+        while current.verdict.cause.kind is CauseKind.EDGE_CHANGED:
+            callee = current.verdict.cause.detail
             following = [by_key[k] for k in current.entry.call_keys
                          if k[0] == callee and k in by_key and not by_key[k].verdict.valid and k not in seen]
             if not following:
                 break
             current = following[0]
             seen.add(current.entry.key)
-        if current is result or current.entry.method == result.verdict.cause.split(":", 1)[1]:
+        if current is result or current.entry.method == result.verdict.cause.detail:
             return None  # the cause already names it
         return f"{describe_entry(current.entry)}: {current.verdict.cause}"
 
@@ -429,9 +431,9 @@ def verify_sources(sel: Selection) -> VerifyReport:
                 validator = Validator(image.contents, CurrentWorld(rt.table))
                 for key, entry in image.contents.code.items():
                     if gate:
-                        verdict = Verdict(False, f"image-incompatible:{gate}")
+                        verdict = Verdict(False, Cause.image_incompatible(gate))
                     elif failed:
-                        verdict = Verdict(False, f"import-failed:{failed.split(':')[0]}")
+                        verdict = Verdict(False, Cause(CauseKind.IMPORT_FAILED, failed.split(':')[0]))
                     else:
                         verdict = validator.check(key)
                     report.results.append(EntryResult(image, entry, verdict))
@@ -562,7 +564,7 @@ def entry_json(image: AuditedImage, entry: CodeEntry, native: Optional[int],
     if verdict is not None:
         out["status"] = "valid" if verdict.valid else "invalid"
         if not verdict.valid:
-            out["reason"] = verdict.cause
+            out["reason"] = str(verdict.cause)
     return out
 
 

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from ..world.causes import Cause
 from ..world.image import MAX_WORLD
 from .audit import AuditedImage, ImportCheck, Selection, VerifyReport, describe_entry
 
@@ -87,10 +88,9 @@ def image_heading(image: AuditedImage) -> str:
             f"{count} entr{'y' if count == 1 else 'ies'}")
 
 
-def _pretty_cause(cause: str) -> str:
+def _pretty_cause(cause: Cause) -> str:
     """``edge-changed:numkit.core:mean`` → ``edge-changed: numkit.core:mean`` (easier to read in a table)."""
-    kind, sep, rest = cause.partition(":")
-    return f"{kind}: {rest}" if sep else cause
+    return f"{cause.kind}: {cause.detail}" if cause.detail else str(cause.kind)
 
 
 def format_table(sel: Selection, report: Optional[VerifyReport] = None, style: Optional[Style] = None,
@@ -158,7 +158,7 @@ def format_verify(report: VerifyReport, check: Optional[ImportCheck] = None,
         width = max(len(n) for n in names)
         for r, name in zip(stale, names):
             root = report.root_cause(r)
-            why = r.verdict.cause + (f"  (because {root})" if root else "")
+            why = str(r.verdict.cause) + (f"  (because {root})" if root else "")
             lines.append(f"  stale  {name.ljust(width)}  {r.entry.owner}  {why}")
     for message in report.import_errors + report.problems:
         lines.append(style.paint("error: ", _RED) + message)

@@ -26,6 +26,7 @@ from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Jump, Compare, Const, C
                   Truth, UnaryKind, UnaryOp, Var, successors, uses)
 from ..ir.ops import CallValue
 from ..types import describe
+from ..world.edges import Edge, EdgeKind
 from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
                      Type, join, widen)
 from . import rules
@@ -42,17 +43,6 @@ _BUILTIN_FUNCS: dict[Any, Intrinsic] = {
 }
 _ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM}
 _MISSING = object()
-
-
-@dataclass(frozen=True, order=True)
-class Edge:
-    """What an inferred instance relied on. ``kind``: ``call`` (``value`` = argument types), ``global``
-    (a module constant, ``value`` = the constant), ``lookup`` (a global name, ``value`` = the key it named)
-    or ``overlay`` (an owner's own resolution: ``math.sin(f64)`` → ``__nv_sin`` on ``ptx``)."""
-
-    kind: str
-    target: str
-    value: Any
 
 
 class MethodSource(Protocol):
@@ -437,7 +427,7 @@ class _BodyState:
             if dest.name in self.single_def:
                 self.consts[dest.name] = value
             if sweep is not None:
-                sweep.edges.add(Edge("global", where, value))
+                sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
                 sweep.replace[(label, index)] = Const(dest, value, op.span)
             return const_type(value)  # type: ignore[return-value]
         if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
@@ -451,7 +441,7 @@ class _BodyState:
         method = self.inf.table.method_for(value) if intrinsic is None else None
         if sweep is not None:
             sweep.replace[(label, index)] = None  # compile-time only
-            sweep.edges.add(Edge("lookup", where, method.key if method is not None else describe(value)))
+            sweep.edges.add(Edge(EdgeKind.LOOKUP, where, method.key if method is not None else describe(value)))
         return PyValueType(value)
 
     def get_attr(self, op: GetAttr, label: str, index: int) -> Type:
@@ -507,7 +497,7 @@ class _BodyState:
                 raise err.with_chain(self.fn.name) from None
             if sweep is not None:
                 sweep.replace[(label, index)] = Call(op.dest, method.key, op.args, op.span)
-                sweep.edges.add(Edge("call", method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
+                sweep.edges.add(Edge(EdgeKind.CALL, method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
                 sweep.callees.append((method.key, argtypes))
             return ret
         intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
@@ -518,7 +508,7 @@ class _BodyState:
                 symbol = self.inf.overlay(intrinsic, result) if self.inf.overlay is not None \
                     and isinstance(result, ScalarType) else None
                 if symbol is not None:
-                    sweep.edges.add(Edge("overlay", f"{intrinsic.value}({result})", symbol))
+                    sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{intrinsic.value}({result})", symbol))
             return result
         target: Optional[ScalarType] = None
         if callee is builtins.int:

@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts,
                      parse_signature, parse_type, typeof)
 from ..world import MethodDef, MethodOptions
+from ..world.causes import NATIVE_MISSING, NO_ENTRY, Cause
 from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
@@ -284,8 +285,8 @@ class Dispatcher:
         if bound is None:  # valid IR, unusable native code: generate code from the IR, no inference
             instance = image.instance(entry, self.mdef)
             if instance is None:  # the IR is damaged: the image is rejected now
-                return self.compile(argtypes, f"image-incompatible:{image.rejected}")
-            cause = image.native_problem or "native-missing"
+                return self.compile(argtypes, image.rejection)
+            cause = image.native_problem or NATIVE_MISSING
             rt.check_strict(self.mdef.key, argtypes, cause)
             compiled = rt.compiler.cure(instance, self.mdef)
             rt.record("cured", self.mdef.key, entry.argtypes, cause=cause)
@@ -300,7 +301,7 @@ class Dispatcher:
         self._publish()
         return spec
 
-    def compile(self, argtypes: tuple[Type, ...], cause: str = "no-entry", image: Any = None,
+    def compile(self, argtypes: tuple[Type, ...], cause: Cause = NO_ENTRY, image: Any = None,
                 rejected: Any = None) -> Specialization:
         rt = runtime()
         rt.check_strict(self.mdef.key, argtypes, cause)

@@ -27,6 +27,8 @@ from .. import gpu
 from ..diagnostics import CompileError, Span
 from ..types import ArrayType, Type, accepts, parse_type, typeof
 from ..world import MethodOptions, method_key
+from ..world.causes import NO_ENTRY, REDEFINED, Cause
+from ..world.owners import CPU, PTX
 from .dispatch import _convert, _convertible, _declared_signatures
 from .state import runtime
 
@@ -152,7 +154,7 @@ class Kernel:
                 rt.check_strict(self.key, argtypes, cause)
                 from .ptx import compile_grid
                 spec = compile_grid(rt, self.__aot_method__, argtypes)
-                rt.record("inferred", self.key, argtypes, owner="cpu", cause=cause)
+                rt.record("inferred", self.key, argtypes, owner=CPU, cause=cause)
                 self._grid[argtypes] = spec
             try:
                 spec.builtin(*args, gdim, bdim)
@@ -180,7 +182,7 @@ class Kernel:
                 rt.check_strict(self.key, argtypes, cause)
                 program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
                 inst = compiler.inferencer.done[(self.key, argtypes)]
-                rt.record("inferred", self.key, argtypes, owner="ptx", cause=cause)
+                rt.record("inferred", self.key, argtypes, owner=PTX, cause=cause)
                 lookup = compiler.inferencer.done.__getitem__
                 loaded = (inst, program, dev.load(program.ptx), set(written_params(inst, lookup)),
                           reached_methods(inst, lookup))
@@ -198,12 +200,12 @@ class Kernel:
             return sigs[0]
         raise TypeError("give the argument types, e.g. k.inspect_ptx('f32', 'f32[::1]')")
 
-    def inspect_ir(self, *argtypes: Any, owner: str = "ptx") -> str:
+    def inspect_ir(self, *argtypes: Any, owner: str = PTX) -> str:
         """The typed IR of this kernel's ``ptx`` (or ``cpu``) instance."""
         from ..ir import print_function
         rt = runtime()
         types = self._types(argtypes)
-        if owner == "cpu":
+        if owner == CPU:
             return print_function(rt.compiler.infer(self.__aot_method__, types).function)
         from .ptx import ptx_compiler
         return print_function(ptx_compiler(rt).infer(self.__aot_method__, types).function)
@@ -252,11 +254,11 @@ class _Emulation:
         return run
 
 
-def _cause(changed: Optional[str], key: str) -> str:
+def _cause(changed: Optional[str], key: str) -> Cause:
     """Why a kernel is compiled: the first time (``changed`` None), or because a method it reaches changed."""
     if changed is None:
-        return "no-entry"
-    return "redefined" if changed == key else f"edge-changed:{changed}"
+        return NO_ENTRY
+    return REDEFINED if changed == key else Cause.edge_changed(changed)
 
 
 def _config(config: Any) -> tuple[Any, Any]:

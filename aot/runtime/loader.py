@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from serializer import crc32
 
+from ..world.causes import (NATIVE_CHECKSUM_MISMATCH, NATIVE_MISSING, NATIVE_UNLOADABLE, NO_ENTRY, Cause,
+                             CauseKind)
 from ..world.fingerprint import COMPILER_VERSION
+from ..world.owners import CPU
 
 if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
     from ..world.image import CodeEntry, ImageContents
@@ -84,8 +87,8 @@ class PackageImage:
         self._validator: Optional["Validator"] = None
         self._lib: Any = None
         self._entry_table: Any = None  # (see ``_read_entry_table``)
-        self.native_problem: Optional[str] = None
-        self.rejected: Optional[str] = None
+        self.native_problem: Optional[Cause] = None
+        self.rejected: Optional[str] = None  # why the whole image is rejected (see ``rejection``)
 
     # ------------------------------------------------------------------ body
     @property
@@ -106,8 +109,12 @@ class PackageImage:
     def reject(self, why: str) -> None:
         """Reject the whole image (``why`` becomes the cause ``image-incompatible:<why>``), saying so once."""
         self.rejected = why
-        print(f"aot: ignoring image {self.path}: image-incompatible:{why}; its methods compile on demand",
-              file=sys.stderr)
+        print(f"aot: ignoring image {self.path}: {self.rejection}; its methods compile on demand", file=sys.stderr)
+
+    @property
+    def rejection(self) -> Cause:
+        """The cause of every instance of a rejected image."""
+        return Cause(CauseKind.IMAGE_INCOMPATIBLE, self.rejected or "")
 
     @property
     def validator(self) -> Optional["Validator"]:
@@ -119,20 +126,20 @@ class PackageImage:
             self._validator = Validator(contents, self.rt.current_world, self.rt.env.debug_reject)
         return self._validator
 
-    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], str]:
-        """The entry for ``key(argtypes)`` and why it is not valid (``""`` when it is)."""
+    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], Optional[Cause]]:
+        """The entry for ``key(argtypes)`` and why it is not valid (None when it is)."""
         validator = (self._validator or self.validator) if self.rejected is None else None
         if validator is None:
-            return None, f"image-incompatible:{self.rejected}"
+            return None, self.rejection
         try:
             instance = (key, argtypes)
             entry = validator.contents.entry(instance)
             if entry is None:
-                return None, "no-entry"
+                return None, NO_ENTRY
             return entry, validator.check(instance, entry).cause
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
             self.reject(f"damaged: {err}")
-            return None, f"image-incompatible:{self.rejected}"
+            return None, self.rejection
 
     def callees(self, entry: "CodeEntry") -> set[str]:
         """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""
@@ -161,7 +168,7 @@ class PackageImage:
         return instance_from_entry(entry, method, self.root)
 
     # ------------------------------------------------------------------ native code
-    def _load_checked(self) -> tuple[Any, Optional[str]]:
+    def _load_checked(self) -> tuple[Any, Optional[Cause]]:
         """Load the library the header names if its bytes match their checksum; else why not."""
         from serializer import map_file
         native = self.header.get("native") or {}
@@ -170,13 +177,13 @@ class PackageImage:
             with open(so, "rb") as f, map_file(f, whole=True) as data:
                 matches = crc32(data) == native.get("crc32")
         except (OSError, ValueError):  # missing, unreadable, or empty
-            return None, "native-missing"
+            return None, NATIVE_MISSING
         if not matches:
-            return None, "native-checksum-mismatch"
+            return None, NATIVE_CHECKSUM_MISMATCH
         try:
             return ctypes.CDLL(str(so)), None
         except OSError:
-            return None, "native-unloadable"
+            return None, NATIVE_UNLOADABLE
 
     @property
     def lib(self) -> Any:
@@ -261,7 +268,7 @@ class Loader:
             return f"compiler-version {header.get('compiler_version')} (this is {COMPILER_VERSION})"
         if header.get("python") != python_abi():
             return f"python-abi {header.get('python')} (this is {python_abi()})"
-        if header.get("owner") != "cpu":
+        if header.get("owner") != CPU:
             return f"owner {header.get('owner')}"
         target = header.get("target") or {}
         if not isinstance(target, dict):

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional
 
 from ..world import MethodTable
+from ..world.causes import REDEFINED, Cause
+from ..world.owners import CPU
 
 
 class StrictModeError(RuntimeError):
@@ -27,7 +29,7 @@ class Event(NamedTuple):
     kind: str
     method: str
     argtypes: tuple[str, ...]
-    owner: str = "cpu"
+    owner: str = CPU
     cause: str = ""
     spurious: bool = False
 
@@ -98,11 +100,12 @@ class Runtime:
             self._compiler = Compiler(self)
         return self._compiler
 
-    def record(self, kind: str, method: str, argtypes: tuple, owner: str = "cpu", cause: str = "",
+    def record(self, kind: str, method: str, argtypes: tuple, owner: str = CPU, cause: Optional[Cause] = None,
                spurious: bool = False) -> None:
         """An event; ``argtypes`` are types or their texts."""
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
             argtypes = tuple(map(str, argtypes))
+        cause = cause.text if cause is not None else ""  # (events carry the cause's text: SPEC.md §2)
         self._events += (kind, method, argtypes, owner, cause, spurious)
         if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(_new_tuple(Event, self._events[-_EVENT_FIELDS:])), file=sys.stderr)
@@ -161,7 +164,7 @@ class Runtime:
             mdef = self.table.methods.get(method_key)
             dispatcher = getattr(mdef, "dispatcher", None)
             if dispatcher is not None and dispatcher.drop(argtypes):
-                cause = "redefined" if method_key == key else f"edge-changed:{key}"
+                cause = REDEFINED if method_key == key else Cause.edge_changed(key)
                 self.record("invalidated", method_key, argtypes, cause=cause)
 
     def seed(self, method: Any, argtypes: tuple) -> Any:
@@ -183,7 +186,7 @@ class Runtime:
         out["spurious"] = sum(fields[_EVENT_FIELDS - 1::_EVENT_FIELDS])
         return out
 
-    def check_strict(self, method: str, argtypes: tuple, cause: str) -> None:
+    def check_strict(self, method: str, argtypes: tuple, cause: Cause) -> None:
         if self.strict:
             types = ", ".join(str(t) for t in argtypes)
             raise StrictModeError(f"strict mode: {method}({types}) would be inferred and compiled at run time "

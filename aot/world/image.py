@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from serializer import ImageError, record
 
-if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
-    from ..infer.solver import Edge
+from .edges import Edge, EdgeKind
+
 
 METHODS = record("methods", "key", "fingerprint", "definition")
 CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol", "min_world", "max_world",
@@ -67,7 +67,7 @@ InstanceKey = tuple[str, tuple[str, ...]]
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
 
 
-def edge_to_record(edge: "Edge") -> list:
+def edge_to_record(edge: Edge) -> list:
     value = edge.value
     return [edge.kind, edge.target, _plain(value)]
 
@@ -76,20 +76,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return value
-
-
-def constant_matches(stored: Any, current: Any) -> bool:
-    """Whether a module constant still has the value (and the exact types) an entry folded in."""
-    if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
-        return False
-    if isinstance(current, tuple):
-        return type(stored) in _ARRAY and len(stored) == len(current) and all(
-            constant_matches(s, c) for s, c in zip(stored, current))
-    if type(current) is not type(stored):
-        return False
-    if isinstance(current, float) and current != current:
-        return stored != stored
-    return stored == current
 
 
 class CodeEntry:
@@ -121,7 +107,7 @@ class CodeEntry:
         self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
         # (the instances it calls, when its maker has not worked them out already)
         self.call_keys: tuple[InstanceKey, ...] = tuple(
-            [(target, _split_types(value)) for kind, target, value in edges if kind == "call"]) \
+            [(target, _split_types(value)) for kind, target, value in edges if kind == EdgeKind.CALL]) \
             if call_keys is None else call_keys
 
     @property
@@ -194,13 +180,13 @@ class _References:
         """The edge three numbers stand for, and the instance it calls (IndexError, TypeError or ValueError
         when they stand for nothing)."""
         kind, target, value = numbers
-        kind = self.strings[kind]
-        if kind == "call":
+        kind = EdgeKind(self.strings[kind])  # (ValueError for a kind this compiler does not know)
+        if kind is EdgeKind.CALL:
             target = self.keys[target]
             found = (kind, target, self.strings[value]), (target, self.signature(value))
         else:
             found = (kind, self.strings[target],
-                     self.constants[value] if kind == "global" else self.strings[value]), None
+                     self.constants[value] if kind is EdgeKind.GLOBAL else self.strings[value]), None
         self.edges[numbers] = found
         return found
 
@@ -254,13 +240,13 @@ def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, i
     numbers in the index (``number``, and ``constant`` by ``_constant_key``; see the module docstring)."""
     edges: list[list[int]] = []
     for kind, target, value in entry.edges:
-        if kind == "call":
+        if kind == EdgeKind.CALL:
             if target not in position:
                 raise ValueError(f"{entry.method}: a call edge to {target}, whose definition the image lacks")
             edges.append([number[kind], position[target], number[value]])
         else:
             edges.append([number[kind], number[target],
-                          constant[_constant_key(value)] if kind == "global" else number[value]])
+                          constant[_constant_key(value)] if kind == EdgeKind.GLOBAL else number[value]])
     return CODE.pack({
         "method": position[entry.method], "argtypes": number[signature_text(entry.argtypes)],
         "rettype": number[entry.rettype], "owner": number[entry.owner], "edges": edges, "symbol": entry.symbol,
@@ -280,10 +266,10 @@ def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
             raise ValueError(f"{e.method}: argument types {e.argtypes!r} do not survive being written as text")
         texts.update((text, e.rettype, e.owner, e.state))
         for kind, target, value in e.edges:
-            texts.add(kind)
-            if kind != "call":
+            texts.add(str(kind))
+            if kind != EdgeKind.CALL:
                 texts.add(target)
-            if kind == "global":
+            if kind == EdgeKind.GLOBAL:
                 constants[_constant_key(value)] = value
             else:
                 texts.add(value)
@@ -634,8 +620,7 @@ def _tuplify(value: Any) -> Any:
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
 
 
-def entry_edges(entry: CodeEntry) -> tuple["Edge", ...]:
-    from ..infer.solver import Edge
+def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
     return tuple(Edge(kind, target, _tuplify(value)) for kind, target, value in entry.edges)
 
 
@@ -672,6 +657,6 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
     return StoredInstance()
 
 
-def entry_state(edges: tuple["Edge", ...]) -> str:
+def entry_state(edges: tuple[Edge, ...]) -> str:
     """The explicit validity state written at build time (never inferred from missing edges later)."""
     return STATE_NEEDS_REVALIDATION if edges else STATE_NO_OUTSIDE_EDGES

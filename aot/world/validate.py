@@ -1,12 +1,12 @@
 """Validation of image entries against the current definitions (DESIGN.md, "Validation on load").
 
     v = Validator(contents, CurrentWorld(table))
-    v.check(("numkit.stats:zscore", ("f64", "f64", "f64")))  →  Verdict(valid=False,
-                                                       cause="edge-changed:numkit.core:mean")
+    v.check(("numkit.stats:zscore", ("f64", "f64", "f64")))
+        →  Verdict(valid=False, cause=Cause(CauseKind.EDGE_CHANGED, "numkit.core:mean"))
 
-An entry is valid iff its explicit state allows it, its method's fingerprint is unchanged, every module
-constant it folded in still has the same value, every name it looked up still names the same thing, and
-every callee entry is valid. Callees are decided depth-first; mutually recursive entries (a strongly
+An entry is valid iff its explicit state allows it, its method's fingerprint is unchanged, every edge holds by
+its kind's rule (``aot.world.edges``: module constants unchanged, names naming the same things, callees'
+definitions unchanged, overlays resolving alike), and every callee entry is valid. Callees are decided depth-first; mutually recursive entries (a strongly
 connected component of the call graph) are decided together: all valid, or all invalid with the first
 cause found. Verdicts are memoised; ``forget`` drops them after a redefinition.
 """
@@ -17,21 +17,23 @@ import sys
 from typing import Any, Callable, Optional
 
 from ..types import describe
+from .causes import DEBUG_REJECT, FINGERPRINT_CHANGED, INVALID_AT_BUILD, NO_ENTRY, Cause
+from .edges import MISSING as _MISSING
+from .edges import RULES
 from .fingerprint import definition
-from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey, constant_matches
+from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey
 from .methods import MethodOptions
 
-_MISSING = object()
 _ModuleType = type(sys)
 _BuiltinType = type(len)
 
 
 class Verdict:
-    """Whether an entry is valid, and why not (``cause``, empty when it is)."""
+    """Whether an entry is valid, and why not (``cause``, None when it is)."""
 
     __slots__ = ("valid", "cause")
 
-    def __init__(self, valid: bool, cause: str = ""):
+    def __init__(self, valid: bool, cause: Optional[Cause] = None):
         self.valid = valid
         self.cause = cause
 
@@ -46,7 +48,7 @@ class Verdict:
 
 
 VALID = Verdict(True)
-NO_ENTRY = Verdict(False, "no-entry")
+NO_ENTRY_VERDICT = Verdict(False, NO_ENTRY)
 _DEFAULT_OPTIONS = MethodOptions()
 
 
@@ -144,35 +146,32 @@ class Validator:
         held = self.held[key] = self.contents.holds_definition(key, self.world.definition(key))
         return held
 
+    # ------------------------------------------------------------------ the world as edge rules see it
+    def definition_holds(self, key: str) -> bool:
+        held = self.held.get(key)  # (a definition that does not hold is remembered too)
+        return self.holds(key) if held is None else held
+
+    def names(self, where: str) -> str:
+        return self.world.known_names.get(where) or self.world.names(where)
+
+    def resolve(self, where: str) -> Any:
+        return self.world.resolve(where)
+
     # ------------------------------------------------------------------ local checks
     def local_check(self, entry: CodeEntry) -> Verdict:
-        """Everything about ``entry`` except its callees' validity."""
+        """Everything about ``entry`` except its callees' validity: its state, its own definition, and every
+        edge by its kind's rule (``aot.world.edges``)."""
         if entry.state == STATE_INVALID:
-            return Verdict(False, "invalid-at-build")
+            return Verdict(False, INVALID_AT_BUILD)
         if self.reject and entry.method in self.reject:
-            return Verdict(False, "debug-reject")
-        held = self.held  # (a definition that does not hold is remembered too: None is "not compared yet")
-        same = held.get(entry.method)
-        if not (self.holds(entry.method) if same is None else same):
-            return Verdict(False, "fingerprint-changed")
-        world = self.world
-        names = world.known_names
-        for kind, target, value in entry.edges:  # (kinds in the order of how common they are)
-            if kind == "lookup":
-                if (names.get(target) or world.names(target)) != value:
-                    return Verdict(False, f"edge-changed:{target}")
-            elif kind == "call":
-                same = held.get(target)
-                if not (self.holds(target) if same is None else same):
-                    return Verdict(False, f"edge-changed:{target}")
-            elif kind == "global":
-                current = world.resolve(target)
-                if current is _MISSING or not constant_matches(value, current):
-                    return Verdict(False, f"edge-changed:{target}")
-            elif kind == "overlay":  # ptx: a math function resolved to a libdevice function
-                from ..targets.ptx import PtxTarget
-                if not PtxTarget().overlay_holds(target, value):
-                    return Verdict(False, f"edge-changed:{target}")
+            return Verdict(False, DEBUG_REJECT)
+        if not self.definition_holds(entry.method):
+            return Verdict(False, FINGERPRINT_CHANGED)
+        rules = RULES
+        for kind, target, value in entry.edges:
+            rule = rules.get(kind)
+            if rule is None or not rule(self, target, value):
+                return Verdict(False, Cause.edge_changed(target))
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
@@ -186,7 +185,7 @@ class Validator:
         if entry is None:
             entry = find(key)
             if entry is None:
-                return NO_ENTRY
+                return NO_ENTRY_VERDICT
         calls = entry.call_keys
         for c in calls:
             if c not in verdicts and find(c) is not None:
@@ -197,7 +196,7 @@ class Validator:
                 for callee in calls:
                     decided = verdicts.get(callee)
                     if decided is None or not decided.valid:  # (None: no entry for the callee)
-                        verdict = Verdict(False, f"edge-changed:{callee[0]}")
+                        verdict = Verdict(False, Cause.edge_changed(callee[0]))
                         break
             verdicts[key] = verdict
             return verdict
@@ -243,13 +242,13 @@ class Validator:
         shared: Optional[Verdict] = None
         for k in sorted(component):
             if not locals_[k].valid:
-                shared = shared or Verdict(False, f"edge-changed:{k[0]}")
+                shared = shared or Verdict(False, Cause.edge_changed(k[0]))
                 continue
             for callee in find(k).call_keys:
                 if callee in members:
                     continue
                 if find(callee) is None or not self.verdicts[callee].valid:
-                    shared = shared or Verdict(False, f"edge-changed:{callee[0]}")
+                    shared = shared or Verdict(False, Cause.edge_changed(callee[0]))
                     break
         for k in component:
             if not locals_[k].valid:

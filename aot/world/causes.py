@@ -1,0 +1,67 @@
+"""Causes: why a method instance was not served from its image entry, as events and reports show it.
+
+    Cause.edge_changed("numkit.core:mean")          → the text "edge-changed:numkit.core:mean"
+    Cause(CauseKind.NO_ENTRY)                        → "no-entry"
+    Cause.image_incompatible("python-abi cpython-310-linux (this is cpython-311-linux)")
+    cause.kind is CauseKind.EDGE_CHANGED, cause.detail == "numkit.core:mean"
+
+A cause is a value with a kind and a detail; its text (``str(cause)``) is what ``aot.Event.cause``, ``aot
+inspect --json``'s ``reason`` and the reports carry (SPEC.md §2). Code that needs the kind or the detail reads
+the fields, never the text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class CauseKind(str, Enum):
+    NO_ENTRY = "no-entry"  # the image holds no entry for the instance (or there is no image)
+    EDGE_CHANGED = "edge-changed"  # detail: the target of the first edge that no longer holds
+    FINGERPRINT_CHANGED = "fingerprint-changed"  # the method's own definition changed
+    REDEFINED = "redefined"  # the method was defined again in this process
+    IMAGE_INCOMPATIBLE = "image-incompatible"  # detail: why the whole image was rejected
+    NATIVE_MISSING = "native-missing"  # the image's native code is not there (cured from the stored IR)
+    NATIVE_CHECKSUM_MISMATCH = "native-checksum-mismatch"  # the library is not the one the image was built with
+    NATIVE_UNLOADABLE = "native-unloadable"  # the library would not load here
+    INVALID_AT_BUILD = "invalid-at-build"  # the build wrote the entry as known invalid
+    DEBUG_REJECT = "debug-reject"  # AOT_DEBUG_REJECT named the method (a testing hook)
+    IMPORT_FAILED = "import-failed"  # (aot verify) detail: the module whose import failed
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """Why an instance was (re)inferred, cured or invalidated."""
+
+    kind: CauseKind
+    detail: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.kind.value}:{self.detail}" if self.detail else self.kind.value
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def edge_changed(cls, target: str) -> "Cause":
+        return cls(CauseKind.EDGE_CHANGED, target)
+
+    @classmethod
+    def image_incompatible(cls, why: str) -> "Cause":
+        return cls(CauseKind.IMAGE_INCOMPATIBLE, why)
+
+
+NO_ENTRY = Cause(CauseKind.NO_ENTRY)
+FINGERPRINT_CHANGED = Cause(CauseKind.FINGERPRINT_CHANGED)
+REDEFINED = Cause(CauseKind.REDEFINED)
+INVALID_AT_BUILD = Cause(CauseKind.INVALID_AT_BUILD)
+DEBUG_REJECT = Cause(CauseKind.DEBUG_REJECT)
+NATIVE_MISSING = Cause(CauseKind.NATIVE_MISSING)
+NATIVE_CHECKSUM_MISMATCH = Cause(CauseKind.NATIVE_CHECKSUM_MISMATCH)
+NATIVE_UNLOADABLE = Cause(CauseKind.NATIVE_UNLOADABLE)

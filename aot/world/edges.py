@@ -1,0 +1,108 @@
+"""Edge kinds: what a code instance relied on when it was inferred, and whether that still holds.
+
+    EdgeKind("global") is EdgeKind.GLOBAL                   # the text an image stores for the kind
+    edge_holds(EdgeKind.GLOBAL, now, "numkit.core:SCALE", 2.0)   → True while ``numkit.core.SCALE == 2.0``
+    edge_holds("call", now, "numkit.core:mean", "(f64[:])")      → True while mean's definition is unchanged
+
+Each kind has one rule, here, that answers "does this edge hold in the current world?" through a small view of
+the world (``WorldNow``: what a name stands for, the value it has, whether a method's definition is the stored
+one). Validation of image entries (``aot.world.validate``) and the tools (``aot verify``) ask only these rules,
+so a new kind (deferred references, static values, a plugin's rules) is one member and one rule.
+
+A kind is a ``str`` enum: images store its text, and a kind read back from an image is looked up by that text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Callable, Protocol
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+"""What ``WorldNow.resolve`` gives for a name bound to nothing."""
+
+
+class EdgeKind(str, Enum):
+    """What an edge records (``Edge(kind, target, value)`` in ``aot.infer``)."""
+
+    CALL = "call"  # target: the callee's method key; value: its argument types' signature text "(f64, i64)"
+    GLOBAL = "global"  # target: "module:name" of a constant the code folded in; value: that constant
+    LOOKUP = "lookup"  # target: "module:name" of a global name; value: what it named (see ``CurrentWorld.names``)
+    OVERLAY = "overlay"  # target: "intrinsic(type)"; value: the owner's own symbol for it (ptx: libdevice)
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    """One thing an inferred instance relied on (see ``EdgeKind`` for what ``target`` and ``value`` are)."""
+
+    kind: EdgeKind
+    target: str
+    value: Any
+
+
+class WorldNow(Protocol):
+    """What the rules ask of the current world."""
+
+    def names(self, where: str) -> str:
+        """What ``module:name`` stands for now, in the terms lookup edges record."""
+
+    def resolve(self, where: str) -> Any:
+        """The value ``module:name`` has now, or ``MISSING``."""
+
+    def definition_holds(self, key: str) -> bool:
+        """Whether method ``key`` is defined now as the image stored it."""
+
+
+_ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
+
+
+def constant_matches(stored: Any, current: Any) -> bool:
+    """Whether a module constant still has the value (and the exact types) an entry folded in."""
+    if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
+        return False
+    if isinstance(current, tuple):
+        return type(stored) in _ARRAY and len(stored) == len(current) and all(
+            constant_matches(s, c) for s, c in zip(stored, current))
+    if type(current) is not type(stored):
+        return False
+    if isinstance(current, float) and current != current:
+        return stored != stored
+    return stored == current
+
+
+def _call_holds(now: WorldNow, target: str, value: Any) -> bool:
+    # The callee's own entry is validated separately (the graph walk); the edge needs its definition unchanged.
+    return now.definition_holds(target)
+
+
+def _global_holds(now: WorldNow, target: str, value: Any) -> bool:
+    current = now.resolve(target)
+    return current is not MISSING and constant_matches(value, current)
+
+
+def _lookup_holds(now: WorldNow, target: str, value: Any) -> bool:
+    return now.names(target) == value
+
+
+def _overlay_holds(now: WorldNow, target: str, value: Any) -> bool:
+    from ..targets.ptx import PtxTarget  # (only ptx entries have overlay edges)
+    return PtxTarget().overlay_holds(target, value)
+
+
+RULES: dict[str, Callable[[WorldNow, str, Any], bool]] = {
+    EdgeKind.CALL: _call_holds,
+    EdgeKind.GLOBAL: _global_holds,
+    EdgeKind.LOOKUP: _lookup_holds,
+    EdgeKind.OVERLAY: _overlay_holds,
+}
+"""Each kind's rule, by kind or by its text (a str enum hashes as its text)."""
+
+
+def edge_holds(kind: str, now: WorldNow, target: str, value: Any) -> bool:
+    """Whether an edge of ``kind`` still holds (an unknown kind never does: it is from a newer compiler)."""
+    rule = RULES.get(kind)
+    return rule is not None and rule(now, target, value)
