@@ -31,7 +31,9 @@ from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance
 from ..runtime import runtime
 from ..runtime.dispatch import dispatcher_of
+from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
+from ..world.owners import CPU, PTX
 from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
 from ..world.validate import CurrentWorld, Validator
@@ -60,7 +62,7 @@ def python_abi() -> str:
     return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 
-def image_paths(package_dir: Path, package: str, owner: str = "cpu") -> tuple[Path, Path]:
+def image_paths(package_dir: Path, package: str, owner: str = CPU) -> tuple[Path, Path]:
     folder = package_dir / "__aot__"
     return folder / f"{package}.{owner}.aotimg", folder / f"{package}.{owner}.so"
 
@@ -121,7 +123,7 @@ class _Builder:
         root = str(package_dir.parent)
         image_path, so_path = image_paths(package_dir, package)
         target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
-        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": "cpu",
+        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": CPU,
                   "package": package, "target": {"triple": target.triple, "cpu": target.cpu,
                                                  "features": target.features}}
         previous = self.previous_contents(image_path, header)
@@ -215,17 +217,17 @@ class _Builder:
         from ..codegen.types import symbol_name
         contents = ImageContents()
         for (key, argtypes), inst in sorted(instances.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-            for k in [key] + [e.target for e in inst.edges if e.kind == "call"]:
+            for k in [key] + [e.target for e in inst.edges if e.kind == EdgeKind.CALL]:
                 if k not in contents.fingerprints:
                     found = world.definition(k)
                     contents.definitions[k] = found or b""
                     contents.fingerprints[k] = "" if found is None else fingerprint_of(found)
             mdef = self.rt.table.methods.get(key)
             contents.code[(key, tuple(map(str, argtypes)))] = CodeEntry(
-                0, key, tuple(map(str, argtypes)), str(inst.return_type), "cpu",
+                0, key, tuple(map(str, argtypes)), str(inst.return_type), CPU,
                 getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
                 tuple(tuple(edge_to_record(e)) for e in inst.edges),
-                symbol_name(key, argtypes, "cpu"), 1, MAX_WORLD, entry_state(inst.edges),
+                symbol_name(key, argtypes, CPU), 1, MAX_WORLD, entry_state(inst.edges),
                 mdef.options.boundscheck if mdef is not None else True, 0)
         return contents
 
@@ -365,7 +367,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
         except Exception as err:  # the user's code failed while it was imported
             raise _import_failure(err, project) from None
     targets = tuple(targets or cfg.targets)
-    for package in cfg.packages if "cpu" in targets else ():
+    for package in cfg.packages if CPU in targets else ():
         package_dir = Path(sys.modules[package].__file__).resolve().parent
         with locked(package_dir / "__aot__"):
             built = builder.build_package(package)
@@ -384,7 +386,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             serializer.write_image(image_path, header, contents.to_tables(), INDEXED_TABLES)
             serializer.write_image(image_path.with_suffix(".objects"), header, contents.object_tables())
             builder.result.images.append(str(image_path))
-    if "ptx" in targets:
+    if PTX in targets:
         for package in cfg.packages:
             package_dir = Path(sys.modules[package].__file__).resolve().parent
             with locked(package_dir / "__aot__"):
@@ -428,16 +430,16 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         for key, inst in instances.items():
             strs = (key[0], tuple(map(str, key[1])))
             entry = contents.code[strs]
-            contents.code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, "ptx",
+            contents.code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, PTX,
                                             entry.ir, entry.edges,
-                                            entry_symbols.get(key, symbol_name(key[0], key[1], "ptx")),
+                                            entry_symbols.get(key, symbol_name(key[0], key[1], PTX)),
                                             entry.min_world, entry.max_world, entry.state, entry.boundscheck, 0)
         builder.result.built += len(instances)
         folder = package_dir / "__aot__"
         ptx_path = folder / f"{package}.{arch}.ptx"
         data = program.ptx.encode()
         atomic_write_bytes(ptx_path, data)
-        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": "ptx",
+        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": PTX,
                   "package": package, "target": {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
                   "native": {"file": ptx_path.name, "crc32": crc32(data),
                              "size": len(data)}}

@@ -26,6 +26,7 @@ from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, acc
                      parse_signature, parse_type, typeof)
 from ..world import MethodDef, MethodOptions
 from ..world.causes import NATIVE_MISSING, NO_ENTRY, Cause
+from ..world.invalidation import stored_key
 from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
@@ -296,7 +297,7 @@ class Dispatcher:
             rt.record("loaded", self.mdef.key, entry.argtypes)
             spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], 0, image, entry)
         if entry.call_keys:
-            rt.add_loaded(spec)
+            rt.invalidation.add_loaded(image, entry)
         self.specs += (spec,)
         self._publish()
         return spec
@@ -308,8 +309,7 @@ class Dispatcher:
         compiled = rt.compiler.compile(self.mdef, argtypes)
         spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
-        reached = rt.compiler.reachable_keys(compiled.instance)
-        rt.add_backedges((self.mdef.key, tuple(map(str, argtypes))), reached)
+        rt.invalidation.add(stored_key(self.mdef.key, argtypes), rt.compiler.reachable_keys(compiled.instance))
         spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.try_address,
                               compiled.vectorcall_address, compiled.def_address)
         self.add(spec)

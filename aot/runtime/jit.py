@@ -22,6 +22,7 @@ from ..passes import pipeline
 from ..targets import CpuTarget
 from ..types import Type
 from ..world import MethodDef
+from ..world.invalidation import stored_key
 
 
 @dataclass
@@ -43,6 +44,13 @@ class Compiler:
         self.inferencer = Inferencer(rt.table, seed=rt.seed, passes=pipeline.run)
         self._dispatcher: Optional[int] = None
         self._modules = 0
+        rt.invalidation.subscribe(self.forget)
+
+    def forget(self, key: str) -> set[tuple[str, tuple[str, ...]]]:
+        """Method ``key`` was redefined: drop every instance inferred from it (``Invalidation`` asks)."""
+        stale = self.inferencer.dependents(key)
+        self.inferencer.forget(stale)
+        return {stored_key(k, types) for k, types in stale}
 
     def dispatcher_address(self) -> int:
         """The native vectorcall of method objects (compiled once per process)."""

@@ -64,12 +64,23 @@ def check_kernel(inst: InferredInstance) -> None:
 class PtxCompiler:
     """Inference for the ``ptx`` owner (its own instances and edges), code generation and linking."""
 
-    def __init__(self, table: Any, seed: Any = None):
+    def __init__(self, table: Any, seed: Any = None, invalidation: Any = None):
         self.table = table
         self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay, passes=pipeline.run)
+        if invalidation is not None:  # (the process's ``aot.world.invalidation.Invalidation``)
+            invalidation.subscribe(self.forget)
+
+    def forget(self, key: str) -> tuple:
+        """Method ``key`` was redefined: drop every ptx instance inferred from it. The kernels' launch caches
+        see their instance gone and compile again. (No CPU specialization is named: ptx code is not
+        dispatched by method objects.)"""
+        self.inferencer.forget(self.inferencer.dependents(key))
+        return ()
 
     def refresh(self) -> dict:
-        """Forget every instance that relied on an edited method; {instance: the method that changed}."""
+        """Forget every instance that relied on a plain helper whose module now binds its name to another
+        function (edited and re-executed: no definition event says so, so a launch looks); {instance: the
+        method that changed}. Redefinitions of methods arrive through ``forget``."""
         return forget_stale(self.inferencer, self.table)
 
     def infer(self, mdef: Any, argtypes: tuple[Type, ...]) -> InferredInstance:
@@ -138,7 +149,7 @@ def ptx_compiler(rt: Any) -> PtxCompiler:
     """The process's compiler for the ``ptx`` owner (one per runtime, beside its CPU compiler)."""
     compiler = rt.__dict__.get("ptx_compiler")
     if compiler is None:
-        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(rt.table)
+        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(rt.table, invalidation=rt.invalidation)
     return compiler
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional
 
 from ..world import MethodTable
-from ..world.causes import REDEFINED, Cause
+from ..world.causes import Cause
+from ..world.invalidation import Invalidation
 from ..world.owners import CPU
 
 
@@ -70,11 +71,8 @@ class Runtime:
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
         self._current_world: Any = None
         self._loader: Any = None
-        # Backedges: method key → the (method key, argtypes) instances whose code relied on it.
-        self._backedges: dict[str, set[tuple[str, tuple]]] = {}
-        # Specializations loaded from image entries with calls since the backedges were last brought up to
-        # date. Their callees are worked out only when something asks for backedges (a redefinition, mostly).
-        self._loaded: list[Any] = []
+        # Backedges and redefinition, for every owner (the CPU JIT and the ptx compiler subscribe to it).
+        self.invalidation = Invalidation()
 
     @property
     def current_world(self) -> Any:
@@ -116,38 +114,6 @@ class Runtime:
         fields = self._events
         return [_new_tuple(Event, fields[i:i + _EVENT_FIELDS]) for i in range(0, len(fields), _EVENT_FIELDS)]
 
-    def add_backedges(self, instance: tuple[str, tuple], callees: Any) -> None:
-        for callee in callees:
-            self._backedges.setdefault(callee, set()).add(instance)
-
-    def add_loaded(self, spec: Any) -> None:
-        """A specialization was loaded from an image entry (``spec.entry``) that has calls: its backedges (to
-        every callee its code inlines) come when needed."""
-        self._loaded.append(spec)
-
-    @property
-    def backedges(self) -> dict[str, set[tuple[str, tuple]]]:
-        """Method key → the instances (method key, argument types) whose code relied on it."""
-        loaded, self._loaded = self._loaded, []
-        for spec in loaded:
-            self.add_backedges(spec.entry.key, spec.image.callees(spec.entry))
-        return self._backedges
-
-    def dependents(self, key: str) -> set[tuple[str, tuple]]:
-        """Every instance that relied on method ``key``, directly or through other instances."""
-        out: set[tuple[str, tuple]] = set()
-        stack = [key]
-        seen = {key}
-        backedges = self.backedges
-        while stack:
-            for inst in backedges.get(stack.pop(), ()):
-                if inst not in out:
-                    out.add(inst)
-                    if inst[0] not in seen:
-                        seen.add(inst[0])
-                        stack.append(inst[0])
-        return out
-
     def redefine(self, key: str) -> None:
         """A method was defined again: close every code instance that depended on the old definition."""
         if self._current_world is not None:
@@ -155,16 +121,10 @@ class Runtime:
         for image in self._loader.images.values() if self._loader is not None else ():
             if image is not None and image._validator is not None:
                 image._validator.forget()
-        stale = self.dependents(key)
-        if self._compiler is not None:
-            inferred = self._compiler.inferencer.dependents(key)
-            self._compiler.inferencer.forget(inferred)
-            stale |= {(k, tuple(map(str, t))) for k, t in inferred}
-        for method_key, argtypes in sorted(stale, key=str):
+        for (method_key, argtypes), cause in self.invalidation.redefine(key):
             mdef = self.table.methods.get(method_key)
             dispatcher = getattr(mdef, "dispatcher", None)
             if dispatcher is not None and dispatcher.drop(argtypes):
-                cause = REDEFINED if method_key == key else Cause.edge_changed(key)
                 self.record("invalidated", method_key, argtypes, cause=cause)
 
     def seed(self, method: Any, argtypes: tuple) -> Any:
