@@ -12,8 +12,9 @@ definition) · 72 ``__wrapped__`` (the Python function). The generated dispatche
 
 What a method object is made of at import lives in those slots: no instance dict is made (one is, as for a
 function, when someone sets an attribute of their own), which keeps ``@aot.jit`` to two stores per method
-and one object fewer for the garbage collector to go through. ``__qualname__`` and ``__module__`` (which
-``functools.wraps`` would copy into a dict) are the Python function's, read through it.
+and one object fewer for the garbage collector to go through. ``__name__``, ``__qualname__``,
+``__module__``, ``__doc__`` and ``__annotations__`` (which ``functools.wraps`` would copy into a dict) are
+the Python function's, read through it until set on the method object (then its dict holds them).
 
 A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
 (``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
@@ -63,6 +64,17 @@ def _address(name: str) -> int:
 _keepalive: list = []
 
 
+class _Name:
+    """``__name__`` of method objects: the Python function's until one is set on the object (this
+    descriptor has no ``__set__``, so the instance dict comes first). It lives on ``MethodBase``: the
+    method type's own ``__name__`` is ``type``'s (a data descriptor, which wins on the class itself)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else obj.__wrapped__.__name__
+
+
 class MethodBase:
     """The Python side of ``aot.Method``: calls that reach it are first calls (no native code yet).
 
@@ -86,9 +98,7 @@ class MethodBase:
         """The Python function the method compiles."""
         return self.__wrapped__
 
-    @property
-    def __name__(self) -> str:  # type: ignore[override]
-        return self.__wrapped__.__name__
+    __name__ = _Name()
 
 
 @lru_cache(maxsize=None)
@@ -123,6 +133,8 @@ def method_type() -> type:
     from_spec.argtypes = [ctypes.c_void_p, ctypes.py_object]
     cls = from_spec(ctypes.addressof(spec), (MethodBase,))
     cls.__module__ = _Module(cls.__module__)
+    cls.__doc__ = _Doc(cls.__doc__)
+    cls.__annotations__ = _Annotations()
     return cls
 
 
@@ -136,6 +148,28 @@ class _Module(str):
 
     def __get__(self, obj: Any, cls: Any = None) -> str:
         return self if obj is None else obj.__wrapped__.__module__
+
+
+class _Doc(str):
+    """``__doc__`` of the method type, as ``_Module`` (the class's docstring to the class; the Python
+    function's to an instance, until one is set on it)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else obj.__wrapped__.__doc__
+
+
+class _Annotations(dict):
+    """``__annotations__`` of the method type, as ``_Module``: to the class, its own (none); to an instance,
+    its Python function's, until set on it. It must be in the method type's own dict: reading a class's
+    ``__annotations__`` when its dict has none stores an empty one there, which would hide this from
+    instances."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else obj.__wrapped__.__annotations__
 
 
 def set_vectorcall(obj: Any, address: int) -> None:
