@@ -1,15 +1,22 @@
 """Method objects behave like the functions they wrap (issue #24), beyond calls:
 
     f.__doc__ = "..."              # and __name__, __qualname__, __module__, __annotations__, __dict__
+    pickle.dumps(f), copy.copy(f)  # by reference, as a function: a process pool's workers run the image's code
 
-The strict-import check builds a copy of fixtures/numkit and runs it in fresh interpreters
+The process-pool and strict-import checks build a copy of fixtures/numkit and run it in fresh interpreters
 (``buildsupport``); the rest runs on methods of this module.
 """
+import copy
+import pickle
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 import aot
 from aot.world.fingerprint import fingerprint
-from buildsupport import FIXTURES, aot_build, copy_project, run_python
+from buildsupport import FIXTURES, aot_build, base_env, copy_project, run_python
 
 
 @aot.jit
@@ -112,3 +119,106 @@ def test_setting_the_docstring_at_import_or_before_the_first_call_keeps_the_preb
     assert run["docs"] == ["Interpolate linearly (docstring set at import).", "Mine.",
                            "Limit x to the closed interval [lo, hi]."]
     assert run["stats"]["loaded"] == 2 and run["stats"]["inferred"] == 0 and run["llvmlite"] is False
+
+
+# ------------------------------------------------------------------------------------------- pickle and copy
+
+def test_pickle_and_copy_by_reference():
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        data = pickle.dumps(f, protocol)
+        assert pickle.loads(data) is f and len(data) < 80, protocol
+        assert __name__.encode() in data and b"aot" not in data  # (the module and name: no aot type in it)
+    assert pickle.loads(pickle.dumps([f, f, scale])) == [f, f, scale]
+    assert copy.copy(f) is f and copy.deepcopy(f) is f and copy.deepcopy({"k": [f]})["k"][0] is f
+
+
+def _failure(dumps, obj):
+    try:
+        dumps(obj)
+    except Exception as err:
+        return type(err), str(err).replace(repr(obj), "<obj>")
+    raise AssertionError(f"{obj!r} pickled")
+
+
+def test_a_method_pickle_cannot_find_by_reference_fails_as_the_function_would():
+    """Defined inside a function: the same error, from the C pickler and from the Python one."""
+    assert LOCAL_METHOD.__qualname__ == LOCAL_PLAIN.__qualname__ == "_local_pair.<locals>.twice"
+    for dumps in (pickle.dumps, pickle._dumps):
+        plain, method = _failure(dumps, LOCAL_PLAIN), _failure(dumps, LOCAL_METHOD)
+        assert method == plain, dumps
+        assert issubclass(method[0], (pickle.PicklingError, AttributeError)) and "<locals>" in method[1]
+    assert copy.copy(LOCAL_METHOD) is LOCAL_METHOD  # (copy asks no module: the object itself, as for functions)
+
+
+def test_a_method_in_a_main_another_process_cannot_import_fails_there_as_the_function_would(tmp_path):
+    """Pickled from ``python -c`` (its ``__main__`` has no file), loaded in another interpreter: the same
+    AttributeError as for a plain function defined beside it."""
+    dump = textwrap.dedent("""
+        import pickle, aot
+        def plain(x: float) -> float:
+            return x + 1.0
+        @aot.jit
+        def method(x: float) -> float:
+            return x + 1.0
+        assert pickle.loads(pickle.dumps(method)) is method
+        print(pickle.dumps(plain).hex(), pickle.dumps(method).hex())
+    """)
+    load = textwrap.dedent("""
+        import pickle, sys, aot
+        for data in sys.argv[1:]:
+            try:
+                pickle.loads(bytes.fromhex(data))
+            except Exception as err:
+                print(type(err).__name__ + ":", str(err).replace("'plain'", "'NAME'").replace("'method'", "'NAME'"))
+    """)
+    env = base_env()
+    out = subprocess.run([sys.executable, "-c", dump], capture_output=True, text=True, env=env, cwd=tmp_path,
+                         check=True).stdout.split()
+    errors = subprocess.run([sys.executable, "-c", load, *out], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, check=True).stdout.splitlines()
+    assert len(errors) == 2 and errors[0] == errors[1], errors
+    assert errors[0].startswith("AttributeError: Can't get attribute 'NAME' on <module '__main__'"), errors
+
+
+POOL = """
+import concurrent.futures
+import multiprocessing
+import os
+
+import numpy as np
+
+from numkit import core, ntheory, stats
+
+
+def call_and_report(method, args):
+    return os.getpid(), _plain(method(*args)), _aot.stats(), "llvmlite" in _sys.modules
+
+
+if __name__ == "__main__":
+    calls = [(core.lerp, (0.0, 10.0, 0.25)), (ntheory.fib, (20,)), (stats.mean, (np.linspace(0.0, 3.0, 7),)),
+             (core.clamp, (5.0, 0.0, 1.0)), (ntheory.gcd, (84, 36))] * 3
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=2, mp_context=spawn) as pool:
+        mapped = list(pool.map(core.lerp, [0.0, 1.0, -2.0], [10.0, 3.0, 2.0], [0.25, 0.5, 0.75]))
+        done = [pool.submit(call_and_report, m, a).result() for m, a in calls]
+    workers = {}
+    for pid, _, worker_stats, llvmlite in done:  # (each process's last stats: they only grow)
+        workers[pid] = (worker_stats, llvmlite)
+    report(mapped=mapped, mapped_want=[core.lerp.py_func(*a) for a in zip([0.0, 1.0, -2.0], [10.0, 3.0, 2.0],
+                                                                          [0.25, 0.5, 0.75])],
+           got=[r for _, r, _, _ in done], want=[_plain(m.py_func(*a)) for m, a in calls],
+           workers=list(workers.values()), parent_pid=os.getpid(), pids=sorted(workers))
+"""
+
+
+def test_a_spawned_process_pool_runs_the_prebuilt_code_of_a_method_pickled_by_reference(numkit_built):
+    """``ProcessPoolExecutor.map(core.lerp, …)`` and methods passed as arguments: each worker imports numkit
+    and runs its own method objects from the image, in strict mode (``AOT_STRICT=1`` reaches the workers
+    through the environment), compiling nothing and never importing llvmlite."""
+    run = run_python(numkit_built, POOL, env={"AOT_STRICT": "1", "OPENBLAS_NUM_THREADS": "1"})
+    assert run["mapped"] == run["mapped_want"] == [2.5, 2.0, 1.0]
+    assert run["got"] == run["want"]
+    assert run["workers"] and run["parent_pid"] not in run["pids"]
+    for worker_stats, llvmlite in run["workers"]:
+        assert worker_stats["loaded"] >= 1 and worker_stats["inferred"] == 0 and worker_stats["cured"] == 0
+        assert llvmlite is False

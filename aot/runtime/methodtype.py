@@ -16,6 +16,9 @@ and one object fewer for the garbage collector to go through. ``__name__``, ``__
 ``__module__``, ``__doc__`` and ``__annotations__`` (which ``functools.wraps`` would copy into a dict) are
 the Python function's, read through it until set on the method object (then its dict holds them).
 
+Beyond calls it behaves as a function does: it pickles and copies by reference (``__reduce__``), so another
+process imports its module and uses its own method object, bound to that process's prebuilt code.
+
 A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
 (``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
 code at all; the first specialization published makes every later call native.
@@ -99,6 +102,13 @@ class MethodBase:
         return self.__wrapped__
 
     __name__ = _Name()
+
+    def __reduce__(self) -> str:
+        # By reference, as pickle saves a function: it looks ``__qualname__`` up in ``__module__`` (and
+        # raises its own error for a method it cannot find there, one defined inside a function say). The
+        # process that loads it imports that module and gets its own method object; ``copy`` and
+        # ``deepcopy`` give the object itself.
+        return self.__qualname__
 
 
 @lru_cache(maxsize=None)
