@@ -2,12 +2,17 @@
 
     f.__doc__ = "..."              # and __name__, __qualname__, __module__, __annotations__, __dict__
     pickle.dumps(f), copy.copy(f)  # by reference, as a function: a process pool's workers run the image's code
+    class C: g = f                 # C().g(x) binds the instance, as the plain function would
+    help(f), pydoc, inspect.isroutine(f)
 
 The process-pool and strict-import checks build a copy of fixtures/numkit and run it in fresh interpreters
 (``buildsupport``); the rest runs on methods of this module.
 """
 import copy
+import inspect
+import io
 import pickle
+import pydoc
 import subprocess
 import sys
 import textwrap
@@ -222,3 +227,82 @@ def test_a_spawned_process_pool_runs_the_prebuilt_code_of_a_method_pickled_by_re
     for worker_stats, llvmlite in run["workers"]:
         assert worker_stats["loaded"] >= 1 and worker_stats["inferred"] == 0 and worker_stats["cured"] == 0
         assert llvmlite is False
+
+
+# ----------------------------------------------------------------------------------------- as a class attribute
+
+class Plain:
+    g = scale.py_func
+    s = staticmethod(scale.py_func)
+
+
+class Compiled:
+    g = scale
+    s = staticmethod(scale)
+
+
+def test_as_a_class_attribute_it_binds_the_instance_as_the_function_would():
+    assert Compiled.__dict__["g"] is scale and Compiled.g is scale and scale.__get__(None, Compiled) is scale
+    assert Compiled.g(2.0, 3.0) == Plain.g(2.0, 3.0) == 6.0
+    bound = Compiled().g
+    assert bound.__func__ is scale and type(bound.__self__) is Compiled
+    assert inspect.signature(bound) == inspect.signature(Plain().g)
+    assert str(inspect.signature(bound)) == "(y: float) -> float"
+    # The instance is the first argument, a float parameter: plain Python fails on it, and so does the method
+    # (the dispatcher's TypeError for an argument it cannot take), never silently returning scale(3.0).
+    with pytest.raises(TypeError):
+        Plain().g(3.0)
+    with pytest.raises(TypeError, match="scale"):
+        bound(3.0)
+    assert Compiled.s(2.0, 3.0) == Compiled().s(2.0, 3.0) == Plain().s(2.0, 3.0) == 6.0
+    assert Compiled.__dict__["s"].__func__ is scale
+
+
+def test_binding_leaves_plain_calls_native():
+    assert scale(2.0, 5.0) == 10.0
+    assert scale._aot_vectorcall != 0  # (calls of the object itself are its vectorcall, not ``__get__``)
+
+
+# ---------------------------------------------------------------------------------------------- help and pydoc
+
+def _body(text: str) -> str:
+    """A pydoc page without its title line."""
+    return text.split("\n", 2)[2]
+
+
+def test_help_and_pydoc_show_the_signature_and_docstring():
+    assert inspect.isroutine(f) and inspect.ismethoddescriptor(f) and not inspect.isfunction(f)
+    page = pydoc.plain(pydoc.render_doc(f))
+    assert page == textwrap.dedent(f"""\
+        Python Library Documentation: Method in module {__name__}
+
+        f(x: float, y: float = 2.0) -> float
+            Add y to x.
+        """)
+    assert _body(page) == _body(pydoc.plain(pydoc.render_doc(f.py_func)))  # what the plain function shows
+    out = io.StringIO()
+    pydoc.Helper(output=out)(f)  # help(f)
+    assert "f(x: float, y: float = 2.0) -> float\n    Add y to x." in out.getvalue()
+
+
+def _sections(page: str) -> dict[str, str]:
+    sections, name = {}, None
+    for line in page.splitlines():
+        if line and not line[0].isspace():
+            name = line
+            sections[name] = ""
+        elif name is not None:
+            sections[name] += line + "\n"
+    return sections
+
+
+def test_a_modules_pydoc_lists_methods_under_functions():
+    import numkit.core  # (from the private copy: nothing is called)
+    sections = _sections(pydoc.plain(pydoc.render_doc(numkit.core)))
+    functions, data = sections["FUNCTIONS"], sections["DATA"]
+    assert "    lerp(a: float, b: float, t: float) -> float\n        Linear interpolation between" in functions
+    assert "    clamp(x: f64, lo: f64, hi: f64) -> f64\n" in functions
+    assert "EPS = 1e-12" in data and "lerp" not in data and "clamp" not in data
+    ours = _sections(pydoc.plain(pydoc.render_doc(sys.modules[__name__])))
+    assert "    f(x: float, y: float = 2.0) -> float\n        Add y to x.\n" in ours["FUNCTIONS"]
+    assert "f = " not in ours.get("DATA", "")

@@ -16,8 +16,10 @@ and one object fewer for the garbage collector to go through. ``__name__``, ``__
 ``__module__``, ``__doc__`` and ``__annotations__`` (which ``functools.wraps`` would copy into a dict) are
 the Python function's, read through it until set on the method object (then its dict holds them).
 
-Beyond calls it behaves as a function does: it pickles and copies by reference (``__reduce__``), so another
-process imports its module and uses its own method object, bound to that process's prebuilt code.
+Beyond calls it behaves as a function does: as a class attribute it binds the instance (``__get__``, which
+also makes it a routine to ``inspect`` and ``pydoc``), and it pickles and copies by reference
+(``__reduce__``), so another process imports its module and uses its own method object, bound to that
+process's prebuilt code.
 
 A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
 (``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 from functools import lru_cache
+from types import MethodType
 from typing import Any
 
 _api = ctypes.pythonapi
@@ -102,6 +105,14 @@ class MethodBase:
         return self.__wrapped__
 
     __name__ = _Name()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        # As a class attribute, bind the instance as a function would: ``C().g(x)`` calls ``g(C(), x)`` (and
+        # so, for a numeric method, usually fails as the dispatcher does on any other argument it cannot
+        # take). Only lookups through a class come here: a call of the object itself is its vectorcall.
+        # A ``__get__`` without ``__set__`` also makes the object a method descriptor, hence a routine, to
+        # ``inspect`` (and so a function with a signature to ``pydoc`` and ``help``).
+        return self if obj is None else MethodType(self, obj)
 
     def __reduce__(self) -> str:
         # By reference, as pickle saves a function: it looks ``__qualname__`` up in ``__module__`` (and
