@@ -485,7 +485,6 @@ def _method_class() -> type:
     cls.inspect_llvm = _inspect_llvm
     cls.inspect_asm = _inspect_asm
     cls.__repr__ = _repr
-    cls.__doc__ = property(lambda self: self.__wrapped__.__doc__, doc="The Python function's docstring.")
     return cls
 
 

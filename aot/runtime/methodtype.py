@@ -12,8 +12,14 @@ definition) · 72 ``__wrapped__`` (the Python function). The generated dispatche
 
 What a method object is made of at import lives in those slots: no instance dict is made (one is, as for a
 function, when someone sets an attribute of their own), which keeps ``@aot.jit`` to two stores per method
-and one object fewer for the garbage collector to go through. ``__qualname__`` and ``__module__`` (which
-``functools.wraps`` would copy into a dict) are the Python function's, read through it.
+and one object fewer for the garbage collector to go through. ``__name__``, ``__qualname__``,
+``__module__``, ``__doc__`` and ``__annotations__`` (which ``functools.wraps`` would copy into a dict) are
+the Python function's, read through it until set on the method object (then its dict holds them).
+
+Beyond calls it behaves as a function does: as a class attribute it binds the instance (``__get__``, which
+also makes it a routine to ``inspect`` and ``pydoc``), and it pickles and copies by reference
+(``__reduce__``), so another process imports its module and uses its own method object, bound to that
+process's prebuilt code.
 
 A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
 (``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 from functools import lru_cache
+from types import MethodType
 from typing import Any
 
 _api = ctypes.pythonapi
@@ -63,6 +70,17 @@ def _address(name: str) -> int:
 _keepalive: list = []
 
 
+class _Name:
+    """``__name__`` of method objects: the Python function's until one is set on the object (this
+    descriptor has no ``__set__``, so the instance dict comes first). It lives on ``MethodBase``: the
+    method type's own ``__name__`` is ``type``'s (a data descriptor, which wins on the class itself)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else obj.__wrapped__.__name__
+
+
 class MethodBase:
     """The Python side of ``aot.Method``: calls that reach it are first calls (no native code yet).
 
@@ -86,9 +104,22 @@ class MethodBase:
         """The Python function the method compiles."""
         return self.__wrapped__
 
-    @property
-    def __name__(self) -> str:  # type: ignore[override]
-        return self.__wrapped__.__name__
+    __name__ = _Name()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        # As a class attribute, bind the instance as a function would: ``C().g(x)`` calls ``g(C(), x)`` (and
+        # so, for a numeric method, usually fails as the dispatcher does on any other argument it cannot
+        # take). Only lookups through a class come here: a call of the object itself is its vectorcall.
+        # A ``__get__`` without ``__set__`` also makes the object a method descriptor, hence a routine, to
+        # ``inspect`` (and so a function with a signature to ``pydoc`` and ``help``).
+        return self if obj is None else MethodType(self, obj)
+
+    def __reduce__(self) -> str:
+        # By reference, as pickle saves a function: it looks ``__qualname__`` up in ``__module__`` (and
+        # raises its own error for a method it cannot find there, one defined inside a function say). The
+        # process that loads it imports that module and gets its own method object; ``copy`` and
+        # ``deepcopy`` give the object itself.
+        return self.__qualname__
 
 
 @lru_cache(maxsize=None)
@@ -123,6 +154,8 @@ def method_type() -> type:
     from_spec.argtypes = [ctypes.c_void_p, ctypes.py_object]
     cls = from_spec(ctypes.addressof(spec), (MethodBase,))
     cls.__module__ = _Module(cls.__module__)
+    cls.__doc__ = _Doc(cls.__doc__)
+    cls.__annotations__ = _Annotations()
     return cls
 
 
@@ -136,6 +169,28 @@ class _Module(str):
 
     def __get__(self, obj: Any, cls: Any = None) -> str:
         return self if obj is None else obj.__wrapped__.__module__
+
+
+class _Doc(str):
+    """``__doc__`` of the method type, as ``_Module`` (the class's docstring to the class; the Python
+    function's to an instance, until one is set on it)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else obj.__wrapped__.__doc__
+
+
+class _Annotations(dict):
+    """``__annotations__`` of the method type, as ``_Module``: to the class, its own (none); to an instance,
+    its Python function's, until set on it. It must be in the method type's own dict: reading a class's
+    ``__annotations__`` when its dict has none stores an empty one there, which would hide this from
+    instances."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else obj.__wrapped__.__annotations__
 
 
 def set_vectorcall(obj: Any, address: int) -> None:
