@@ -155,6 +155,7 @@ def _split_types(text: str) -> tuple[str, ...]:
 _CODE_FIELD_TYPES = (("edges", tuple), ("symbol", str), ("min_world", int), ("max_world", int),
                      ("boundscheck", bool), ("native_size", int))
 _N_REQUIRED = len(CODE.required)
+_EDGE_KINDS = {kind.value: kind for kind in EdgeKind}  # (a dict lookup: calling the enum costs a few thousand)
 _STR = {str}
 
 
@@ -180,7 +181,7 @@ class _References:
         """The edge three numbers stand for, and the instance it calls (IndexError, TypeError or ValueError
         when they stand for nothing)."""
         kind, target, value = numbers
-        kind = EdgeKind(self.strings[kind])  # (ValueError for a kind this compiler does not know)
+        kind = _EDGE_KINDS[self.strings[kind]]  # (KeyError for a kind this compiler does not know)
         if kind is EdgeKind.CALL:
             target = self.keys[target]
             found = (kind, target, self.strings[value]), (target, self.signature(value))
@@ -232,6 +233,8 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
     except (IndexError, TypeError, ValueError):
         raise ValueError(f"code record {i}: a number in it that should name a string, a method key or a "
                          f"constant names none") from None
+    except KeyError as err:
+        raise ValueError(f"code record {i}: an edge of a kind this compiler does not know ({err})") from None
 
 
 def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, int],
