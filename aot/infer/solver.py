@@ -12,16 +12,16 @@ methods) and the instance's *edges*: every callee instance, every module constan
 lookup that decided a call. Recursive and mutually recursive instances iterate together, from the
 ``bottom`` return type up, until their return types are stable.
 
-The solver rewrites nothing: it hands the fixed point — the untyped function with every variable's type,
-and a ``FixedPoint`` saying what each name means and which blocks run — to the pass pipeline it was given
-(``aot.passes.pipeline.run``), whose ``resolve`` pass makes typed IR of it.
+The solver rewrites nothing: once an instance is final, it hands its fixed point — the untyped function with
+every variable's type, and a ``FixedPoint`` saying what each name means and which blocks run — to the pass
+pipeline it was given (``aot.passes.pipeline.run``), whose ``resolve`` pass makes typed IR of it.
 """
 from __future__ import annotations
 
 import builtins
 import math
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Optional, Protocol
 
 from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
@@ -75,6 +75,18 @@ class MethodTable(Protocol):
     def intrinsic_for(self, obj: Any) -> Optional[Intrinsic]: ...
 
 
+@dataclass(frozen=True)
+class FixedPoint:
+    """What inference settled about one body, beyond the types of its variables: what the ``resolve`` pass
+    needs to make typed IR of the untyped function."""
+
+    argtypes: tuple[Type, ...]
+    reached: frozenset[str]  # the blocks reached from the entry
+    taken: Mapping[str, str]  # block → the one successor its branch can take (a constant condition)
+    # (block, op index) of each name-based op → the runtime op it stands for, None for a compile-time value
+    meanings: Mapping[tuple[str, int], Optional[Op]]
+
+
 @dataclass
 class InferredInstance:
     """The result of inferring one method instance: typed IR, return type, edges and callees."""
@@ -86,6 +98,9 @@ class InferredInstance:
     edges: tuple[Edge, ...]
     callees: tuple[tuple[str, tuple[Type, ...]], ...]
     pending: tuple[Diagnostic, ...] = ()  # problems that only count if the result is final (see _call)
+    # Until the instance is final, ``function`` is the solver's IR and this its fixed point; the pass pipeline
+    # runs once the instance is final (not on each round of a recursion) and leaves None here.
+    fixed_point: Optional[FixedPoint] = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, tuple[Type, ...]]:
@@ -110,18 +125,6 @@ def const_type(value: Any) -> Optional[Type]:
 
 def is_constant(value: Any) -> bool:
     return type(value) in (bool, int, float, tuple) and const_type(value) is not None
-
-
-@dataclass(frozen=True)
-class FixedPoint:
-    """What inference settled about one body, beyond the types of its variables: what the ``resolve`` pass
-    needs to make typed IR of the untyped function."""
-
-    argtypes: tuple[Type, ...]
-    reached: frozenset[str]  # the blocks reached from the entry
-    taken: Mapping[str, str]  # block → the one successor its branch can take (a constant condition)
-    # (block, op index) of each name-based op → the runtime op it stands for, None for a compile-time value
-    meanings: Mapping[tuple[str, int], Optional[Op]]
 
 
 @dataclass
@@ -262,8 +265,14 @@ class Inferencer:
                     err = CompileError(problems)
                     self.failed[k] = err
                     raise err
-                self.done[k] = i
+                self.done[k] = self._typed(i)
         return inst.return_type
+
+    def _typed(self, inst: InferredInstance) -> InferredInstance:
+        """A final instance with typed IR: the pass pipeline run on its fixed point."""
+        if inst.fixed_point is None:
+            return inst
+        return replace(inst, function=self.passes(inst.function, inst.fixed_point), fixed_point=None)
 
     @staticmethod
     def _depends(caller: Optional[_Frame], depth: int) -> None:
@@ -616,10 +625,9 @@ class _BodyState:
         if not returns:
             ret = NONE
         solved, fixed_point = self._fixed_point(ret)
-        typed = self.inf.passes(solved, fixed_point)
-        return InferredInstance(self.frame.method, self.frame.argtypes, typed, ret,
+        return InferredInstance(self.frame.method, self.frame.argtypes, solved, ret,
                                 tuple(sorted(self.sweep.edges, key=lambda e: (e.kind, e.target, repr(e.value)))),
-                                tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)))
+                                tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)), fixed_point)
 
     def _bottom_message(self, var: Var) -> str:
         if is_temp(var.name) or var.name.startswith("$"):
