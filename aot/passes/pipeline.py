@@ -3,6 +3,7 @@
     typed = pipeline.run(solved, fixed_point)                        # resolve, then every other pass
     after = pipeline.run(solved, fixed_point, until="resolve")       # the IR right after one pass
     pipeline.run(solved, fixed_point, verify=True)                   # IRVerifyError: after pass 'simplify-cfg': …
+    pipeline.ir_after(table, "numkit.stats:mean", (f64[:],), "resolve")   # inferred afresh, stopped after resolve
 
 Each pass is ``run(function, context) -> function``: a pure function of its arguments (no hidden state) that
 builds a new function and leaves its input alone. The context is what inference knows about the function
@@ -12,9 +13,12 @@ verifier checks the IR after every pass and a failure names the pass: the test s
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Optional
 
+from ..infer import Inferencer
 from ..ir import Function, IRVerifyError, verify as verify_function
+from ..types import Type
 from . import resolve, simplify_cfg
 
 Pass = Callable[[Function, Any], Function]
@@ -59,3 +63,14 @@ def run(fn: Function, context: Any = None, until: Optional[str] = None, verify: 
         if name == until:
             break
     return fn
+
+
+def ir_after(table: Any, key: str, argtypes: tuple[Type, ...], until: str) -> Function:
+    """The IR of method ``key`` (found in ``table``) on ``argtypes`` right after pass ``until``, inferred
+    afresh: what ``aot inspect --ir METHOD --until PASS`` prints. Raises ``UnknownPass``, ``LookupError``
+    for a method the table does not hold, and ``CompileError`` for code that does not compile."""
+    check_pass_name(until)
+    method = table.methods.get(key)
+    if method is None:
+        raise LookupError(f"no method {key} in the current sources")
+    return Inferencer(table, passes=partial(run, until=until)).infer(method, tuple(argtypes)).function
