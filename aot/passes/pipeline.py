@@ -3,7 +3,7 @@
     typed = pipeline.run(solved, fixed_point)                        # resolve, then every other pass
     after = pipeline.run(solved, fixed_point, until="resolve")       # the IR right after one pass
     pipeline.run(solved, fixed_point, verify=True)                   # IRVerifyError: after pass 'simplify-cfg': …
-    pipeline.ir_after(table, "numkit.stats:mean", (f64[:],), "resolve")   # inferred afresh, stopped after resolve
+    pipeline.ir_after(table, "numkit.core:sqr", (F64,), "resolve")    # inferred afresh, stopped after resolve
 
 Each pass is ``run(function, context) -> function``: a pure function of its arguments (no hidden state) that
 builds a new function and leaves its input alone. The context is what inference knows about the function
