@@ -114,8 +114,10 @@ def _signature_width() -> int:
 @click.option("--llvm", "llvm_method", metavar="METHOD", help="print the LLVM IR of METHOD (from the stored IR)")
 @click.option("--asm", "asm_method", metavar="METHOD", help="print the assembly of METHOD (from the stored IR)")
 @click.option("--ptx", "ptx_method", metavar="METHOD", help="print the PTX of METHOD")
+@click.option("--until", metavar="PASS", help="with --ir: the IR right after pass PASS (resolve, simplify-cfg …), "
+                                              "inferred again from the current sources")
 def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | None, llvm_method: str | None,
-                    asm_method: str | None, ptx_method: str | None) -> None:
+                    asm_method: str | None, ptx_method: str | None, until: str | None) -> None:
     """List the entries of the images at PATH (an image, an __aot__ folder, a package or a project).
 
     METHOD is pkg.mod:function, optionally with argument types: 'numkit.stats:mean(f64[:])'. The exit
@@ -128,11 +130,13 @@ def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | Non
         _fail("give only one of --ir, --llvm, --asm, --ptx")
     if stages and (as_json or verify):
         _fail(f"--{stages[0][0]} cannot be combined with --json or --verify")
+    if until is not None and not (stages and stages[0][0] == "ir"):
+        _fail("--until goes with --ir METHOD")
     try:
         sel = select(path)
         if stages:
             stage, method = stages[0]
-            click.echo(show_code(sel, method, stage), nl=False)
+            click.echo(show_code(sel, method, stage, until=until), nl=False)
             return
         report = verify_sources(sel) if verify else None
         for missing in sel.missing:

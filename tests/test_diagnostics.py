@@ -1,17 +1,15 @@
 """Diagnostics as users see them (``CompileError.render()``: the line and a caret), kept as a golden file.
 
-Regenerate with ``AOT_UPDATE_GOLDEN=1 python3 -m pytest tests/test_diagnostics.py`` and review the diff.
+Regenerate with ``python3 -m pytest tests/test_diagnostics.py --update-goldens`` and review the diff.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import aot
 
 import diag_samples
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "diagnostics.txt"
 SAMPLES = [("uses_a_list", (3,)), ("three_problems", (1.0,)), ("conflicting_types", (True,)),
            ("reads_an_object", (1.0,)), ("calls_a_bad_helper", (2,)), ("unknown_name", (1.0,))]
 
@@ -30,11 +28,8 @@ def render_all() -> str:
     return "\n".join(out)
 
 
-def test_diagnostics_golden():
-    text = render_all()
-    if os.environ.get("AOT_UPDATE_GOLDEN") or not GOLDEN.exists():
-        GOLDEN.write_text(text)
-    assert text == GOLDEN.read_text()
+def test_diagnostics_golden(golden):
+    golden("diagnostics.txt", render_all())
 
 
 def test_every_sample_fails_with_a_location_in_its_own_file():

@@ -1,11 +1,10 @@
 """The IR: printer and parser are inverses, the verifier accepts what the compiler makes, goldens.
 
-Regenerate the golden files with ``AOT_UPDATE_GOLDEN=1 python3 -m pytest tests/test_ir.py`` and review
+Regenerate the golden files with ``python3 -m pytest tests/test_ir.py --update-goldens`` and review
 the diff.
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from aot.ir import parse_function, print_function, verify
 from aot.runtime import runtime
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "tests" / "golden"
 import numkit  # noqa: E402
 import numkit._workload  # noqa: E402,F401
 
@@ -61,14 +59,10 @@ def _normalised(text: str) -> str:
     ("numkit.ntheory:gcd", "(i64, i64)"),
     ("numkit.stencil:laplacian5", "(f64[:, :], f64[:, :], f64)"),
 ])
-def test_golden_typed_ir(method, argtypes):
+def test_golden_typed_ir(method, argtypes, golden):
     matches = [i for i in all_instances() if i.method.key == method and str(i.argtypes) == argtypes]
     assert matches, f"{method}{argtypes} was not compiled by the workload"
-    text = _normalised(print_function(matches[0].function))
-    path = GOLDEN / f"{method.replace(':', '.')}.ir"
-    if os.environ.get("AOT_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(text)
-    assert text == path.read_text()
+    golden(f"{method.replace(':', '.')}.ir", _normalised(print_function(matches[0].function)))
 
 
 def test_inspect_ir_llvm_asm():

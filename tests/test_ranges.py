@@ -1,4 +1,4 @@
-"""Value ranges in ``range`` loops (aot/passes/ranges.py) and the loop versions codegen builds from them.
+"""Value ranges in ``range`` loops (aot/analysis/ranges.py) and the loop versions codegen builds from them.
 
 A loop whose ``//`` or ``%`` is proven to see a non-negative dividend once its bounds pass a run-time check
 is compiled twice: a fast copy (``mul nsw nuw``, unsigned ``urem``) entered when the check passes, and the
@@ -11,7 +11,7 @@ import pytest
 
 import aot
 from aot.ir import parse_function
-from aot.passes.ranges import SQUARE_SAFE, Check, Fact, loop_versions
+from aot.analysis.ranges import SQUARE_SAFE, Check, Fact, loop_versions
 
 try:
     from .support import check

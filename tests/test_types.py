@@ -48,14 +48,20 @@ def test_int_and_float_unify_other_conflicts_do_not():
 
 
 def test_widening_terminates():
-    t = BOTTOM
-    for rounds in range(20):
-        new = widen(t, TupleType((t,)) if t is not BOTTOM else I64, rounds)
-        if new is None:
+    """A chain that grows every round, (boolean, boolean) < (u8, boolean) < (u8, u8) < … < (f64, f64), is cut
+    off by widening after its limit of rounds, where join would still have gone on."""
+    climb = [BOOL, U8, I8, U16, I16, U32, I32, U64, I64, F32, F64]
+    chain = [TupleType((climb[(k + 1) // 2], climb[k // 2])) for k in range(2 * len(climb) - 1)]
+    assert all(join(a, b) == b != a for a, b in zip(chain, chain[1:]))
+    t = chain[0]
+    for rounds, new in enumerate(chain[1:]):
+        widened = widen(t, new, rounds, limit=8)
+        if widened is None:
             break
-        t = new
+        t = widened
     else:
-        pytest.fail("widening never gave up on a growing chain")
+        pytest.fail("widening never gave up on a chain that grows every round")
+    assert rounds == 8 and join(t, new) == new  # stopped by the limit, not by a conflict
 
 
 @pytest.mark.parametrize("text", ["f64(f64[:], i64)", "none(f64[:, ::1], f64[:, :])", "(f64, i64)(f64)",

@@ -745,10 +745,17 @@ def _ptx_text(image: AuditedImage, entry: CodeEntry) -> str:
 _COMMENT = {"ir": "#", "llvm": ";", "asm": "#", "ptx": "//"}
 
 
-def show_code(sel: Selection, spec: str, stage: str, opt: Optional[int] = None) -> str:
-    """The typed IR, LLVM IR, assembly or PTX of the entries ``spec`` names, from the stored IR only."""
-    if stage not in STAGES:
+def show_code(sel: Selection, spec: str, stage: str, opt: Optional[int] = None, until: Optional[str] = None) -> str:
+    """The typed IR, LLVM IR, assembly or PTX of the entries ``spec`` names, from the stored IR only; with
+    ``until`` (a pass name, IR only), their IR right after that pass, inferred again from the current sources."""
+    if stage not in STAGES or (until is not None and stage != "ir"):
         raise ValueError(stage)
+    if until is not None:
+        from ..passes import pipeline
+        try:
+            pipeline.check_pass_name(until)
+        except pipeline.UnknownPass as err:
+            raise AuditError(str(err)) from None
     if stage == "ptx":
         owners = {image.owner for image in sel.images} | {e.owner for i in sel.images for e in i.contents.code.values()}
         if "ptx" not in owners:
@@ -761,7 +768,22 @@ def show_code(sel: Selection, spec: str, stage: str, opt: Optional[int] = None) 
         found = find_entries(sel, spec)
     parts = []
     for image, entry in found:
-        if stage == "ir":
+        if stage == "ir" and until is not None:
+            from ..diagnostics import CompileError
+            from ..ir.printer import print_function
+            from ..types import parse_type
+            if image.root is None:
+                raise AuditError(f"{image.path}: the sources of an image outside a <package>/__aot__ folder "
+                                 f"are unknown")
+            cfg = sel.config_for(image.root)
+            with current_sources(image.root, [image.package], cfg.workload if cfg else None) as (rt, errors):
+                try:
+                    text = print_function(pipeline.ir_after(rt.table, entry.method,
+                                                            tuple(parse_type(t) for t in entry.argtypes), until))
+                except (LookupError, CompileError) as err:
+                    why = errors.get(image.package) or str(err)
+                    raise AuditError(f"cannot infer {describe_entry(entry)} from {image.root}: {why}") from None
+        elif stage == "ir":
             from ..ir.printer import print_function
             _, instances = _stored_instances(image, entry)
             text = print_function(instances[entry.key].function)

@@ -21,6 +21,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -142,7 +143,7 @@ class _Builder:
 
         from ..infer import Inferencer
         from ..passes import pipeline
-        inferencer = Inferencer(rt.table, seed=seed, passes=pipeline.run)
+        inferencer = Inferencer(rt.table, seed=seed, passes=partial(pipeline.run, verify=rt.env.verify_passes))
         roots = self.roots(package)
         for i, (mdef, argtypes) in enumerate(roots):
             self.progress(f"infer {package}", i, len(roots))
@@ -409,7 +410,7 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         return
     rt = builder.rt
     root = str(package_dir.parent)
-    compiler = PtxCompiler(rt.table)
+    compiler = PtxCompiler(rt.table, verify=rt.env.verify_passes)
     world = CurrentWorld(rt.table)
     for arch in builder.cfg.ptx.arch:
         try:

@@ -21,8 +21,8 @@ from llvmlite import ir
 from ..ir import (BinOp, BinOpKind, Block, Branch, Call, CmpKind, Compare, Const, Convert, Copy, Function,
                   GetItem, IntrinsicCall, Jump, MakeTuple, Op, Raise, Return, SetItem, Truth,
                   UnaryKind, UnaryOp, Var, uses)
-from ..passes.definite import maybe_unassigned
-from ..passes.ranges import Fact, LoopVersion, loop_versions
+from ..analysis.definite import maybe_unassigned
+from ..analysis.ranges import Fact, LoopVersion, loop_versions
 from ..targets import Target
 from ..types import (BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type,
                      promote)

@@ -1,6 +1,7 @@
 """Type inference: the lattice rules (``rules``) and the interprocedural worklist solver (``solver``)."""
 from .rules import RuleError
-from .solver import Edge, InferredInstance, Inferencer, MethodSource, MethodTable, const_type, is_constant
+from .solver import (Edge, FixedPoint, InferredInstance, Inferencer, MethodSource, MethodTable, const_type,
+                     is_constant)
 
-__all__ = ["Edge", "InferredInstance", "Inferencer", "MethodSource", "MethodTable", "RuleError",
+__all__ = ["Edge", "FixedPoint", "InferredInstance", "Inferencer", "MethodSource", "MethodTable", "RuleError",
            "const_type", "is_constant"]

@@ -1,27 +1,31 @@
 """Abstract interpretation of untyped IR: a worklist solver per method instance, interprocedural.
 
-    inferencer = Inferencer(table)
+    inferencer = Inferencer(table, passes=pipeline.run)
     inst = inferencer.infer(method, (F64, I64))
     inst.return_type, inst.edges      # → f64, (Edge('call', 'numkit.core:sqr', '(f64)'), …)
 
 Each variable has one type in a function: the join of every value assigned to it (``int`` and ``float``
 unify to ``float``; anything else conflicting is an error naming both places). The solver visits blocks
 reachable from the entry, re-visiting a block whenever a variable it reads grows, until nothing changes;
-a final sweep then checks every op against its rule, resolves names (globals, ``math.*``, methods) and
-records the instance's *edges*: every callee instance, every module constant folded in and every name
+a final sweep then checks every op against its rule, records what each name means (globals, ``math.*``,
+methods) and the instance's *edges*: every callee instance, every module constant folded in and every name
 lookup that decided a call. Recursive and mutually recursive instances iterate together, from the
 ``bottom`` return type up, until their return types are stable.
+
+The solver rewrites nothing: once an instance is final, it hands its fixed point — the untyped function with
+every variable's type, and a ``FixedPoint`` saying what each name means and which blocks run — to the pass
+pipeline it was given (``aot.passes.pipeline.run``), whose ``resolve`` pass makes typed IR of it.
 """
 from __future__ import annotations
 
 import builtins
 import math
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Optional, Protocol
 
 from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
-from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Jump, Compare, Const, Convert, Copy, Function, GetAttr,
+from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Compare, Const, Convert, Copy, Function, GetAttr,
                   GetItem, Intrinsic, IntrinsicCall, LoadGlobal, MakeTuple, Op, Return, SetItem,
                   Truth, UnaryKind, UnaryOp, Var, successors, uses)
 from ..ir.ops import CallValue
@@ -61,6 +65,18 @@ class MethodTable(Protocol):
     def intrinsic_for(self, obj: Any) -> Optional[Intrinsic]: ...
 
 
+@dataclass(frozen=True)
+class FixedPoint:
+    """What inference settled about one body, beyond the types of its variables: what the ``resolve`` pass
+    needs to make typed IR of the untyped function."""
+
+    argtypes: tuple[Type, ...]
+    reached: frozenset[str]  # the blocks reached from the entry
+    taken: Mapping[str, str]  # block → the one successor its branch can take (a constant condition)
+    # (block, op index) of each name-based op → the runtime op it stands for, None for a compile-time value
+    meanings: Mapping[tuple[str, int], Optional[Op]]
+
+
 @dataclass
 class InferredInstance:
     """The result of inferring one method instance: typed IR, return type, edges and callees."""
@@ -72,6 +88,9 @@ class InferredInstance:
     edges: tuple[Edge, ...]
     callees: tuple[tuple[str, tuple[Type, ...]], ...]
     pending: tuple[Diagnostic, ...] = ()  # problems that only count if the result is final (see _call)
+    # Until the instance is final, ``function`` is the solver's IR and this its fixed point; the pass pipeline
+    # runs once the instance is final (not on each round of a recursion) and leaves None here.
+    fixed_point: Optional[FixedPoint] = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, tuple[Type, ...]]:
@@ -113,7 +132,7 @@ class _Sweep:
     """What the final sweep over a solved function collects."""
 
     sink: DiagnosticSink
-    replace: dict[tuple[str, int], Optional[Op]] = field(default_factory=dict)
+    meanings: dict[tuple[str, int], Optional[Op]] = field(default_factory=dict)
     edges: set[Edge] = field(default_factory=set)
     callees: list[tuple[str, tuple[Type, ...]]] = field(default_factory=list)
 
@@ -121,13 +140,14 @@ class _Sweep:
 class Inferencer:
     """Explicit inference state: finished instances, the stack of instances being inferred, partial results."""
 
-    def __init__(self, table: MethodTable, max_rounds: int = 50,
-                 passes: Optional[Callable[[Function], Function]] = None,
+    def __init__(self, table: MethodTable, *, passes: Callable[[Function, FixedPoint], Function],
+                 max_rounds: int = 50,
                  seed: Optional[Callable[[MethodSource, tuple[Type, ...]], Optional["InferredInstance"]]] = None,
                  overlay: Optional[Callable[[Intrinsic, ScalarType], Optional[str]]] = None):
         self.table = table
         self.seed = seed  # instances known without inference (valid image entries), or None
-        self.passes = passes  # run on each finished instance's typed IR (aot.passes.pipeline.run)
+        # Makes each body's fixed point typed IR (aot.passes.pipeline.run: resolve, then the other passes).
+        self.passes = passes
         # The owner's overlay (PTX: math.sin → __nv_sin); each resolution it makes is an edge.
         self.overlay = overlay
         self.done: dict[tuple[str, tuple[Type, ...]], InferredInstance] = {}
@@ -235,8 +255,14 @@ class Inferencer:
                     err = CompileError(problems)
                     self.failed[k] = err
                     raise err
-                self.done[k] = i
+                self.done[k] = self._typed(i)
         return inst.return_type
+
+    def _typed(self, inst: InferredInstance) -> InferredInstance:
+        """A final instance with typed IR: the pass pipeline run on its fixed point."""
+        if inst.fixed_point is None:
+            return inst
+        return replace(inst, function=self.passes(inst.function, inst.fixed_point), fixed_point=None)
 
     @staticmethod
     def _depends(caller: Optional[_Frame], depth: int) -> None:
@@ -428,7 +454,7 @@ class _BodyState:
                 self.consts[dest.name] = value
             if sweep is not None:
                 sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
-                sweep.replace[(label, index)] = Const(dest, value, op.span)
+                sweep.meanings[(label, index)] = Const(dest, value, op.span)
             return const_type(value)  # type: ignore[return-value]
         if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
             kind = type(value).__name__
@@ -440,7 +466,7 @@ class _BodyState:
         intrinsic = self.inf.table.intrinsic_for(value)
         method = self.inf.table.method_for(value) if intrinsic is None else None
         if sweep is not None:
-            sweep.replace[(label, index)] = None  # compile-time only
+            sweep.meanings[(label, index)] = None  # compile-time only
             sweep.edges.add(Edge(EdgeKind.LOOKUP, where, method.key if method is not None else describe(value)))
         return PyValueType(value)
 
@@ -453,7 +479,7 @@ class _BodyState:
             if fn is None:
                 raise RuleError(f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim)")
             if self.sweep is not None:
-                self.sweep.replace[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
             return rules.intrinsic_type(fn, (obj,))
         if isinstance(obj, PyValueType) and isinstance(obj.value, type(math)):
             container = obj.value
@@ -496,7 +522,7 @@ class _BodyState:
                     raise
                 raise err.with_chain(self.fn.name) from None
             if sweep is not None:
-                sweep.replace[(label, index)] = Call(op.dest, method.key, op.args, op.span)
+                sweep.meanings[(label, index)] = Call(op.dest, method.key, op.args, op.span)
                 sweep.edges.add(Edge(EdgeKind.CALL, method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
                 sweep.callees.append((method.key, argtypes))
             return ret
@@ -504,7 +530,7 @@ class _BodyState:
         if intrinsic is not None:
             result = rules.intrinsic_type(intrinsic, argtypes)
             if sweep is not None:
-                sweep.replace[(label, index)] = IntrinsicCall(op.dest, intrinsic, op.args, op.span)
+                sweep.meanings[(label, index)] = IntrinsicCall(op.dest, intrinsic, op.args, op.span)
                 symbol = self.inf.overlay(intrinsic, result) if self.inf.overlay is not None \
                     and isinstance(result, ScalarType) else None
                 if symbol is not None:
@@ -521,13 +547,13 @@ class _BodyState:
             if len(op.args) != 1:
                 raise RuleError("bool() takes exactly one argument here")
             if sweep is not None:
-                sweep.replace[(label, index)] = Truth(op.dest, op.args[0], op.span)
+                sweep.meanings[(label, index)] = Truth(op.dest, op.args[0], op.span)
             return rules.truth_type(argtypes[0])
         if target is not None:
             if len(op.args) != 1:
                 raise RuleError(f"{target.name}() takes exactly one argument here")
             if sweep is not None:
-                sweep.replace[(label, index)] = Convert(op.dest, op.args[0], op.span)
+                sweep.meanings[(label, index)] = Convert(op.dest, op.args[0], op.span)
             return rules.convert_type(target, argtypes[0])
         if callee is builtins.range:
             raise RuleError("range() can only be used as the iterable of a for loop")
@@ -541,7 +567,7 @@ class _BodyState:
         result = rules.gpu_intrinsic_type(fn, argtypes, tuple(self.constant_of(a) for a in op.args))
         if self.sweep is not None:
             args = op.args[:1] if fn is Intrinsic.SHARED_ARRAY else op.args  # the dtype is in the type
-            self.sweep.replace[(label, index)] = IntrinsicCall(op.dest, fn, args, op.span)
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, args, op.span)
         return result
 
     def constant_of(self, var: Var) -> Any:
@@ -588,12 +614,10 @@ class _BodyState:
         self.sweep.sink.raise_if_any()
         if not returns:
             ret = NONE
-        typed = self._typed_function(ret)
-        if self.inf.passes is not None:
-            typed = self.inf.passes(typed)
-        return InferredInstance(self.frame.method, self.frame.argtypes, typed, ret,
+        solved, fixed_point = self._fixed_point(ret)
+        return InferredInstance(self.frame.method, self.frame.argtypes, solved, ret,
                                 tuple(sorted(self.sweep.edges, key=lambda e: (e.kind, e.target, repr(e.value)))),
-                                tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)))
+                                tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)), fixed_point)
 
     def _bottom_message(self, var: Var) -> str:
         if is_temp(var.name) or var.name.startswith("$"):
@@ -609,37 +633,18 @@ class _BodyState:
         return (f"variable '{name}' is assigned {new} here but {old}{at}; a local variable has one type "
                 f"(only int and float unify) — use another name")
 
-    def _typed_function(self, ret: Type) -> Function:
-        """The typed IR: resolved ops, reachable blocks, and parameters of exactly the argument types
-        (a parameter later widened, say int to float, is copied into a variable of the wider type)."""
+    def _fixed_point(self, ret: Type) -> tuple[Function, FixedPoint]:
+        """The untyped function with the type of every variable (compile-time values included) and the
+        return type, and what else ``resolve`` needs to make typed IR of it."""
         assert self.sweep is not None
-        types = {name: t for name, t in self.types.items() if t.is_runtime}
-        renamed: dict[str, str] = {}
-        params = []
-        for p, argtype in zip(self.fn.params, self.frame.argtypes):
-            if types.get(p) != argtype:
-                renamed[p] = f"{p}$arg"
-                types[renamed[p]] = argtype
-            params.append(renamed.get(p, p))
-        blocks: list[Block] = []
+        taken = {}
         for block in self.fn.blocks:
-            if block.label not in self.visited:
-                continue
-            ops: list[Op] = []
-            if block is self.fn.entry:
-                ops.extend(Copy(Var(p), Var(arg), self.fn.span) for p, arg in renamed.items())
-            for index, op in enumerate(block.ops):
-                if isinstance(op, Branch) and len(set(self.live_successors(block))) == 1:
-                    op = Jump(self.live_successors(block)[0], op.span)
-                if (block.label, index) in self.sweep.replace:
-                    new = self.sweep.replace[(block.label, index)]
-                    if new is not None:
-                        ops.append(new)
-                    continue
-                ops.append(op)
-            blocks.append(Block(block.label, ops))
-        return Function(self.fn.name, tuple(params), blocks, self.fn.file, self.fn.span, types,
-                        ret if ret is not BOTTOM else NONE)
+            if block.label in self.visited and isinstance(block.terminator, Branch) \
+                    and len(set(self.live_successors(block))) == 1:
+                taken[block.label] = self.live_successors(block)[0]
+        solved = self.fn.copy()  # a copy: no pass can change the method's own untyped IR
+        solved.types, solved.return_type = dict(self.types), ret
+        return solved, FixedPoint(self.frame.argtypes, frozenset(self.visited), taken, dict(self.sweep.meanings))
 
 
 def _is_compile_time_value(value: Any) -> bool:

@@ -4,11 +4,12 @@
 
 Checks: every block ends in exactly one terminator and holds no other; branch targets exist; labels are
 unique; typed functions give every variable a type, hold no untyped-only op, branch on booleans, and
-return values of the declared return type.
+return values the declared return type covers (it is the join of every returned value's type: ``return False``
+and ``return 1`` in one function return i64, and code generation converts the boolean).
 """
 from __future__ import annotations
 
-from ..types import BOOL, NONE
+from ..types import BOOL, NONE, join
 from .function import Function
 from .ops import UNTYPED_ONLY, Branch, Return, successors, uses
 
@@ -50,7 +51,7 @@ def verify(fn: Function) -> None:
                 problems.append(f"{block.label}: branch on non-boolean %{op.cond.name}")
             if isinstance(op, Return):
                 got = NONE if op.value is None else fn.types.get(op.value.name)
-                if got != fn.return_type:
+                if got is None or join(got, fn.return_type) != fn.return_type:
                     problems.append(f"{block.label}: returns {got}, declared {fn.return_type}")
     if problems:
         raise IRVerifyError(f"{fn.name}: " + "; ".join(problems))

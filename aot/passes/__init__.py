@@ -1,1 +1,1 @@
-"""IR → IR passes (one module each) and analyses; ``pipeline`` is their order."""
+"""IR → IR passes, one module each; ``pipeline`` is their order (analyses live in ``aot.analysis``)."""

@@ -9,6 +9,7 @@ This is the only runtime module that imports llvmlite (through ``aot.codegen``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Optional
 
 from llvmlite import ir
@@ -41,7 +42,7 @@ class Compiler:
         self.rt = rt
         self.target = CpuTarget.host()
         self.engine = JitEngine(self.target)
-        self.inferencer = Inferencer(rt.table, seed=rt.seed, passes=pipeline.run)
+        self.inferencer = Inferencer(rt.table, seed=rt.seed, passes=partial(pipeline.run, verify=rt.env.verify_passes))
         self._dispatcher: Optional[int] = None
         self._modules = 0
         rt.invalidation.subscribe(self.forget)

@@ -19,6 +19,7 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Iterable, Optional
 
 from ..codegen.engine import DATA_PREFIX
@@ -64,9 +65,10 @@ def check_kernel(inst: InferredInstance) -> None:
 class PtxCompiler:
     """Inference for the ``ptx`` owner (its own instances and edges), code generation and linking."""
 
-    def __init__(self, table: Any, seed: Any = None, invalidation: Any = None):
+    def __init__(self, table: Any, seed: Any = None, verify: bool = False, invalidation: Any = None):
         self.table = table
-        self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay, passes=pipeline.run)
+        self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay,
+                                     passes=partial(pipeline.run, verify=verify))
         if invalidation is not None:  # (the process's ``aot.world.invalidation.Invalidation``)
             invalidation.subscribe(self.forget)
 
@@ -149,7 +151,8 @@ def ptx_compiler(rt: Any) -> PtxCompiler:
     """The process's compiler for the ``ptx`` owner (one per runtime, beside its CPU compiler)."""
     compiler = rt.__dict__.get("ptx_compiler")
     if compiler is None:
-        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(rt.table, invalidation=rt.invalidation)
+        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(rt.table, verify=rt.env.verify_passes,
+                                                             invalidation=rt.invalidation)
     return compiler
 
 

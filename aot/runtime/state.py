@@ -4,7 +4,8 @@
     rt.record("inferred", "numkit.core:clamp", (F64, F64, F64), cause="no-entry")
     rt.stats()   → {"loaded": 0, "inferred": 1, "cured": 0, "invalidated": 0, "spurious": 0}
 
-Environment switches (``AOT_STRICT``, ``AOT_LOG``, ``AOT_DEBUG_REJECT``) are read here and nowhere else.
+Environment switches (``AOT_STRICT``, ``AOT_LOG``, ``AOT_DEBUG_REJECT``, ``AOT_VERIFY_PASSES``) are read here and
+nowhere else.
 The compiler (llvmlite) is imported only when something must be compiled.
 """
 from __future__ import annotations
@@ -49,13 +50,15 @@ class Environment:
     strict: bool
     log: bool
     debug_reject: frozenset[str]
+    verify_passes: bool = False  # the IR verifier after every pass (the test suite turns it on)
 
     @classmethod
     def read(cls) -> "Environment":
         reject = os.environ.get("AOT_DEBUG_REJECT", "")
         return cls(os.environ.get("AOT_STRICT", "") not in ("", "0"),
                    os.environ.get("AOT_LOG", "") not in ("", "0"),
-                   frozenset(k.strip() for k in reject.split(",") if k.strip()))
+                   frozenset(k.strip() for k in reject.split(",") if k.strip()),
+                   os.environ.get("AOT_VERIFY_PASSES", "") not in ("", "0"))
 
 
 class Runtime:
