@@ -30,7 +30,7 @@ from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Compare, Const, Convert
                   Truth, UnaryKind, UnaryOp, Var, successors, uses)
 from ..ir.ops import CallValue
 from ..types import describe
-from ..world.edges import Edge, EdgeKind
+from ..world.edges import EdgeKind
 from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
                      Type, join, widen)
 from . import rules
@@ -47,6 +47,16 @@ _BUILTIN_FUNCS: dict[Any, Intrinsic] = {
 }
 _ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM}
 _MISSING = object()
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    """One thing an inferred instance relied on (``aot.world.edges.EdgeKind`` says what ``target`` and
+    ``value`` are for each kind)."""
+
+    kind: EdgeKind
+    target: str
+    value: Any
 
 
 class MethodSource(Protocol):

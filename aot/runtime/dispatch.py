@@ -20,13 +20,14 @@ import inspect
 import typing
 from functools import lru_cache
 from types import FunctionType
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts,
                      parse_signature, parse_type, typeof)
 from ..world import MethodDef, MethodOptions
-from ..world.causes import NATIVE_MISSING, NO_ENTRY, Cause
-from ..world.invalidation import stored_key
+
+if TYPE_CHECKING:
+    from ..world.causes import Cause
 from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
@@ -287,6 +288,7 @@ class Dispatcher:
             instance = image.instance(entry, self.mdef)
             if instance is None:  # the IR is damaged: the image is rejected now
                 return self.compile(argtypes, image.rejection)
+            from ..world.causes import NATIVE_MISSING
             cause = image.native_problem or NATIVE_MISSING
             rt.check_strict(self.mdef.key, argtypes, cause)
             compiled = rt.compiler.cure(instance, self.mdef)
@@ -302,14 +304,17 @@ class Dispatcher:
         self._publish()
         return spec
 
-    def compile(self, argtypes: tuple[Type, ...], cause: Cause = NO_ENTRY, image: Any = None,
+    def compile(self, argtypes: tuple[Type, ...], cause: Optional["Cause"] = None, image: Any = None,
                 rejected: Any = None) -> Specialization:
+        """Infer and compile now, because of ``cause`` (no entry, when not given)."""
+        if cause is None:
+            from ..world.causes import NO_ENTRY as cause
         rt = runtime()
         rt.check_strict(self.mdef.key, argtypes, cause)
         compiled = rt.compiler.compile(self.mdef, argtypes)
         spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
-        rt.invalidation.add(stored_key(self.mdef.key, argtypes), rt.compiler.reachable_keys(compiled.instance))
+        rt.invalidation.add((self.mdef.key, tuple(map(str, argtypes))), rt.compiler.reachable_keys(compiled.instance))
         spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.try_address,
                               compiled.vectorcall_address, compiled.def_address)
         self.add(spec)

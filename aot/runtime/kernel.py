@@ -21,14 +21,15 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
 
 from .. import gpu
 from ..diagnostics import CompileError, Span
 from ..types import ArrayType, Type, accepts, parse_type, typeof
 from ..world import MethodOptions, method_key
-from ..world.causes import NO_ENTRY, REDEFINED, Cause
-from ..world.owners import CPU, PTX
+
+if TYPE_CHECKING:
+    from ..world.causes import Cause
 from .dispatch import _convert, _convertible, _declared_signatures
 from .state import runtime
 
@@ -132,6 +133,7 @@ class Kernel:
         raise TypeError(f"{self.key}: no declared signature takes ({', '.join(map(str, actual))}); declared: {sigs}")
 
     def _launch_cpu(self, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
+        from ..world import owners
         from .ptx import forget_changed, forget_stale
         rt = runtime()
         with self._lock:
@@ -154,7 +156,7 @@ class Kernel:
                 rt.check_strict(self.key, argtypes, cause)
                 from .ptx import compile_grid
                 spec = compile_grid(rt, self.__aot_method__, argtypes)
-                rt.record("inferred", self.key, argtypes, owner=CPU, cause=cause)
+                rt.record("inferred", self.key, argtypes, owner=owners.CPU, cause=cause)
                 self._grid[argtypes] = spec
             try:
                 spec.builtin(*args, gdim, bdim)
@@ -169,6 +171,7 @@ class Kernel:
 
     def _launch_device(self, dev: Any, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
         from ..codegen.module import written_params
+        from ..world import owners
         from .ptx import forget_changed, ptx_compiler, reached_methods
         rt = runtime()
         compiler = ptx_compiler(rt)
@@ -182,7 +185,7 @@ class Kernel:
                 rt.check_strict(self.key, argtypes, cause)
                 program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
                 inst = compiler.inferencer.done[(self.key, argtypes)]
-                rt.record("inferred", self.key, argtypes, owner=PTX, cause=cause)
+                rt.record("inferred", self.key, argtypes, owner=owners.PTX, cause=cause)
                 lookup = compiler.inferencer.done.__getitem__
                 loaded = (inst, program, dev.load(program.ptx), set(written_params(inst, lookup)),
                           reached_methods(inst, lookup))
@@ -200,12 +203,13 @@ class Kernel:
             return sigs[0]
         raise TypeError("give the argument types, e.g. k.inspect_ptx('f32', 'f32[::1]')")
 
-    def inspect_ir(self, *argtypes: Any, owner: str = PTX) -> str:
+    def inspect_ir(self, *argtypes: Any, owner: str = "ptx") -> str:
         """The typed IR of this kernel's ``ptx`` (or ``cpu``) instance."""
         from ..ir import print_function
         rt = runtime()
         types = self._types(argtypes)
-        if owner == CPU:
+        from ..world import owners
+        if owner == owners.CPU:
             return print_function(rt.compiler.infer(self.__aot_method__, types).function)
         from .ptx import ptx_compiler
         return print_function(ptx_compiler(rt).infer(self.__aot_method__, types).function)
@@ -254,8 +258,9 @@ class _Emulation:
         return run
 
 
-def _cause(changed: Optional[str], key: str) -> Cause:
+def _cause(changed: Optional[str], key: str) -> "Cause":
     """Why a kernel is compiled: the first time (``changed`` None), or because a method it reaches changed."""
+    from ..world.causes import NO_ENTRY, REDEFINED, Cause
     if changed is None:
         return NO_ENTRY
     return REDEFINED if changed == key else Cause.edge_changed(changed)

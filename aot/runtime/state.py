@@ -13,12 +13,17 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from ..world import MethodTable
-from ..world.causes import Cause
-from ..world.invalidation import Invalidation
-from ..world.owners import CPU
+
+if TYPE_CHECKING:
+    from ..world.causes import Cause
+    from ..world.invalidation import Invalidation
+
+# The ``cpu`` owner's text (``aot.world.owners.CPU``). Importing that module here would cost importing aot a
+# tenth of a millisecond (each module does); so would ``causes`` and ``invalidation``, read on first calls.
+_CPU = "cpu"
 
 
 class StrictModeError(RuntimeError):
@@ -31,7 +36,7 @@ class Event(NamedTuple):
     kind: str
     method: str
     argtypes: tuple[str, ...]
-    owner: str = CPU
+    owner: str = _CPU
     cause: str = ""
     spurious: bool = False
 
@@ -74,8 +79,15 @@ class Runtime:
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
         self._current_world: Any = None
         self._loader: Any = None
-        # Backedges and redefinition, for every owner (the CPU JIT and the ptx compiler subscribe to it).
-        self.invalidation = Invalidation()
+        self._invalidation: Optional["Invalidation"] = None
+
+    @property
+    def invalidation(self) -> "Invalidation":
+        """Backedges and redefinition, for every owner (the CPU JIT and the ptx compiler subscribe to it)."""
+        if self._invalidation is None:
+            from ..world.invalidation import Invalidation
+            self._invalidation = Invalidation()
+        return self._invalidation
 
     @property
     def current_world(self) -> Any:
@@ -101,7 +113,7 @@ class Runtime:
             self._compiler = Compiler(self)
         return self._compiler
 
-    def record(self, kind: str, method: str, argtypes: tuple, owner: str = CPU, cause: Optional[Cause] = None,
+    def record(self, kind: str, method: str, argtypes: tuple, owner: str = _CPU, cause: Optional["Cause"] = None,
                spurious: bool = False) -> None:
         """An event; ``argtypes`` are types or their texts."""
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
@@ -124,7 +136,9 @@ class Runtime:
         for image in self._loader.images.values() if self._loader is not None else ():
             if image is not None and image._validator is not None:
                 image._validator.forget()
-        for (method_key, argtypes), cause in self.invalidation.redefine(key):
+        if self._invalidation is None:  # (nothing was loaded or compiled yet: nothing can be stale)
+            return
+        for (method_key, argtypes), cause in self._invalidation.redefine(key):
             mdef = self.table.methods.get(method_key)
             dispatcher = getattr(mdef, "dispatcher", None)
             if dispatcher is not None and dispatcher.drop(argtypes):
@@ -149,7 +163,7 @@ class Runtime:
         out["spurious"] = sum(fields[_EVENT_FIELDS - 1::_EVENT_FIELDS])
         return out
 
-    def check_strict(self, method: str, argtypes: tuple, cause: Cause) -> None:
+    def check_strict(self, method: str, argtypes: tuple, cause: "Cause") -> None:
         if self.strict:
             types = ", ".join(str(t) for t in argtypes)
             raise StrictModeError(f"strict mode: {method}({types}) would be inferred and compiled at run time "

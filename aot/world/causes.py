@@ -11,7 +11,6 @@ the fields, never the text.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 
@@ -34,12 +33,24 @@ class CauseKind(str, Enum):
     __format__ = str.__format__
 
 
-@dataclass(frozen=True, slots=True)
 class Cause:
-    """Why an instance was (re)inferred, cured or invalidated."""
+    """Why an instance was (re)inferred, cured or invalidated (immutable by convention). Written out rather
+    than a dataclass: making a dataclass compiles its methods, half a millisecond on a package's first call."""
 
-    kind: CauseKind
-    detail: str = ""
+    __slots__ = ("kind", "detail")
+
+    def __init__(self, kind: CauseKind, detail: str = ""):
+        self.kind = kind
+        self.detail = detail
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Cause and (self.kind, self.detail) == (other.kind, other.detail)  # type: ignore
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.detail))
+
+    def __repr__(self) -> str:
+        return f"Cause({self.kind!s}, {self.detail!r})" if self.detail else f"Cause({self.kind!s})"
 
     @property
     def text(self) -> str:

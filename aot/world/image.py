@@ -40,7 +40,10 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from serializer import ImageError, record
 
-from .edges import Edge, EdgeKind
+from .edges import EdgeKind
+
+if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
+    from ..infer.solver import Edge
 
 
 METHODS = record("methods", "key", "fingerprint", "definition")
@@ -67,7 +70,7 @@ InstanceKey = tuple[str, tuple[str, ...]]
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
 
 
-def edge_to_record(edge: Edge) -> list:
+def edge_to_record(edge: "Edge") -> list:
     value = edge.value
     return [edge.kind, edge.target, _plain(value)]
 
@@ -623,7 +626,8 @@ def _tuplify(value: Any) -> Any:
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
 
 
-def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
+def entry_edges(entry: CodeEntry) -> tuple["Edge", ...]:
+    from ..infer.solver import Edge
     return tuple(Edge(kind, target, _tuplify(value)) for kind, target, value in entry.edges)
 
 
@@ -660,6 +664,6 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
     return StoredInstance()
 
 
-def entry_state(edges: tuple[Edge, ...]) -> str:
+def entry_state(edges: tuple["Edge", ...]) -> str:
     """The explicit validity state written at build time (never inferred from missing edges later)."""
     return STATE_NEEDS_REVALIDATION if edges else STATE_NO_OUTSIDE_EDGES

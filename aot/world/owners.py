@@ -9,18 +9,28 @@ code that asks which target an owner is for compares with the constants here (or
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 CPU = "cpu"
 PTX = "ptx"
 TARGETS = (CPU, PTX)
 
 
-@dataclass(frozen=True, slots=True)
 class Owner:
-    target: str
-    arch: str = ""
-    plugins: tuple[str, ...] = ()
+    """An owner's parts (immutable by convention; written out, not a dataclass: this module is imported with
+    aot, where making a dataclass would cost half a millisecond)."""
+
+    __slots__ = ("target", "arch", "plugins")
+
+    def __init__(self, target: str, arch: str = "", plugins: tuple[str, ...] = ()):
+        self.target, self.arch, self.plugins = target, arch, tuple(plugins)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Owner and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __repr__(self) -> str:
+        return f"Owner.parse({str(self)!r})"
 
     @classmethod
     def parse(cls, text: str) -> "Owner":
