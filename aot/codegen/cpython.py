@@ -19,7 +19,7 @@ from llvmlite import ir
 
 from ..types import ArrayType, ScalarType, TupleType, Type
 from . import types as lt
-from .function import ModuleContext
+from .context import ModuleContext
 from .types import memory_type, value_type
 
 # Object layouts shared by CPython 3.10–3.13 (non-debug, non-free-threaded builds).

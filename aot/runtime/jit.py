@@ -15,7 +15,8 @@ from llvmlite import ir
 
 from ..codegen.cpython import emit_dispatcher
 from ..codegen.engine import DATA_PREFIX, JitEngine
-from ..codegen.function import CodegenOptions, ModuleContext
+from ..codegen.context import ModuleContext
+from ..codegen.function import CodegenOptions
 from ..codegen.module import build_module, optimize
 from ..infer import InferredInstance, Inferencer
 from ..passes import pipeline
