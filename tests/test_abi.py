@@ -7,6 +7,7 @@ structs, live objects read at the table's offsets, the method type's members, an
 from __future__ import annotations
 
 import ctypes
+import itertools
 import re
 
 import numpy as np
@@ -140,7 +141,7 @@ def test_method_slots_are_distinct_aligned_and_inside_the_object() -> None:
     offsets = sorted(getattr(abi, name) for name in METHOD_SLOTS)
     assert offsets[0] >= abi.PY_OBJECT_HEAD_SIZE
     assert all(o % abi.POINTER_SIZE == 0 for o in offsets)
-    assert all(b - a >= abi.POINTER_SIZE for a, b in zip(offsets, offsets[1:]))
+    assert all(b - a >= abi.POINTER_SIZE for a, b in itertools.pairwise(offsets))
     assert offsets[-1] + abi.POINTER_SIZE <= abi.METHOD_BASIC_SIZE
 
 

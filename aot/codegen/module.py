@@ -17,8 +17,8 @@ from ..infer import InferredInstance
 from ..ir import Call, Copy, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import ArrayType, Type, format_signature
-from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
 from .context import ModuleContext
+from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
 from .function import CodegenOptions, FunctionCodegen, declare_function
 from .types import symbol_name
 
