@@ -73,7 +73,8 @@ def shared_array(em: Emitter, at: ArrayType, dims: tuple[int, ...]) -> ir.Value:
     gv.initializer = ir.Constant(gv.value_type, ir.Undefined)
     gv.align = 16
     data = em.b.addrspacecast(gv, elem.as_pointer())
-    strides, step = [], at.dtype.itemsize
+    strides: list[int] = []
+    step = at.dtype.itemsize
     for d in reversed(dims):
         strides.insert(0, step)
         step *= d
