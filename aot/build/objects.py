@@ -98,8 +98,9 @@ def compile_object(payload: bytes) -> bytes:
 
     from serializer.irformat import decode_function
 
+    from ..codegen.context import ModuleContext
     from ..codegen.cpython import emit_dispatcher
-    from ..codegen.function import CodegenOptions, ModuleContext
+    from ..codegen.function import CodegenOptions
     from ..codegen.module import build_module, optimize
     from ..infer.solver import InferredInstance
     from ..targets import CpuTarget

@@ -11,29 +11,17 @@ For each specialization ``impl`` (``i32 impl(ptr out, args…)``) this emits:
 and, once per module, ``aot_dispatch``: the vectorcall function of method objects, which tries the
 ``try_`` wrappers of the method's dispatch table in order and falls back to a Python callable.
 Type checks on scalars are pointer compares on ``ob_type`` and float values are read straight from the
-object, so a call costs about what a call of a C builtin costs.
+object, so a call costs about what a call of a C builtin costs. The layouts read here are in ``aot.abi``.
 """
 from __future__ import annotations
 
 from llvmlite import ir
 
+from .. import abi
 from ..types import ArrayType, ScalarType, TupleType, Type
 from . import types as lt
-from .function import ModuleContext
+from .context import ModuleContext
 from .types import memory_type, value_type
-
-# Object layouts shared by CPython 3.10–3.13 (non-debug, non-free-threaded builds).
-OB_TYPE = 8
-FLOAT_VALUE = 16
-TUPLE_SIZE = 16
-TUPLE_ITEMS = 24
-BUFFER_SIZE = 80  # sizeof(Py_buffer)
-BUF_BUF, BUF_ITEMSIZE, BUF_NDIM, BUF_FORMAT, BUF_SHAPE, BUF_STRIDES = 0, 24, 36, 40, 48, 56
-PyBUF_WRITABLE, PyBUF_FORMAT, PyBUF_STRIDES = 0x1, 0x4, 0x18
-METH_FASTCALL = 0x80
-PY_VECTORCALL_ARGUMENTS_OFFSET = 1 << 63
-# The method object (see aot.runtime.methodtype): head, vectorcall, dict, weaklist, table, count, fallback.
-METHOD_TABLE, METHOD_COUNT, METHOD_FALLBACK = 40, 48, 56
 
 _TRY_TYPE = ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR])
 _VECTORCALL_TYPE = ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR, lt.I64, lt.PTR])
@@ -114,14 +102,15 @@ class _Unboxer:
         self.b.position_at_end(ok)
 
     def is_type(self, obj: ir.Value, type_name: str) -> ir.Value:
-        return self.b.icmp_unsigned("==", _field(self.b, obj, OB_TYPE, lt.PTR), self.api.type_object(type_name))
+        ob_type = _field(self.b, obj, abi.PY_OBJECT_TYPE, lt.PTR)
+        return self.b.icmp_unsigned("==", ob_type, self.api.type_object(type_name))
 
     def unbox(self, obj: ir.Value, t: Type, writable: bool) -> ir.Value:
         b = self.b
         if isinstance(t, ScalarType):
             if t.is_float:
                 self.require(self.is_type(obj, "PyFloat_Type"))
-                value = _field(b, obj, FLOAT_VALUE, lt.F64)
+                value = _field(b, obj, abi.PY_FLOAT_VALUE, lt.F64)
                 return b.fptrunc(value, lt.F32) if t.bits == 32 else value
             if t.kind == "b":
                 self.require(self.is_type(obj, "PyBool_Type"))
@@ -141,10 +130,11 @@ class _Unboxer:
             return b.trunc(value, value_type(t)) if t.bits < 64 else value
         if isinstance(t, TupleType):
             self.require(self.is_type(obj, "PyTuple_Type"))
-            self.require(b.icmp_signed("==", _field(b, obj, TUPLE_SIZE, lt.I64), ir.Constant(lt.I64, len(t.items))))
+            size = _field(b, obj, abi.PY_TUPLE_SIZE, lt.I64)
+            self.require(b.icmp_signed("==", size, ir.Constant(lt.I64, len(t.items))))
             out = ir.Constant(value_type(t), ir.Undefined)
             for i, item_t in enumerate(t.items):
-                item = _field(b, obj, TUPLE_ITEMS + 8 * i, lt.PTR)
+                item = _field(b, obj, abi.PY_TUPLE_ITEMS + abi.POINTER_SIZE * i, lt.PTR)
                 out = b.insert_value(out, self.unbox(item, item_t, False), i)
             return out
         assert isinstance(t, ArrayType)
@@ -153,36 +143,36 @@ class _Unboxer:
     def unbox_array(self, obj: ir.Value, t: ArrayType, writable: bool) -> ir.Value:
         b = self.b
         with b.goto_entry_block():
-            view = b.alloca(ir.ArrayType(lt.I8, BUFFER_SIZE))
+            view = b.alloca(ir.ArrayType(lt.I8, abi.PY_BUFFER_SIZE))
             flag = b.alloca(lt.I1)
             b.store(ir.Constant(lt.I1, 0), flag)
             view_ptr = b.bitcast(view, lt.PTR)
         self.views.append((view_ptr, flag))
-        flags = PyBUF_STRIDES | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
+        flags = abi.PyBUF_STRIDES | abi.PyBUF_FORMAT | (abi.PyBUF_WRITABLE if writable else 0)
         get = self.api.fn("PyObject_GetBuffer", lt.I32, lt.PTR, lt.PTR, lt.I32)
         status = b.call(get, [obj, view_ptr, ir.Constant(lt.I32, flags)])
         with b.if_then(b.icmp_signed("!=", status, ir.Constant(lt.I32, 0)), likely=False):
             b.call(self.api.fn("PyErr_Clear", ir.VoidType()), [])
             b.branch(self.mismatch)
         b.store(ir.Constant(lt.I1, 1), flag)
-        ndim = _field(b, view_ptr, BUF_NDIM, lt.I32)
+        ndim = _field(b, view_ptr, abi.PY_BUFFER_NDIM, lt.I32)
         self.require(b.icmp_signed("==", ndim, ir.Constant(lt.I32, t.ndim)))
-        itemsize = _field(b, view_ptr, BUF_ITEMSIZE, lt.I64)
+        itemsize = _field(b, view_ptr, abi.PY_BUFFER_ITEMSIZE, lt.I64)
         self.require(b.icmp_signed("==", itemsize, ir.Constant(lt.I64, t.dtype.itemsize)))
-        fmt = _field(b, view_ptr, BUF_FORMAT, lt.PTR)
+        fmt = _field(b, view_ptr, abi.PY_BUFFER_FORMAT, lt.PTR)
         self.require(b.call(format_ok_function(self.ctx), [fmt, ir.Constant(lt.I8, ord(t.dtype.kind))]))
         if t.layout == "C":
             contiguous = self.api.fn("PyBuffer_IsContiguous", lt.I32, lt.PTR, lt.I8)
             is_c = b.call(contiguous, [view_ptr, ir.Constant(lt.I8, ord("C"))])
             self.require(b.icmp_signed("!=", is_c, ir.Constant(lt.I32, 0)))
-        shape_p = b.bitcast(_field(b, view_ptr, BUF_SHAPE, lt.PTR), lt.I64.as_pointer())
-        strides_p = b.bitcast(_field(b, view_ptr, BUF_STRIDES, lt.PTR), lt.I64.as_pointer())
+        shape_p = b.bitcast(_field(b, view_ptr, abi.PY_BUFFER_SHAPE, lt.PTR), lt.I64.as_pointer())
+        strides_p = b.bitcast(_field(b, view_ptr, abi.PY_BUFFER_STRIDES, lt.PTR), lt.I64.as_pointer())
         shape = ir.Constant(ir.ArrayType(lt.I64, t.ndim), ir.Undefined)
         strides = ir.Constant(ir.ArrayType(lt.I64, t.ndim), ir.Undefined)
         for k in range(t.ndim):
             shape = b.insert_value(shape, b.load(b.gep(shape_p, [ir.Constant(lt.I64, k)])), k)
             strides = b.insert_value(strides, b.load(b.gep(strides_p, [ir.Constant(lt.I64, k)])), k)
-        data = b.bitcast(_field(b, view_ptr, BUF_BUF, lt.PTR), memory_type(t.dtype).as_pointer())
+        data = b.bitcast(_field(b, view_ptr, abi.PY_BUFFER_BUF, lt.PTR), memory_type(t.dtype).as_pointer())
         out = ir.Constant(value_type(t), ir.Undefined)
         out = b.insert_value(out, data, 0)
         out = b.insert_value(out, shape, 1)
@@ -286,7 +276,7 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
     method_def_t = ir.LiteralStructType([lt.PTR, lt.PTR, lt.I32, lt.PTR])
     gv = ir.GlobalVariable(ctx.module, method_def_t, f"def_{name}")
     gv.initializer = ir.Constant(method_def_t, [ctx.cstring(name), fn.bitcast(lt.PTR),
-                                                ir.Constant(lt.I32, METH_FASTCALL), ir.Constant(lt.PTR, None)])
+                                                ir.Constant(lt.I32, abi.METH_FASTCALL), ir.Constant(lt.PTR, None)])
     return gv
 
 
@@ -301,7 +291,7 @@ def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) ->
     result = b.alloca(lt.PTR)
     b.cbranch(b.icmp_unsigned("==", kwnames, ir.Constant(lt.PTR, None)), fast, slow)
     b.position_at_end(fast)
-    nargs = b.and_(nargsf, ir.Constant(lt.I64, PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
+    nargs = b.and_(nargsf, ir.Constant(lt.I64, abi.PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
     called = b.call(try_fn, [args, nargs, b.bitcast(result, lt.PTR)])
     done = fn.append_basic_block("done")
     b.cbranch(b.icmp_unsigned("!=", called, ir.Constant(lt.I32, 0)), done, slow)
@@ -328,9 +318,9 @@ def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Functi
     result = b.alloca(lt.PTR)
     index = b.alloca(lt.I64)
     b.store(ir.Constant(lt.I64, 0), index)
-    nargs = b.and_(nargsf, ir.Constant(lt.I64, PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
-    table = b.bitcast(_field(b, self_, METHOD_TABLE, lt.PTR), _TRY_TYPE.as_pointer().as_pointer())
-    count = _field(b, self_, METHOD_COUNT, lt.I64)
+    nargs = b.and_(nargsf, ir.Constant(lt.I64, abi.PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
+    table = b.bitcast(_field(b, self_, abi.METHOD_TABLE, lt.PTR), _TRY_TYPE.as_pointer().as_pointer())
+    count = _field(b, self_, abi.METHOD_COUNT, lt.I64)
     b.cbranch(b.icmp_unsigned("==", kwnames, ir.Constant(lt.PTR, None)), loop, fallback)
     b.position_at_end(loop)
     i = b.load(index)
@@ -352,4 +342,4 @@ def _return_fallback(api: _Api, b: ir.IRBuilder, fn: ir.Function) -> None:
     """Pass a vectorcall on, unchanged, to the method object's Python fallback and return its result."""
     self_, args, nargsf, kwnames = fn.args
     vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
-    b.ret(b.call(vectorcall, [_field(b, self_, METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))
+    b.ret(b.call(vectorcall, [_field(b, self_, abi.METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))

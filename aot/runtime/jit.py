@@ -14,9 +14,10 @@ from typing import Optional
 
 from llvmlite import ir
 
+from ..codegen.context import ModuleContext
 from ..codegen.cpython import emit_dispatcher
 from ..codegen.engine import DATA_PREFIX, JitEngine
-from ..codegen.function import CodegenOptions, ModuleContext
+from ..codegen.function import CodegenOptions
 from ..codegen.module import build_module, optimize
 from ..infer import InferredInstance, Inferencer
 from ..passes import pipeline

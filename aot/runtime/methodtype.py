@@ -32,12 +32,15 @@ from functools import lru_cache
 from types import MethodType
 from typing import Any
 
+from .. import abi
+
 _api = ctypes.pythonapi
 
-VECTORCALL_OFFSET, DICT_OFFSET, WEAKLIST_OFFSET = 16, 24, 32
-TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = 40, 48, 56
-METHOD_OFFSET, WRAPPED_OFFSET = 64, 72
-BASIC_SIZE = 80
+# The slots' offsets: the generated dispatcher reads the same table (aot.abi), so the two cannot drift apart.
+VECTORCALL_OFFSET, DICT_OFFSET, WEAKLIST_OFFSET = abi.METHOD_VECTORCALL, abi.METHOD_DICT, abi.METHOD_UNUSED
+TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = abi.METHOD_TABLE, abi.METHOD_COUNT, abi.METHOD_FALLBACK
+METHOD_OFFSET, WRAPPED_OFFSET = abi.METHOD_DEFINITION, abi.METHOD_WRAPPED
+BASIC_SIZE = abi.METHOD_BASIC_SIZE
 
 _T_PYSSIZET, _T_OBJECT_EX, _READONLY = 19, 16, 1
 _Py_tp_members, _Py_tp_new, _Py_tp_doc, _Py_tp_getset = 72, 65, 56, 73

@@ -3,8 +3,14 @@
     target = CpuTarget.host()
     tm = target.target_machine()          # llvmlite TargetMachine for this triple/cpu/features
     target.math_symbol(Intrinsic.SIN, F64) → "sin"      (PTX: "__nv_sin")
+    target.math_intrinsic(Intrinsic.SQRT, F64) → "llvm.sqrt"   (PTX: None, libdevice's __nv_sqrt instead)
+    target.gpu_index_register(Intrinsic.THREAD_ID, 0) → None  (PTX: "llvm.nvvm.read.ptx.sreg.tid.x")
 
 A target is a frozen value with a ``cache_key()``; owners (``cpu``, ``ptx``) partition compiled code.
+Code generation never asks which target it has: where targets differ, it calls one of the hooks below, and a
+new target overrides the hooks that differ from these defaults (those of a C-ABI CPU with a libm, whose
+``aot.gpu`` kernels run over an emulated grid). The hooks only answer with names and numbers, so this package
+does not import llvmlite.
 """
 from __future__ import annotations
 
@@ -47,7 +53,42 @@ class Target:
         ``bits`` bits, where the target cannot lower it exactly; None to use LLVM's."""
         return None
 
+    def math_intrinsic(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+        """The LLVM intrinsic (``llvm.sqrt``, without its type suffix) that computes a ``math`` function exactly on
+        this target, or None to call ``math_symbol``'s function. By default ``sqrt`` and ``fabs``, which are
+        exact in IEEE arithmetic and which LLVM vectorises; a target whose ``overlay`` names a function for an
+        intrinsic must return None for it, so that the code calls what the instance's edge recorded."""
+        return _EXACT_LLVM_MATH.get(fn)
+
     @property
     def raises_python_exceptions(self) -> bool:
         """Whether compiled code sets Python exceptions (CPU) or only returns an error status (GPU)."""
         return True
+
+    # ------------------------------------------------------------------ aot.gpu intrinsics and memory
+    def gpu_index_register(self, fn: Intrinsic, axis: int) -> Optional[str]:
+        """The LLVM intrinsic (``i32 ()``) reading ``aot.gpu.thread_id``, ``block_id``, ``block_dim`` or ``grid_dim``
+        on ``axis`` (0: x) from the hardware, or None where kernels run over an emulated grid whose loop stores
+        the indices in the module (the default; outside a launch they raise ``RuntimeError``)."""
+        return None
+
+    @property
+    def barrier_intrinsic(self) -> Optional[str]:
+        """The LLVM intrinsic (``void (i32 0)``) of ``aot.gpu.sync_threads()``, or None where threads have no
+        barrier (the default: calling it raises ``RuntimeError``). Functions of a target with barriers are
+        ``convergent``: LLVM must not move a call that may reach one across branches."""
+        return None
+
+    @property
+    def global_address_space(self) -> int:
+        """The LLVM address space of memory every thread sees: kernel array arguments and the error status word."""
+        return 0
+
+    @property
+    def shared_address_space(self) -> Optional[int]:
+        """The LLVM address space of ``aot.gpu.shared_array`` (memory shared by a block's threads), or None where
+        there is none (the default: calling it raises ``RuntimeError``)."""
+        return None
+
+
+_EXACT_LLVM_MATH = {Intrinsic.SQRT: "llvm.sqrt", Intrinsic.FABS: "llvm.fabs"}

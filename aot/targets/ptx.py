@@ -7,7 +7,7 @@
     target.target_machine()                    → an NVPTX TargetMachine emitting ``.target sm_80``
 
 Compiled code on the GPU raises no Python exceptions: an error stores its code in the module's status
-word and returns status 1 (see ``aot.codegen.gpu``). Importing this module does not import llvmlite.
+word and returns status 1 (see ``aot.codegen.context``). Importing this module does not import llvmlite.
 """
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ _ARCH = re.compile(r"sm_(\d+)[af]?\Z")
 # LLVM operations NVPTX cannot lower exactly (it has no pow; its frem is x - trunc(x / y) * y, which is
 # not C's fmod): libdevice implements them instead.
 _LLVM_TO_LIBDEVICE = {"llvm.pow": "pow", "frem": "fmod"}
+_SPECIAL_REGISTERS = {Intrinsic.THREAD_ID: "tid", Intrinsic.BLOCK_ID: "ctaid", Intrinsic.BLOCK_DIM: "ntid",
+                      Intrinsic.GRID_DIM: "nctaid"}
 
 
 @lru_cache(maxsize=None)
@@ -97,9 +99,29 @@ class PtxTarget(Target):
             return None
         return f"__nv_{base}" + ("f" if bits == 32 else "")
 
+    def math_intrinsic(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+        """None: ``sqrt`` and ``fabs`` are libdevice's too, as the instances' ``overlay`` edges recorded."""
+        return None
+
     @property
     def raises_python_exceptions(self) -> bool:
         return False
+
+    def gpu_index_register(self, fn: Intrinsic, axis: int) -> Optional[str]:
+        """NVVM's special register: ``llvm.nvvm.read.ptx.sreg.tid.x`` for ``thread_id(0)``."""
+        return f"llvm.nvvm.read.ptx.sreg.{_SPECIAL_REGISTERS[fn]}.{'xyz'[axis]}"
+
+    @property
+    def barrier_intrinsic(self) -> Optional[str]:
+        return "llvm.nvvm.barrier.cta.sync.aligned.all"  # barrier 0, all threads of the block
+
+    @property
+    def global_address_space(self) -> int:
+        return 1
+
+    @property
+    def shared_address_space(self) -> Optional[int]:
+        return 3
 
     def target_machine(self):
         llvm = _llvm()
