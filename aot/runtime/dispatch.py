@@ -299,7 +299,7 @@ class Dispatcher:
             rt.record("loaded", self.mdef.key, entry.argtypes)
             spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], 0, image, entry)
         if entry.call_keys:
-            rt.invalidation.add_loaded(image, entry)
+            rt.add_loaded(image, entry)
         self.specs += (spec,)
         self._publish()
         return spec

@@ -80,6 +80,8 @@ class Runtime:
         self._current_world: Any = None
         self._loader: Any = None
         self._invalidation: Optional["Invalidation"] = None
+        # Image entries with calls loaded before anything asked for the invalidation (see ``add_loaded``).
+        self._loaded: list[tuple[Any, Any]] = []
 
     @property
     def invalidation(self) -> "Invalidation":
@@ -87,7 +89,18 @@ class Runtime:
         if self._invalidation is None:
             from ..world.invalidation import Invalidation
             self._invalidation = Invalidation()
+            for image, entry in self._loaded:
+                self._invalidation.add_loaded(image, entry)
+            self._loaded = []
         return self._invalidation
+
+    def add_loaded(self, image: Any, entry: Any) -> None:
+        """An image entry with calls was loaded (``Invalidation.add_loaded``). Until a compile or a redefinition
+        needs the invalidation, the pair is only kept: a package's first calls import no more modules."""
+        if self._invalidation is None:
+            self._loaded.append((image, entry))
+        else:
+            self._invalidation.add_loaded(image, entry)
 
     @property
     def current_world(self) -> Any:
@@ -136,9 +149,9 @@ class Runtime:
         for image in self._loader.images.values() if self._loader is not None else ():
             if image is not None and image._validator is not None:
                 image._validator.forget()
-        if self._invalidation is None:  # (nothing was loaded or compiled yet: nothing can be stale)
+        if self._invalidation is None and not self._loaded:  # (nothing loaded or compiled: nothing is stale)
             return
-        for (method_key, argtypes), cause in self._invalidation.redefine(key):
+        for (method_key, argtypes), cause in self.invalidation.redefine(key):
             mdef = self.table.methods.get(method_key)
             dispatcher = getattr(mdef, "dispatcher", None)
             if dispatcher is not None and dispatcher.drop(argtypes):

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..types import describe
-from .causes import DEBUG_REJECT, FINGERPRINT_CHANGED, INVALID_AT_BUILD, NO_ENTRY, Cause
 from .edges import MISSING as _MISSING
 from .edges import RULES
 from .fingerprint import definition
 from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey
 from .methods import MethodOptions
+
+if TYPE_CHECKING:
+    from .causes import Cause
 
 _ModuleType = type(sys)
 _BuiltinType = type(len)
@@ -33,7 +35,7 @@ class Verdict:
 
     __slots__ = ("valid", "cause")
 
-    def __init__(self, valid: bool, cause: Optional[Cause] = None):
+    def __init__(self, valid: bool, cause: Optional["Cause"] = None):
         self.valid = valid
         self.cause = cause
 
@@ -48,7 +50,13 @@ class Verdict:
 
 
 VALID = Verdict(True)
-NO_ENTRY_VERDICT = Verdict(False, NO_ENTRY)
+
+
+def _invalid(cause: str, detail: str = "") -> Verdict:
+    """An invalid verdict for ``cause`` (a ``CauseKind`` member's name). Causes are read only when an entry is
+    invalid: a package whose entries hold imports no more modules on its first calls."""
+    from .causes import Cause, CauseKind
+    return Verdict(False, Cause(CauseKind[cause], detail))
 _DEFAULT_OPTIONS = MethodOptions()
 
 
@@ -129,9 +137,14 @@ class CurrentWorld:
 
 
 class Validator:
+    """Decides image entries, memoising verdicts for the current world. To the edge rules it is the world now
+    (``aot.world.edges.WorldNow``): ``names`` and ``resolve`` are the current world's own, and
+    ``definition_holds`` compares a method's stored definition with its current one, once a world."""
+
     def __init__(self, contents: ImageContents, world: CurrentWorld, reject: frozenset[str] = frozenset()):
         self.contents = contents
         self.world = world
+        self.names, self.resolve = world.names, world.resolve  # (what the edge rules ask: no frame in between)
         self.reject = reject
         self.verdicts: dict[InstanceKey, Verdict] = {}
         self.held: dict[str, bool] = {}  # method key → whether its stored definition is the current one
@@ -151,27 +164,23 @@ class Validator:
         held = self.held.get(key)  # (a definition that does not hold is remembered too)
         return self.holds(key) if held is None else held
 
-    def names(self, where: str) -> str:
-        return self.world.known_names.get(where) or self.world.names(where)
-
-    def resolve(self, where: str) -> Any:
-        return self.world.resolve(where)
 
     # ------------------------------------------------------------------ local checks
     def local_check(self, entry: CodeEntry) -> Verdict:
         """Everything about ``entry`` except its callees' validity: its state, its own definition, and every
         edge by its kind's rule (``aot.world.edges``)."""
         if entry.state == STATE_INVALID:
-            return Verdict(False, INVALID_AT_BUILD)
+            return _invalid("INVALID_AT_BUILD")
         if self.reject and entry.method in self.reject:
-            return Verdict(False, DEBUG_REJECT)
-        if not self.definition_holds(entry.method):
-            return Verdict(False, FINGERPRINT_CHANGED)
+            return _invalid("DEBUG_REJECT")
+        held = self.held.get(entry.method)
+        if not (self.holds(entry.method) if held is None else held):
+            return _invalid("FINGERPRINT_CHANGED")
         rules = RULES
         for kind, target, value in entry.edges:
             rule = rules.get(kind)
             if rule is None or not rule(self, target, value):
-                return Verdict(False, Cause.edge_changed(target))
+                return _invalid("EDGE_CHANGED", target)
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
@@ -185,7 +194,7 @@ class Validator:
         if entry is None:
             entry = find(key)
             if entry is None:
-                return NO_ENTRY_VERDICT
+                return _invalid("NO_ENTRY")
         calls = entry.call_keys
         for c in calls:
             if c not in verdicts and find(c) is not None:
@@ -196,7 +205,7 @@ class Validator:
                 for callee in calls:
                     decided = verdicts.get(callee)
                     if decided is None or not decided.valid:  # (None: no entry for the callee)
-                        verdict = Verdict(False, Cause.edge_changed(callee[0]))
+                        verdict = _invalid("EDGE_CHANGED", callee[0])
                         break
             verdicts[key] = verdict
             return verdict
@@ -242,13 +251,13 @@ class Validator:
         shared: Optional[Verdict] = None
         for k in sorted(component):
             if not locals_[k].valid:
-                shared = shared or Verdict(False, Cause.edge_changed(k[0]))
+                shared = shared or _invalid("EDGE_CHANGED", k[0])
                 continue
             for callee in find(k).call_keys:
                 if callee in members:
                     continue
                 if find(callee) is None or not self.verdicts[callee].valid:
-                    shared = shared or Verdict(False, Cause.edge_changed(callee[0]))
+                    shared = shared or _invalid("EDGE_CHANGED", callee[0])
                     break
         for k in component:
             if not locals_[k].valid:
