@@ -186,7 +186,7 @@ def test_edges(contents):
 def test_objects_group_each_modules_methods(project):
     # Object files live beside the image (for incremental builds), one per module or per group of
     # OBJECT_METHODS methods of a larger module, so that an edit recompiles a few methods only.
-    from aot.build.driver import OBJECT_METHODS
+    from aot.builder.driver import OBJECT_METHODS
     cache = serializer.read_image(image_path(project, "numkit").with_suffix(".objects"))
     names = {m for m in ImageContents.from_tables(cache.tables).objects if m.startswith("numkit.")}
     assert {n.split("#")[0] for n in names} == {

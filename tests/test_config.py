@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aot.build.config import BuildConfig, ConfigError, CpuConfig, PtxConfig, load_config
+from aot.builder.config import BuildConfig, ConfigError, CpuConfig, PtxConfig, load_config
 
 
 def project(tmp_path: Path, text: str) -> Path:
