@@ -13,7 +13,7 @@ import pytest
 import serializer
 from aot.world.fingerprint import COMPILER_VERSION
 from aot.builder.elf import ElfError, symbol_sizes, symbol_sizes_of
-from aot.builder.report import Style, signature
+from aot.tools.report import Style, signature
 from aot.world.image import ImageContents
 
 from cli_support import (assert_one_line_error, aot_command, build_copy, clean_env, copy_built, invoke, run_aot,

@@ -31,6 +31,7 @@ from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance
 from ..runtime import runtime
 from ..runtime.dispatch import dispatcher_of
+from ..runtime.loader import python_abi  # (the one the loader's gate compares images with)
 from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
 from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
@@ -54,10 +55,6 @@ def _import_failure(err: BaseException, project: str) -> BuildError:
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(project)]
     where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else project
     return BuildError(f"{where}: error: importing the package raised {type(err).__name__}: {err}")
-
-
-def python_abi() -> str:
-    return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 
 def image_paths(package_dir: Path, package: str, owner: str = "cpu") -> tuple[Path, Path]:
