@@ -4,10 +4,11 @@
     image.package, image.root        → "numkit", Path(".")      (the folder to import numkit from)
     image.gate()                     → None, or why this machine's loader would reject the image
     image.native_problem()           → None, or "native-missing (numkit.cpu.so)"
-    read_audited(Path("damaged.aotimg"))  → AuditError: damaged.aotimg: malformed image: code entry 0: …
+    read_audited(Path("damaged.aotimg"))  → AuditError: damaged.aotimg: malformed image: header native …
 
-A checksum proves a file is the one written, not that what was written makes sense: every table record is
-checked for its types before anything uses it, and any problem is an ``AuditError`` naming the file.
+A checksum proves a file is the one written, not that what was written makes sense: the header fields
+the tools read and every table record are checked for their types before anything uses them, and any
+problem is an ``AuditError`` naming the file.
 """
 from __future__ import annotations
 
@@ -23,7 +24,11 @@ from ..world.image import CodeEntry, ImageContents, InstanceKey
 from .errors import AuditError
 from .ptxtext import ptx_functions
 
+# What the tools read from a header, by the type a build writes: strings, tables of strings, and the
+# tables naming an artifact in the image's folder (``native``: the code, ``cubin``: a PTX image's cubin).
+_HEADER_STRINGS = ("compiler_version", "python", "owner", "package")
 _TARGET_STRINGS = ("triple", "cpu", "features")
+_ARTIFACTS = ("native", "cubin", "runtime")
 
 
 def describe_entry(entry: CodeEntry) -> str:
@@ -137,6 +142,9 @@ def read_audited(path: Path) -> AuditedImage:
     except ImageError as err:
         raise AuditError(str(err)) from None
     header = image.header
+    problem = header_problem(header)
+    if problem:
+        raise AuditError(f"{path}: malformed image: header {problem}")
     try:
         problem = _tables_problem(image.tables)
         if problem:
@@ -153,15 +161,53 @@ def read_audited(path: Path) -> AuditedImage:
         if problem:
             raise AuditError(f"{path}: malformed image: code entry {entry.index}: {problem}")
     folder = path.resolve().parent
-    package = header.get("package")
-    if not isinstance(package, str) or not package:
-        package = path.name.split(".")[0]
+    package = header.get("package") or path.name.split(".")[0]
     root: Optional[Path] = None
     if folder.name == "__aot__":
         root = folder.parent
         for _ in package.split("."):
             root = root.parent
     return AuditedImage(path, header, contents, package, root)
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def header_problem(header: dict[str, Any]) -> Optional[str]:
+    """What is wrong with the header fields the tools read (each may be missing, never of another type), or
+    None. A file name must be a plain name in the image's folder: it is opened, and a NUL byte or a ``/`` in
+    it would fail there or point elsewhere."""
+    for key in _HEADER_STRINGS:
+        if key in header and not isinstance(header[key], str):
+            return f"{key} is {_kind(header[key])}, not a string"
+    package = header.get("package")
+    if package and not all(part.isidentifier() for part in package.split(".")):
+        return f"package {package!r} is not a package name"
+    target = header.get("target")
+    if target is not None:
+        if not isinstance(target, dict):
+            return f"target is {_kind(target)}, not a map"
+        for key in _TARGET_STRINGS:
+            if key in target and not isinstance(target[key], str):
+                return f"target {key} is {_kind(target[key])}, not a string"
+    for what in _ARTIFACTS:
+        info = header.get(what)
+        if info is None:
+            continue
+        if not isinstance(info, dict):
+            return f"{what} is {_kind(info)}, not a map"
+        name = info.get("file")
+        if name is not None:
+            if not isinstance(name, str):
+                return f"{what} file is {_kind(name)}, not a string"
+            if not name or "\0" in name or "/" in name or "\\" in name or name in (".", ".."):
+                return f"{what} file {name!r} is not a file name"
+        for key in ("crc32", "size"):
+            value = info.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                return f"{what} {key} is {_kind(value)}, not an integer"
+    return None
 
 
 def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
