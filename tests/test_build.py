@@ -545,6 +545,7 @@ def test_a_rebuild_over_a_foreign_or_damaged_previous_output(built_copy, project
     ('[tool.aot]\npackages = ["failpkg"]\ntargets = ["gpu"]\n', "[tool.aot] targets"),
     ('[tool.aot]\npakages = ["failpkg"]\n', "pakages"),
     ('[tool.aot]\npackages = "failpkg"\n', "[tool.aot] packages"),
+    ('[tool.aot]\npackages = ["failpkg"]\n\n[tool.aot.cpu]\ncpu = "x86-64-v99"\n', "[tool.aot.cpu] cpu"),  # (#23)
 ])
 def test_configuration_error_exits_2_naming_key_and_file(tmp_path, toml, key):
     project = write_project(tmp_path / "fp", FAILPKG)

@@ -36,7 +36,7 @@ from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
 from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
 from ..world.validate import CurrentWorld, Validator
-from .config import BuildConfig, load_config
+from .config import BuildConfig, check_cpu_name, load_config
 from .objects import DISPATCHER, ENTRY_COUNT, ENTRY_TABLE, ObjectJob, StoredInstance, compile_object
 
 RUNTIME_OBJECT = "aot_runtime"
@@ -339,6 +339,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
     from linker import link_shared
     started = time.perf_counter()
     cfg = load_config(project_dir)
+    check_cpu_name(cfg)
     project = str(Path(project_dir).resolve())
     if project not in sys.path:
         sys.path.insert(0, project)
