@@ -574,6 +574,30 @@ def test_a_package_that_fails_to_import_is_one_clear_error(tmp_path):
     assert not image_path(project, "failpkg").exists()
 
 
+def test_a_package_that_calls_sys_exit_at_import_is_one_clear_error(tmp_path):
+    """Issue #23: ``sys.exit(3)`` in a module of the package ended the build with status 3 and no word."""
+    project = write_project(tmp_path / "fp", dict(GOODPKG, **{"failpkg/__init__.py": "from . import good, quits\n",
+                                                              "failpkg/quits.py": "import sys\n\nsys.exit(3)\n"}))
+    done = aot_build(project)
+    assert done.rc == 1, (done.rc, done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert re.search(r"quits\.py:3: error: importing failpkg\.quits called sys\.exit\(3\)\Z", lines[0]), lines[0]
+    assert not image_path(project, "failpkg").exists()
+
+
+def test_an_aot_file_where_the_output_folder_goes_is_one_clear_error(tmp_path):
+    """Issue #23: a file named ``__aot__`` in the package ended the build in a FileExistsError traceback."""
+    project = write_project(tmp_path / "fp", GOODPKG)
+    blocker = project / "failpkg" / "__aot__"
+    blocker.write_text("not a folder\n")
+    done = aot_build(project)
+    assert done.rc == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(blocker.resolve()) in lines[0] and "not a folder" in lines[0], lines
+    assert blocker.read_text() == "not a folder\n"
+
+
 def test_missing_project_file_exits_2(tmp_path):
     done = aot_build(tmp_path / "nowhere")
     assert done.rc == 2 and "pyproject.toml" in done.stderr and "Traceback" not in done.stderr

@@ -47,14 +47,27 @@ class BuildError(Exception):
 
 
 def _import_failure(err: BaseException, project: str) -> BuildError:
-    """``file:line: error: SyntaxError: …`` naming the user's code, not the build's."""
+    """``file:line: error: SyntaxError: …`` naming the user's code, not the build's; for ``sys.exit(3)``,
+    ``file:line: error: importing pkg.mod called sys.exit(3)``."""
     import traceback
     if isinstance(err, SyntaxError):
         where = f"{err.filename}:{err.lineno}" + (f":{err.offset}" if err.offset else "")
         return BuildError(f"{where}: error: SyntaxError: {err.msg}")
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(project)]
     where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else project
+    if isinstance(err, SystemExit):
+        module = _module_name(frames[-1].filename, project) if frames else "the package"
+        code = "" if err.code is None else repr(err.code)
+        return BuildError(f"{where}: error: importing {module} called sys.exit({code})")
     return BuildError(f"{where}: error: importing the package raised {type(err).__name__}: {err}")
+
+
+def _module_name(filename: str, project: str) -> str:
+    """``<project>/pkg/mod.py`` → ``pkg.mod`` (``pkg/__init__.py`` → ``pkg``)."""
+    parts = list(Path(os.path.relpath(filename, project)).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
 
 
 def image_paths(package_dir: Path, package: str, owner: str = "cpu") -> tuple[Path, Path]:
@@ -80,8 +93,16 @@ class BuildResult:
 
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "w") as handle:
+    """The package's output folder, made if need be, held under its lock by this build alone."""
+    if folder.exists() and not folder.is_dir():
+        raise BuildError(f"{folder}: error: the images go in this folder, and it is not a folder but a file; "
+                         f"move it away")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / ".lock", "w")
+    except OSError as err:
+        raise BuildError(f"{folder}: error: cannot write the images there ({err.strerror or err})") from None
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -360,7 +381,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             key = "[tool.aot] workload" if package == cfg.workload else "[tool.aot] packages"
             raise ConfigError(cfg.pyproject, f"{package!r} cannot be imported from {project} ({err})",
                               key=key) from None
-        except Exception as err:  # the user's code failed while it was imported
+        except (Exception, SystemExit) as err:  # the user's code failed (or called sys.exit) while imported
             raise _import_failure(err, project) from None
     targets = tuple(targets or cfg.targets)
     for package in cfg.packages if "cpu" in targets else ():
