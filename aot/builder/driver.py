@@ -8,7 +8,8 @@ Per package and target: ``<package>/__aot__/<package>.cpu.aotimg`` (msgpack: met
 typed IR and edges, object files) and ``<package>.cpu.so``. An entry of the previous image whose method
 fingerprint and edges still hold is reused without inference; an object file whose inputs are unchanged
 is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``.
-Outputs are written atomically under a lock, so concurrent builds never leave a torn image.
+Outputs are written atomically under a lock, so concurrent builds never leave a torn image, and a build
+killed in the middle of a write leaves temporary files that the next build removes.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 import serializer
 from serializer import ImageError, crc32
+from serializer.files import remove_stale_temporaries
 
 from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance
@@ -93,7 +95,8 @@ class BuildResult:
 
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
-    """The package's output folder, made if need be, held under its lock by this build alone."""
+    """The package's output folder, made if need be, held under its lock by this build alone. The temporary
+    files that builds killed in the middle of a write left there go first (no one else writes there now)."""
     if folder.exists() and not folder.is_dir():
         raise BuildError(f"{folder}: error: the images go in this folder, and it is not a folder but a file; "
                          f"move it away")
@@ -105,6 +108,7 @@ def locked(folder: Path) -> Iterator[None]:
     with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
+            remove_stale_temporaries(folder)
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
