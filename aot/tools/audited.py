@@ -1,10 +1,11 @@
 """An image read for the tools: header, decoded tables and the checks a checksum cannot make.
 
     image = read_audited(Path("numkit/__aot__/numkit.cpu.aotimg"))
-    image.package, image.root        → "numkit", Path(".")      (the folder to import numkit from)
+    image.package, image.root        → "numkit", Path("/home/me/proj")   (the folder numkit is imported from)
     image.gate()                     → None, or why this machine's loader would reject the image
     image.native_problem()           → None, or "native-missing (numkit.cpu.so)"
-    read_audited(Path("damaged.aotimg"))  → AuditError: damaged.aotimg: malformed image: header native …
+    read_audited(Path("x.aotimg"))   → AuditError: x.aotimg: malformed image: header native file 'a\\x00.so' is not
+                                       a file name
 
 A checksum proves a file is the one written, not that what was written makes sense: the header fields
 the tools read and every table record are checked for their types before anything uses them, and any

@@ -1,7 +1,7 @@
 """The functions a PTX module defines, by name, as text.
 
-    ptx_functions(".visible .entry k(\n.param .u64 a\n)\n{\n\tret;\n}\n")
-      → {"k": ".visible .entry k(\n.param .u64 a\n)\n{\n\tret;\n}\n"}
+    ptx_functions(".visible .entry k(\\n.param .u64 a\\n)\\n{\\n\\tret;\\n}\\n")
+      → {"k": ".visible .entry k(\\n.param .u64 a\\n)\\n{\\n\\tret;\\n}\\n"}
 
 Declarations (a directive ended by ``;`` before any body) are left out. ``aot inspect`` uses the text for a
 kernel's native size and for ``--ptx METHOD``.

@@ -1,7 +1,8 @@
 """The code of an image's entries, regenerated from their stored typed IR: ``aot inspect --ir/--llvm/--asm/--ptx``.
 
-    show_code(sel, "numkit.stats:mean(f64[:])", "ir")     → "def numkit.stats:mean(a: f64[:]) -> f64 { …"
-    show_code(sel, "mean", "llvm")                         → "; ModuleID = 'numkit.stats:mean' …"
+    show_code(sel, "numkit.stats:mean(f64[:])", "ir")     → "func numkit.stats:mean(%a: f64[:]) -> f64  file …"
+    show_code(sel, "mean", "llvm")                         → "; numkit.stats:mean(f64[::1]) -> f64 [cpu]\\n
+                                                               ; ModuleID = …"   (one per entry of mean)
     find_entries(sel, "numkit.stats:meen")                 → AuditError: … (did you mean numkit.stats:mean?)
 
 Nothing is inferred: the LLVM IR and assembly are what the build generated from the same stored IR (with
