@@ -35,7 +35,10 @@ def known_cpu_names(triple: str) -> frozenset[str]:
     llvm = _llvm()
     target = llvm.Target.from_triple(triple)
     sys.stderr.flush()
-    saved = os.dup(2)
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to borrow: the names are unknown, and LLVM has the last word
+        return frozenset()
     with tempfile.TemporaryFile() as capture:
         os.dup2(capture.fileno(), 2)
         try:
