@@ -53,8 +53,8 @@ def ir_command(method: str, argtypes: str, stage: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="end with one JSON summary line on stdout")
 def build_command(path: str, targets: tuple[str, ...], jobs: int, strict: bool, as_json: bool) -> None:
     """Build the images of the project at PATH (a folder with a pyproject.toml)."""
-    from aot.build.config import ConfigError
-    from aot.build.driver import BuildError, build_project
+    from aot.builder.config import ConfigError
+    from aot.builder.driver import BuildError, build_project
     from linker import LinkerError
 
     tty = sys.stderr.isatty() and not as_json
@@ -93,13 +93,13 @@ def _fail(message: str) -> NoReturn:
 
 
 def _style():
-    from aot.build.report import Style
+    from aot.tools.report import Style
     encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower().replace("-", "")
     return Style(color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), unicode=encoding.startswith("utf"))
 
 
 def _signature_width() -> int:
-    from aot.build.report import SIGNATURE_WIDTH
+    from aot.tools.report import SIGNATURE_WIDTH
     if not sys.stdout.isatty():
         return SIGNATURE_WIDTH
     columns = shutil.get_terminal_size((120, 24)).columns
@@ -122,8 +122,12 @@ def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | Non
 
     METHOD is pkg.mod:function, optionally with argument types: 'numkit.stats:mean(f64[:])'. The exit
     status is 0 whatever --verify finds (use 'aot verify' to fail a CI job); 2 for bad input."""
-    from aot.build.audit import AuditError, dumps, inspect_json, select, show_code, verify_sources
-    from aot.build.report import format_table
+    from aot.tools.errors import AuditError
+    from aot.tools.inspect import dumps, inspect_json
+    from aot.tools.locate import select
+    from aot.tools.report import format_table
+    from aot.tools.showcode import show_code
+    from aot.tools.verify import verify_sources
     stages = [(s, m) for s, m in (("ir", ir_method), ("llvm", llvm_method), ("asm", asm_method),
                                    ("ptx", ptx_method)) if m is not None]
     if len(stages) > 1:
@@ -155,8 +159,11 @@ def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | Non
               help="also import the packages (and run the workload) in a fresh interpreter with AOT_STRICT=1")
 def verify_command(path: str, import_: bool) -> None:
     """Exit 0 when every entry of the images at PATH is valid against the current sources, else 1."""
-    from aot.build.audit import AuditError, import_check, select, verify_sources
-    from aot.build.report import format_verify
+    from aot.tools.errors import AuditError
+    from aot.tools.importcheck import import_check
+    from aot.tools.locate import select
+    from aot.tools.report import format_verify
+    from aot.tools.verify import verify_sources
     try:
         sel = select(path)
         report = verify_sources(sel)
@@ -172,7 +179,8 @@ def verify_command(path: str, import_: bool) -> None:
 @click.argument("path")
 def clean_command(path: str) -> None:
     """Remove the images (and their native code) of PATH: a project, a package, an __aot__ folder or an image."""
-    from aot.build.audit import AuditError, clean
+    from aot.tools.clean import clean
+    from aot.tools.errors import AuditError
     try:
         removed = clean(path)
     except AuditError as err:

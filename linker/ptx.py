@@ -1,7 +1,7 @@
 """PTX → cubin with NVIDIA's ``ptxas``, and the per-kernel resource usage it reports.
 
     assemble_ptx(ptx_text, "sm_80", Path("pkg/__aot__/ptx.sm_80.cubin"))
-      runs  ptxas -arch=sm_80 -o /tmp/aot-ptxas-XXXX/out.cubin /tmp/aot-ptxas-XXXX/in.ptx
+      runs  ptxas -arch=sm_80 -o /tmp/aot-ptxas-PID-XXXX/out.cubin /tmp/aot-ptxas-PID-XXXX/in.ptx
       ->    Path("pkg/__aot__/ptx.sm_80.cubin")
     ptxas_resource_usage(ptx_text, "sm_80")
       ->    {"add_one": {"entry": True, "registers": 10, "spills": 0, "spill_stores": 0,
@@ -18,16 +18,18 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from linker._files import atomic_write_bytes
+from linker._files import atomic_write_bytes, remove_stale_work_folders, work_folder
 from linker.errors import PtxasError
 
 __all__ = ["assemble_ptx", "find_ptxas", "parse_ptxas_verbose", "ptxas_resource_usage"]
 
 _ARCH = re.compile(r"sm_\d+[af]?\Z")
+
+#: The work folders' names: ``aot-ptxas-<pid>-<random>`` in the temporary directory (see ``linker.shared``).
+WORK_PREFIX = "aot-ptxas-"
 
 
 def find_ptxas() -> str | None:
@@ -54,7 +56,8 @@ def _run_ptxas(ptx: str, arch: str, extra_args: Sequence[str]) -> tuple[Path, Pa
             "ptxas not found (looked on PATH, $CUDA_HOME/bin, $CUDA_PATH/bin and /usr/local/cuda/bin); "
             "install the CUDA toolkit or add its bin folder to PATH"
         )
-    work = Path(tempfile.mkdtemp(prefix="aot-ptxas-"))
+    remove_stale_work_folders(WORK_PREFIX)  # those of runs killed before they could remove their own
+    work = work_folder(WORK_PREFIX)
     src, cubin = work / "in.ptx", work / "out.cubin"
     src.write_text(ptx, encoding="utf-8")
     cmd = [ptxas, f"-arch={arch}", *extra_args, "-o", str(cubin), str(src)]

@@ -27,8 +27,8 @@ from aot.ir import parse_function, print_function
 from aot.types import parse_type
 from aot.world.fingerprint import COMPILER_VERSION, fingerprint_of
 from aot.world.image import INDEXED_TABLES, MAX_WORLD, ImageContents
-from buildsupport import (CALL_AND_REPORT, CALLS, COMPARE, FIXTURES, REPO, aot_build, aot_build_popen, aot_cli,
-                          base_env, callers_closure, copy_project, entries_of, image_contents, image_path,
+from buildsupport import (CALL_AND_REPORT, CALLS, CLI, COMPARE, FIXTURES, REPO, aot_build, aot_build_popen,
+                          aot_cli, base_env, callers_closure, copy_project, entries_of, image_contents, image_path,
                           readers_of, run_python, so_path)
 from serializer.irformat import decode_function
 
@@ -186,7 +186,7 @@ def test_edges(contents):
 def test_objects_group_each_modules_methods(project):
     # Object files live beside the image (for incremental builds), one per module or per group of
     # OBJECT_METHODS methods of a larger module, so that an edit recompiles a few methods only.
-    from aot.build.driver import OBJECT_METHODS
+    from aot.builder.driver import OBJECT_METHODS
     cache = serializer.read_image(image_path(project, "numkit").with_suffix(".objects"))
     names = {m for m in ImageContents.from_tables(cache.tables).objects if m.startswith("numkit.")}
     assert {n.split("#")[0] for n in names} == {
@@ -341,6 +341,57 @@ def test_two_concurrent_builds_leave_a_valid_image(tmp_path):
     assert not [p.name for p in (project / "numkit" / "__aot__").iterdir() if p.name.endswith(".tmp")]
     run = run_python(project, CALLS + COMPARE + CALL_AND_REPORT, env={"AOT_STRICT": "1"})
     assert run["stats"]["inferred"] == 0 and run["stats"]["loaded"] >= 60 and run["mismatches"] == []
+
+
+def test_what_a_killed_build_leaves_behind_the_next_build_removes(tmp_path):
+    """Issue #23: a build killed (SIGKILL: no cleanup runs) while linking leaves its link folder in the
+    temporary directory, and one killed while writing leaves a ``.*.tmp`` file in ``__aot__`` (which would
+    travel in a wheel). The next build removes both once their process is gone; never the work of a process
+    still running: a link folder needs a dead owner and an hour of age, a temporary file a dead writer or ten
+    minutes of age (the build holds the folder's lock while it looks)."""
+    import signal
+    import subprocess
+    import time
+    project = write_project(tmp_path / "fp", GOODPKG)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    mark = tmp_path / "linking"
+    slow_cc = tmp_path / "slow-cc.sh"
+    slow_cc.write_text(f"#!/bin/sh\ntouch '{mark}'\nexec sleep 120\n")
+    killed = subprocess.Popen([sys.executable, "-c", CLI, "build", str(project)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True,
+                              env=base_env({"TMPDIR": str(tmp), "CC": f"sh {slow_cc}"}))
+    try:
+        deadline = time.monotonic() + 240
+        while not mark.exists() and killed.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert mark.exists(), "the build never reached the link step"
+    finally:
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait()
+    left = list(tmp.glob("aot-link-*"))
+    assert [p.name.startswith(f"aot-link-{killed.pid}-") for p in left] == [True], left
+    dead, alive = killed.pid, os.getpid()
+    hours_ago = time.time() - 2 * 3600
+
+    def planted(path: Path, old: bool) -> Path:
+        path.mkdir() if path.suffix != ".tmp" else path.write_bytes(b"half an image")
+        if old:
+            os.utime(path, (hours_ago, hours_ago))
+        return path
+
+    os.utime(left[0], (hours_ago, hours_ago))
+    folder = project / "failpkg" / "__aot__"
+    folder.mkdir(exist_ok=True)
+    gone = [left[0], planted(folder / f".failpkg.cpu.aotimg.{dead}.0123abcd.tmp", old=False),
+            planted(folder / f".failpkg.cpu.so.{alive}.89abcdef.tmp", old=True)]
+    kept = [planted(tmp / f"aot-link-{dead}-young", old=False), planted(tmp / f"aot-link-{alive}-running", old=True),
+            planted(folder / f".failpkg.cpu.so.{alive}.01234567.tmp", old=False)]
+    done = aot_build(project, env=base_env({"TMPDIR": str(tmp)}))
+    assert done.rc == 0, done.stderr[-2000:]
+    assert [p for p in gone if p.exists()] == []
+    assert [p for p in kept if not p.exists()] == []
+    assert sorted(p.name for p in tmp.glob("aot-link-*")) == sorted(p.name for p in kept if p.parent == tmp)
 
 
 # ------------------------------------------------------------------------------------------ failing methods
@@ -545,6 +596,7 @@ def test_a_rebuild_over_a_foreign_or_damaged_previous_output(built_copy, project
     ('[tool.aot]\npackages = ["failpkg"]\ntargets = ["gpu"]\n', "[tool.aot] targets"),
     ('[tool.aot]\npakages = ["failpkg"]\n', "pakages"),
     ('[tool.aot]\npackages = "failpkg"\n', "[tool.aot] packages"),
+    ('[tool.aot]\npackages = ["failpkg"]\n\n[tool.aot.cpu]\ncpu = "x86-64-v99"\n', "[tool.aot.cpu] cpu"),  # (#23)
 ])
 def test_configuration_error_exits_2_naming_key_and_file(tmp_path, toml, key):
     project = write_project(tmp_path / "fp", FAILPKG)
@@ -571,6 +623,30 @@ def test_a_package_that_fails_to_import_is_one_clear_error(tmp_path):
     assert re.search(r'bad\.py(:|", line )3\b', done.stderr) and "SyntaxError" in done.stderr
     assert "driver.py" not in done.stderr and "click" not in done.stderr, done.stderr[-2000:]
     assert not image_path(project, "failpkg").exists()
+
+
+def test_a_package_that_calls_sys_exit_at_import_is_one_clear_error(tmp_path):
+    """Issue #23: ``sys.exit(3)`` in a module of the package ended the build with status 3 and no word."""
+    project = write_project(tmp_path / "fp", dict(GOODPKG, **{"failpkg/__init__.py": "from . import good, quits\n",
+                                                              "failpkg/quits.py": "import sys\n\nsys.exit(3)\n"}))
+    done = aot_build(project)
+    assert done.rc == 1, (done.rc, done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert re.search(r"quits\.py:3: error: importing failpkg\.quits called sys\.exit\(3\)\Z", lines[0]), lines[0]
+    assert not image_path(project, "failpkg").exists()
+
+
+def test_an_aot_file_where_the_output_folder_goes_is_one_clear_error(tmp_path):
+    """Issue #23: a file named ``__aot__`` in the package ended the build in a FileExistsError traceback."""
+    project = write_project(tmp_path / "fp", GOODPKG)
+    blocker = project / "failpkg" / "__aot__"
+    blocker.write_text("not a folder\n")
+    done = aot_build(project)
+    assert done.rc == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(blocker.resolve()) in lines[0] and "not a folder" in lines[0], lines
+    assert blocker.read_text() == "not a folder\n"
 
 
 def test_missing_project_file_exits_2(tmp_path):

@@ -12,8 +12,8 @@ import pytest
 
 import serializer
 from aot.world.fingerprint import COMPILER_VERSION
-from aot.build.elf import ElfError, symbol_sizes, symbol_sizes_of
-from aot.build.report import Style, signature
+from aot.builder.elf import ElfError, symbol_sizes, symbol_sizes_of
+from aot.tools.report import Style, signature
 from aot.world.image import ImageContents
 
 from cli_support import (assert_one_line_error, aot_command, build_copy, clean_env, copy_built, invoke, run_aot,
@@ -299,6 +299,40 @@ def test_tampered_records_with_valid_checksums(tmp_path, image_path):
         serializer.write_image(path, image.header, tables)
         assert_one_line_error(run_aot("inspect", str(path)), "malformed image")
         assert_one_line_error(invoke("inspect", str(path), "--json"), "malformed image")
+
+
+def test_a_header_field_of_the_wrong_type_is_a_damaged_image(tmp_path, image_path):
+    """The header's checksum proves it is the one written, not that it makes sense: a field the tools read that
+    is of the wrong type (a library name with a NUL byte, a target that is not a map, …) makes the image
+    malformed, said in one line, never a traceback."""
+    image = serializer.read_image(image_path)
+    header, native = image.header, image.header["native"]
+    folder = tmp_path / "numkit" / "__aot__"
+    folder.mkdir(parents=True)
+    shutil.copy(image_path.with_suffix(".so"), folder / "numkit.cpu.so")
+    cases = {
+        "nul-in-file-name": dict(header, native=dict(native, file="numkit.cpu\0.so")),
+        "file-in-another-folder": dict(header, native=dict(native, file="../numkit.cpu.so")),
+        "file-not-a-string": dict(header, native=dict(native, file=7)),
+        "crc-not-an-integer": dict(header, native=dict(native, crc32=str(native["crc32"]))),
+        "native-not-a-map": dict(header, native=["numkit.cpu.so"]),
+        "target-not-a-map": dict(header, target="x86_64"),
+        "triple-not-a-string": dict(header, target=dict(header["target"], triple=64)),
+        "python-not-a-string": dict(header, python=311),
+        "owner-not-a-string": dict(header, owner=["cpu"]),
+        "package-not-a-name": dict(header, package="../numkit"),
+    }
+    for name, damaged in cases.items():
+        path = folder / f"{name}.aotimg"
+        serializer.write_image(path, damaged, image.tables)
+        for command in ("inspect", "verify"):
+            assert_one_line_error(invoke(command, str(path)), "malformed image: header")
+        path.unlink()
+    path = folder / "numkit.cpu.aotimg"
+    serializer.write_image(path, cases["nul-in-file-name"], image.tables)
+    for command in ("inspect", "verify"):
+        assert_one_line_error(run_aot(command, str(path)), "malformed image: header native file")
+        assert_one_line_error(run_aot(command, str(tmp_path / "numkit")), "malformed image: header native file")
 
 
 def test_project_without_images(tmp_path):

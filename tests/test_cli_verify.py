@@ -70,6 +70,20 @@ def test_verify_leaves_this_process_as_it_was(project):
     assert sys.path == path
 
 
+def test_private_runtime_puts_the_previous_one_back_even_on_error():
+    from aot.runtime import state
+    before = state.runtime()
+    with pytest.raises(ZeroDivisionError):
+        with state.private_runtime() as rt:
+            assert state.runtime() is rt and rt is not before
+            1 / 0
+    assert state.runtime() is before
+    mine = state.Runtime()
+    with state.private_runtime(mine) as rt:
+        assert rt is mine and state.runtime() is mine
+    assert state.runtime() is before
+
+
 # ---------------------------------------------------------------------------------------------- each kind of edit
 
 @BOTH

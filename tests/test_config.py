@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aot.build.config import BuildConfig, ConfigError, CpuConfig, PtxConfig, load_config
+from aot.builder.config import BuildConfig, ConfigError, CpuConfig, PtxConfig, load_config
 
 
 def project(tmp_path: Path, text: str) -> Path:
@@ -267,3 +267,22 @@ def test_error_carries_key(tmp_path: Path) -> None:
         load_config(tmp_path)
     assert info.value.key == "[tool.aot.cpu] opt"
     assert info.value.path == str(tmp_path.resolve() / "pyproject.toml")
+
+
+# --------------------------------------------------------------------------- the cpu name, asked of LLVM
+
+
+def test_a_cpu_name_llvm_does_not_know_is_an_error_naming_key_and_file(tmp_path: Path) -> None:
+    """LLVM only warns about an unknown CPU and may abort later, in code generation (issue #23)."""
+    from aot.builder.config import check_cpu_name
+    from aot.targets.cpu import CpuTarget, known_cpu_names
+    known = known_cpu_names(CpuTarget.named("generic").triple)
+    if not known:
+        pytest.skip("this LLVM does not list its CPUs")
+    cfg = load_config(project(tmp_path, '[project]\nname = "p"\n\n[tool.aot.cpu]\ncpu = "x86-64-v99"\n'))
+    with pytest.raises(ConfigError) as info:
+        check_cpu_name(cfg)
+    assert info.value.key == "[tool.aot.cpu] cpu" and info.value.path == str(tmp_path.resolve() / "pyproject.toml")
+    assert "unknown cpu 'x86-64-v99'" in str(info.value)
+    for name in ("generic", "native", sorted(known)[0], "x86-64-v3" if "x86-64-v3" in known else sorted(known)[-1]):
+        check_cpu_name(dataclasses.replace(cfg, cpu=CpuConfig(cpu=name)))

@@ -96,7 +96,7 @@ def test_the_graph_resolves_relative_imports_and_sees_imports_in_functions() -> 
     assert {"aot", "aot.codegen.function", "serializer", "linker"} <= graph.keys()
     # from . import types as lt; from ..ir import (…); from ..analysis.definite import maybe_unassigned
     assert {"aot.codegen.types", "aot.ir", "aot.analysis.definite"} <= graph["aot.codegen.function"]
-    assert "aot.codegen.module" in graph["aot.build.objects"]  # imported inside compile_object()
+    assert "aot.codegen.module" in graph["aot.builder.objects"]  # imported inside compile_object()
 
 
 def test_find_cycle_names_a_cycle() -> None:

@@ -200,7 +200,7 @@ class PackageImage:
 
     def bind(self, entry: "CodeEntry") -> Optional[tuple[int, int]]:
         """``(try_, vectorcall)`` addresses of an entry's native code, or None (cure it): read from the
-        library's entry table (``aot.build.objects.emit_entry_table``) at the entry's index. Its ``def_``
+        library's entry table (``aot.builder.objects.emit_entry_table``) at the entry's index. Its ``def_``
         (the builtin's PyMethodDef) is looked up by name only if the builtin is asked for."""
         table = self._entry_table if self._entry_table is not None else self._read_entry_table()
         i = 2 * entry.index

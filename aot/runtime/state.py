@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Optional
 
 from ..world import MethodTable
 
@@ -191,3 +192,23 @@ def runtime() -> Runtime:
     if _RUNTIME is None:
         _RUNTIME = Runtime()
     return _RUNTIME
+
+
+@contextmanager
+def private_runtime(rt: Optional[Runtime] = None) -> Iterator[Runtime]:
+    """``rt`` (a fresh Runtime by default) is the process's runtime inside the block; the previous one is put
+    back when it ends, however it ends. The audit tools import a project's sources into a world of their own
+    without disturbing the caller's.
+
+        with private_runtime() as rt:
+            rt.building = True
+            importlib.import_module("numkit")      # numkit's methods go into rt.table
+        runtime()                                   # → the runtime from before the block
+    """
+    global _RUNTIME
+    saved = _RUNTIME
+    _RUNTIME = rt if rt is not None else Runtime()
+    try:
+        yield _RUNTIME
+    finally:
+        _RUNTIME = saved

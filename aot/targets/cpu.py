@@ -3,9 +3,13 @@
     CpuTarget.host()                → the machine this process runs on (JIT)
     CpuTarget.named("generic")      → portable code for ``aot build`` (``cpu = "generic"``)
     CpuTarget.named("x86-64-v3")    → any LLVM CPU name
+    known_cpu_names("x86_64-unknown-linux-gnu")  → frozenset({"generic", "x86-64-v3", "skylake", …})
 """
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -18,6 +22,42 @@ def _llvm():
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     return llvm
+
+
+@lru_cache(maxsize=None)
+def known_cpu_names(triple: str) -> frozenset[str]:
+    """The CPU names LLVM knows for ``triple``; empty when it does not say.
+
+    LLVM only warns about a CPU name it does not know ("is not a recognized processor") and goes on, to abort
+    the process later in code generation for some of them. Asked for a target machine for the CPU ``help``, it
+    prints the names instead, as ``llc -mcpu=help`` does, on the process's stderr: they are read back from a
+    temporary file put in place of file descriptor 2 meanwhile."""
+    llvm = _llvm()
+    target = llvm.Target.from_triple(triple)
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to borrow: the names are unknown, and LLVM has the last word
+        return frozenset()
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            target.create_target_machine(cpu="help")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        capture.seek(0)
+        text = capture.read().decode("utf-8", "replace")
+    names: set[str] = set()
+    listing = False
+    for line in text.splitlines():  # "Available CPUs for this target:", "", "  name  - Select …", "", …
+        if line.startswith("Available CPUs"):
+            listing = True
+        elif listing and line.strip():
+            names.add(line.split()[0])
+        elif listing and names:
+            break
+    return frozenset(names)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ Per package and target: ``<package>/__aot__/<package>.cpu.aotimg`` (msgpack: met
 typed IR and edges, object files) and ``<package>.cpu.so``. An entry of the previous image whose method
 fingerprint and edges still hold is reused without inference; an object file whose inputs are unchanged
 is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``.
-Outputs are written atomically under a lock, so concurrent builds never leave a torn image.
+Outputs are written atomically under a lock, so concurrent builds never leave a torn image, and a build
+killed in the middle of a write leaves temporary files that the next build removes.
 """
 from __future__ import annotations
 
@@ -27,18 +28,20 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 import serializer
 from serializer import ImageError, crc32
+from serializer.files import remove_stale_temporaries
 
 from ..diagnostics import CompileError
 from ..infer.solver import InferredInstance
 from ..runtime import runtime
 from ..runtime.dispatch import dispatcher_of
+from ..runtime.loader import python_abi  # (the one the loader's gate compares images with)
 from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
 from ..world.owners import CPU, PTX
 from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
                            instance_from_entry)
 from ..world.validate import CurrentWorld, Validator
-from .config import BuildConfig, load_config
+from .config import BuildConfig, check_cpu_name, load_config
 from .objects import DISPATCHER, ENTRY_COUNT, ENTRY_TABLE, ObjectJob, StoredInstance, compile_object
 
 RUNTIME_OBJECT = "aot_runtime"
@@ -49,18 +52,27 @@ class BuildError(Exception):
 
 
 def _import_failure(err: BaseException, project: str) -> BuildError:
-    """``file:line: error: SyntaxError: …`` naming the user's code, not the build's."""
+    """``file:line: error: SyntaxError: …`` naming the user's code, not the build's; for ``sys.exit(3)``,
+    ``file:line: error: importing pkg.mod called sys.exit(3)``."""
     import traceback
     if isinstance(err, SyntaxError):
         where = f"{err.filename}:{err.lineno}" + (f":{err.offset}" if err.offset else "")
         return BuildError(f"{where}: error: SyntaxError: {err.msg}")
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(project)]
     where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else project
+    if isinstance(err, SystemExit):
+        module = _module_name(frames[-1].filename, project) if frames else "the package"
+        code = "" if err.code is None else repr(err.code)
+        return BuildError(f"{where}: error: importing {module} called sys.exit({code})")
     return BuildError(f"{where}: error: importing the package raised {type(err).__name__}: {err}")
 
 
-def python_abi() -> str:
-    return f"{sys.implementation.cache_tag}-{sys.platform}"
+def _module_name(filename: str, project: str) -> str:
+    """``<project>/pkg/mod.py`` → ``pkg.mod`` (``pkg/__init__.py`` → ``pkg``)."""
+    parts = list(Path(os.path.relpath(filename, project)).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
 
 
 def image_paths(package_dir: Path, package: str, owner: str = CPU) -> tuple[Path, Path]:
@@ -86,10 +98,20 @@ class BuildResult:
 
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "w") as handle:
+    """The package's output folder, made if need be, held under its lock by this build alone. The temporary
+    files that builds killed in the middle of a write left there go first (no one else writes there now)."""
+    if folder.exists() and not folder.is_dir():
+        raise BuildError(f"{folder}: error: the images go in this folder, and it is not a folder but a file; "
+                         f"move it away")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / ".lock", "w")
+    except OSError as err:
+        raise BuildError(f"{folder}: error: cannot write the images there ({err.strerror or err})") from None
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
+            remove_stale_temporaries(folder)
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
@@ -345,6 +367,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
     from linker import link_shared
     started = time.perf_counter()
     cfg = load_config(project_dir)
+    check_cpu_name(cfg)
     project = str(Path(project_dir).resolve())
     if project not in sys.path:
         sys.path.insert(0, project)
@@ -365,7 +388,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             key = "[tool.aot] workload" if package == cfg.workload else "[tool.aot] packages"
             raise ConfigError(cfg.pyproject, f"{package!r} cannot be imported from {project} ({err})",
                               key=key) from None
-        except Exception as err:  # the user's code failed while it was imported
+        except (Exception, SystemExit) as err:  # the user's code failed (or called sys.exit) while imported
             raise _import_failure(err, project) from None
     targets = tuple(targets or cfg.targets)
     for package in cfg.packages if CPU in targets else ():

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..world.owners import TARGETS
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -42,11 +44,12 @@ __all__ = [
     "ConfigError",
     "CpuConfig",
     "PtxConfig",
+    "check_cpu_name",
     "load_config",
 ]
 
 #: In canonical order; a config's targets are kept in this order whatever the file says.
-KNOWN_TARGETS: tuple[str, ...] = ("cpu", "ptx")
+KNOWN_TARGETS: tuple[str, ...] = TARGETS
 DEFAULT_ARCH: tuple[str, ...] = ("sm_80", "sm_90")
 
 _ARCH = re.compile(r"sm_\d+[af]?\Z")
@@ -308,3 +311,22 @@ def load_config(project_dir: str | Path) -> BuildConfig:
         cpu=CpuConfig(cpu=cpu_name, opt=opt),
         ptx=PtxConfig(arch=arch),
     )
+
+
+def check_cpu_name(cfg: BuildConfig) -> None:
+    """``[tool.aot.cpu] cpu`` must be a CPU LLVM knows for this machine's triple (the one a build compiles for).
+
+    ``load_config`` only checks the spelling: asking LLVM imports llvmlite, which the commands that read a
+    configuration without compiling (``aot inspect``, ``aot verify``) never need. ``aot build`` calls this
+    before it imports anything of the project, so an unknown name is a ConfigError, not an abort in LLVM."""
+    name = cfg.cpu.cpu
+    if name in ("generic", "native"):
+        return
+    from ..targets.cpu import CpuTarget, known_cpu_names
+    triple = CpuTarget.named("generic").triple
+    known = known_cpu_names(triple)
+    if not known or name in known:  # (an LLVM that does not list its CPUs: it has the last word)
+        return
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else "'generic', 'native' or a name 'llc -mcpu=help' lists"
+    raise ConfigError(cfg.pyproject, f"unknown cpu {name!r} for {triple} ({hint})", "[tool.aot.cpu] cpu")

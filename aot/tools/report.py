@@ -1,6 +1,7 @@
 """Text for the audit commands: the ``aot inspect`` table and the ``aot verify`` report.
 
-    print(format_table(select("fixtures/numkit"), verify_sources(sel)))
+    sel = select("fixtures/numkit")
+    print(format_table(sel, verify_sources(sel)))
     numkit/__aot__/numkit.cpu.aotimg: cpu x86_64-unknown-linux-gnu (generic), aot 0.7.0, cpython-311-linux, 66 entries
       method               signature           owner  world  edges  native  status   reason
       numkit.core:absdiff  (f64, f64) → f64    cpu    1..∞       1   187 B  valid
@@ -18,7 +19,10 @@ from typing import Optional
 
 from ..world.causes import Cause
 from ..world.image import MAX_WORLD
-from .audit import AuditedImage, ImportCheck, Selection, VerifyReport, describe_entry
+from .audited import AuditedImage, describe_entry
+from .importcheck import ImportCheck
+from .locate import Selection
+from .verify import VerifyReport
 
 _GREEN, _RED, _BOLD, _DIM, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
