@@ -93,7 +93,10 @@ def test_the_check_catches_what_it_is_for(tmp_path):
         found = offences(bad)
     finally:
         bad.unlink()
-    assert len(found) == 5, found
+    text = "\n".join(found)
+    for what in ("compares with the literal 'call'", "compares with the literal 'cpu'", "parses 'edge-changed:'",
+                 "writes a cause as text ('edge-changed:'", "writes a cause as text ('no-entry:x')"):
+        assert what in text, found
 
 
 def test_every_edge_kind_has_one_rule():
