@@ -11,8 +11,8 @@
 """
 from __future__ import annotations
 
-from .diagnostics import CompileError
 from . import gpu
+from .diagnostics import CompileError
 from .runtime import Event, StrictModeError, jit, runtime
 from .runtime.kernel import NoDeviceError, kernel
 from .types import BOOL as boolean

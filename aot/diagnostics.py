@@ -10,8 +10,8 @@ collected into a ``CompileError`` (one line per problem, all problems of a funct
 from __future__ import annotations
 
 import linecache
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ class CompileError(Exception):
             lines.append("  while compiling " + " -> ".join(self.chain))
         return "\n".join(lines)
 
-    def with_chain(self, caller: str) -> "CompileError":
+    def with_chain(self, caller: str) -> CompileError:
         """The same error, noting that ``caller`` called the function that failed."""
         return CompileError(self.diagnostics, (caller, *self.chain))
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import array
 import itertools
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .types import ScalarType
 
@@ -82,7 +83,7 @@ class _BlockBarrier:
 class _Block:
     """What the threads of one emulated block share."""
 
-    barrier: Optional[_BlockBarrier]
+    barrier: _BlockBarrier | None
     atomics: threading.Lock
     lock: threading.Lock = field(default_factory=threading.Lock)
     shared: list = field(default_factory=list)
@@ -233,7 +234,7 @@ def emulate_grid(py_func: Callable, grid: Any, block: Any, args: Sequence[Any], 
                 _run(py_func, args, _Thread(tid, bid, bdim, gdim, blk))
             continue
         blk = _Block(_BlockBarrier(len(threads)), atomics)
-        errors: list[Optional[BaseException]] = [None] * len(threads)
+        errors: list[BaseException | None] = [None] * len(threads)
 
         def body(k: int, ctx: _Thread) -> None:
             try:
@@ -268,7 +269,7 @@ def _run(py_func: Callable, args: Sequence[Any], ctx: _Thread) -> None:
         _current.thread = previous
 
 
-def intrinsic_functions() -> dict[Callable, "Intrinsic"]:
+def intrinsic_functions() -> dict[Callable, Intrinsic]:
     """The functions of this namespace that compiled code resolves to intrinsics."""
     from .ir.ops import Intrinsic  # the IR loads only when something is compiled
     return {thread_id: Intrinsic.THREAD_ID, block_id: Intrinsic.BLOCK_ID, block_dim: Intrinsic.BLOCK_DIM,

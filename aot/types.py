@@ -64,7 +64,7 @@ class ScalarType(Type):
     def itemsize(self) -> int:
         return max(self.bits // 8, 1)
 
-    def __getitem__(self, dims: Any) -> "ArrayType":
+    def __getitem__(self, dims: Any) -> ArrayType:
         """``f64[:]``, ``f64[::1]``, ``f64[:, :]`` … as in the annotations of user code."""
         if not isinstance(dims, tuple):
             dims = (dims,)
@@ -132,7 +132,7 @@ class ArrayType(Type):
 
     __str__ = __repr__
 
-    def with_layout(self, layout: str) -> "ArrayType":
+    def with_layout(self, layout: str) -> ArrayType:
         return ArrayType(self.dtype, self.ndim, layout)
 
 

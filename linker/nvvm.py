@@ -16,7 +16,6 @@ import os
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
 
 from linker.errors import LinkerError
 
@@ -25,7 +24,7 @@ __all__ = ["find_libdevice", "link_ptx"]
 _LIBDEVICE_PREFIX = "__nv_"
 
 
-def find_libdevice() -> Optional[Path]:
+def find_libdevice() -> Path | None:
     """libdevice's bitcode: $AOT_LIBDEVICE, else under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda; None if absent."""
     explicit = os.environ.get("AOT_LIBDEVICE")
     if explicit:
@@ -47,7 +46,7 @@ def _bitcode(path: str) -> bytes:
 
 
 def link_ptx(modules: Sequence[str], arch: str, keep: Iterable[str], *, opt: int = 3,
-             libdevice: Optional[Path] = None) -> str:
+             libdevice: Path | None = None) -> str:
     """Link LLVM IR modules (text) and the libdevice functions they call; PTX for ``arch`` (``"sm_80"``)."""
     import llvmlite.binding as llvm
 

@@ -18,9 +18,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
 import serializer
 from aot.world.image import ImageContents
@@ -31,7 +32,7 @@ FIXTURES = REPO / "fixtures"
 CLI = "import sys, cli; sys.argv[0] = 'aot'; cli.main()"
 
 
-def base_env(extra: Optional[dict[str, str]] = None, path: Iterable[Path] = ()) -> dict[str, str]:
+def base_env(extra: dict[str, str] | None = None, path: Iterable[Path] = ()) -> dict[str, str]:
     """The environment of a child: this checkout first on the path, no aot switches unless given."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AOT_")}
     env["PYTHONPATH"] = os.pathsep.join([*(str(p) for p in path), str(REPO)])
@@ -61,14 +62,14 @@ class Done:
         return json.loads(lines[-1])
 
 
-def aot_cli(*args: str, env: Optional[dict[str, str]] = None, timeout: float = 300,
-            cwd: Optional[Path] = None) -> Done:
+def aot_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300,
+            cwd: Path | None = None) -> Done:
     proc = subprocess.run([sys.executable, "-c", CLI, *args], capture_output=True, text=True,
                           env=env or base_env(), timeout=timeout, cwd=cwd)
     return Done(proc.returncode, proc.stdout, proc.stderr)
 
 
-def aot_build(project: Path, *args: str, env: Optional[dict[str, str]] = None) -> Done:
+def aot_build(project: Path, *args: str, env: dict[str, str] | None = None) -> Done:
     return aot_cli("build", str(project), *args, env=env)
 
 
@@ -146,7 +147,7 @@ class Run:
     rc: int
     stdout: str
     stderr: str
-    report: Optional[dict[str, Any]]
+    report: dict[str, Any] | None
 
     def __getitem__(self, key: str) -> Any:
         assert self.report is not None, f"the script printed no report (rc={self.rc}):\n{self.stderr}"
@@ -160,7 +161,7 @@ class Run:
         return [e for e in self["events"] if e["kind"] == kind]
 
 
-def run_python(project: Path, code: str, *, env: Optional[dict[str, str]] = None, cwd: Optional[Path] = None,
+def run_python(project: Path, code: str, *, env: dict[str, str] | None = None, cwd: Path | None = None,
                timeout: float = 240, check: bool = True) -> Run:
     """Run ``PRELUDE + code`` in a fresh interpreter with ``project`` first on the path.
 

@@ -27,9 +27,26 @@ from aot.ir import parse_function, print_function
 from aot.types import parse_type
 from aot.world.fingerprint import COMPILER_VERSION, fingerprint_of
 from aot.world.image import INDEXED_TABLES, MAX_WORLD, ImageContents
-from buildsupport import (CALL_AND_REPORT, CALLS, CLI, COMPARE, FIXTURES, REPO, aot_build, aot_build_popen,
-                          aot_cli, base_env, callers_closure, copy_project, entries_of, image_contents, image_path,
-                          readers_of, run_python, so_path)
+from buildsupport import (
+    CALL_AND_REPORT,
+    CALLS,
+    CLI,
+    COMPARE,
+    FIXTURES,
+    REPO,
+    aot_build,
+    aot_build_popen,
+    aot_cli,
+    base_env,
+    callers_closure,
+    copy_project,
+    entries_of,
+    image_contents,
+    image_path,
+    readers_of,
+    run_python,
+    so_path,
+)
 from serializer.irformat import decode_function
 
 SUMMARY_KEYS = {"built", "reused", "failed", "seconds", "images"}

@@ -11,13 +11,20 @@ import subprocess
 import pytest
 
 import serializer
-from aot.world.fingerprint import COMPILER_VERSION
 from aot.builder.elf import ElfError, symbol_sizes, symbol_sizes_of
 from aot.tools.report import Style, signature
+from aot.world.fingerprint import COMPILER_VERSION
 from aot.world.image import ImageContents
-
-from cli_support import (assert_one_line_error, aot_command, build_copy, clean_env, copy_built, invoke, run_aot,
-                         schema_problems)
+from cli_support import (
+    aot_command,
+    assert_one_line_error,
+    build_copy,
+    clean_env,
+    copy_built,
+    invoke,
+    run_aot,
+    schema_problems,
+)
 
 BOTH = pytest.mark.parametrize("runner", ["subprocess", "clirunner"])
 

@@ -11,7 +11,6 @@ import pytest
 
 from aot.ir import parse_function, print_function, verify
 from aot.passes import pipeline
-
 from cli_support import assert_one_line_error, build_copy, invoke, run_aot
 
 CLAMP = "numkit.core:clamp(f64, f64, f64)"

@@ -12,7 +12,6 @@ import pytest
 
 import serializer
 from aot.world.fingerprint import COMPILER_VERSION
-
 from cli_support import assert_one_line_error, build_copy, copy_built, edit, invoke, run_aot, schema_problems
 
 BOTH = pytest.mark.parametrize("runner", ["subprocess", "clirunner"])

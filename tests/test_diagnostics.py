@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import aot
-
 import diag_samples
 
 SAMPLES = [("uses_a_list", (3,)), ("three_problems", (1.0,)), ("conflicting_types", (True,)),

@@ -5,12 +5,10 @@ the diff.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-import aot
 from aot.ir import parse_function, print_function, verify
 from aot.runtime import runtime
 

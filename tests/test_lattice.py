@@ -18,8 +18,27 @@ from hypothesis import strategies as st
 
 import aot
 from aot.infer import solver
-from aot.types import (BOOL, BOTTOM, F32, F64, I8, I16, I32, I64, NONE, U8, U16, U32, U64, ArrayType, PyValueType,
-                       TupleType, Type, join, widen)
+from aot.types import (
+    BOOL,
+    BOTTOM,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    NONE,
+    U8,
+    U16,
+    U32,
+    U64,
+    ArrayType,
+    PyValueType,
+    TupleType,
+    Type,
+    join,
+    widen,
+)
 
 NUMBERS = [BOOL, U8, I8, U16, I16, U32, I32, U64, I64, F32, F64]  # the order join climbs, least first
 LIMIT = 8  # widen's default limit

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("aot", "serializer", "linker")
@@ -32,7 +31,7 @@ def _modules() -> dict[str, Path]:
     return modules
 
 
-def _imported_names(module: str, path: Path, tree: ast.AST) -> Iterator[tuple[str, Optional[str]]]:
+def _imported_names(module: str, path: Path, tree: ast.AST) -> Iterator[tuple[str, str | None]]:
     """(module, imported name or None) for each import in ``tree``, relative ones resolved."""
     is_package = path.name == "__init__.py"
     for node in ast.walk(tree):
@@ -66,7 +65,7 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
-def find_cycle(graph: dict[str, set[str]]) -> Optional[list[str]]:
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle of ``graph``, as the path that leaves a module and comes back to it; None if there is none."""
     finished: set[str] = set()  # modules from which no cycle can be reached
     for start in sorted(graph):

@@ -1,18 +1,12 @@
 """The numkit fixture, compiled, against plain Python: every declared signature on several inputs."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-import aot
+import numkit
 from aot.types import ArrayType, ScalarType, TupleType
-
 from support import check
-
-import numkit  # noqa: E402
 
 MODULES = [numkit.core, numkit.stats, numkit.roots, numkit.stencil, numkit.ntheory]
 

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 import aot
+import numkit  # noqa: F401 - from the private copy (fixture_copies)
+import numkit._workload  # noqa: F401 - compiles what the goldens and these tests look at
 from aot.infer import FixedPoint, Inferencer
 from aot.ir import Block, Function, IRVerifyError, parse_function, print_function, verify
 from aot.ir.ops import UNTYPED_ONLY, Return
@@ -29,9 +31,6 @@ from aot.runtime.dispatch import dispatcher_of
 from aot.runtime.kernel import find_kernels
 from aot.targets import PtxTarget
 from aot.types import F64, I64
-
-import numkit  # noqa: F401 - from the private copy (fixture_copies)
-import numkit._workload  # noqa: F401 - compiles what the goldens and these tests look at
 
 ROOT = Path(__file__).resolve().parents[1]
 math_sqrt = math.sqrt  # a module global naming a function: resolved at compile time

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import aot
-from aot.ir import parse_function
 from aot.analysis.ranges import SQUARE_SAFE, Check, Fact, loop_versions
+from aot.ir import parse_function
 
 try:
     from .support import check

@@ -5,8 +5,27 @@ import itertools
 
 import pytest
 
-from aot.types import (BOOL, BOTTOM, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, ArrayType, TupleType,
-                       format_signature, join, parse_signature, parse_type, widen)
+from aot.types import (
+    BOOL,
+    BOTTOM,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    ArrayType,
+    TupleType,
+    format_signature,
+    join,
+    parse_signature,
+    parse_type,
+    widen,
+)
 
 SCALARS = [BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64]
 SAMPLES = SCALARS + [BOTTOM, ArrayType(F64, 1, "C"), ArrayType(F64, 1, "A"), ArrayType(I64, 2, "A"),

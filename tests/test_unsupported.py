@@ -17,11 +17,27 @@ import pytest
 import aot
 
 try:
-    from .support import (assert_clean_error, assert_node_at, compile_error, expect_compile_error, locate,
-                          mentions_line, message_lines, prefix)
+    from .support import (
+        assert_clean_error,
+        assert_node_at,
+        compile_error,
+        expect_compile_error,
+        locate,
+        mentions_line,
+        message_lines,
+        prefix,
+    )
 except ImportError:  # tests/ is not a package
-    from support import (assert_clean_error, assert_node_at, compile_error, expect_compile_error, locate,
-                         mentions_line, message_lines, prefix)
+    from support import (
+        assert_clean_error,
+        assert_node_at,
+        compile_error,
+        expect_compile_error,
+        locate,
+        mentions_line,
+        message_lines,
+        prefix,
+    )
 
 
 class Point:

@@ -32,11 +32,25 @@ is needed; inside a nested loop, whatever that loop assigns is unknown.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Optional
 
-from ..ir import (BinOp, BinOpKind, Branch, Compare, CmpKind, Const, Copy, Function, Intrinsic,
-                  IntrinsicCall, Jump, UnaryKind, UnaryOp, successors)
+from ..ir import (
+    BinOp,
+    BinOpKind,
+    Branch,
+    CmpKind,
+    Compare,
+    Const,
+    Copy,
+    Function,
+    Intrinsic,
+    IntrinsicCall,
+    Jump,
+    UnaryKind,
+    UnaryOp,
+    successors,
+)
 from ..types import I64
 
 I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
@@ -124,7 +138,7 @@ def _definitions(fn: Function) -> dict[str, list]:
     return defs
 
 
-def constant_int(fn: Function, name: str, defs: Optional[dict[str, list]] = None) -> Optional[int]:
+def constant_int(fn: Function, name: str, defs: dict[str, list] | None = None) -> int | None:
     """The value of an i64 variable assigned exactly once, from a constant (through copies and negation,
     as in ``range(n, -1, -1)``), else None."""
     defs = _definitions(fn) if defs is None else defs
@@ -149,7 +163,7 @@ def constant_int(fn: Function, name: str, defs: Optional[dict[str, list]] = None
 
 
 def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str, list], pre_label: str,
-                      at: int) -> Optional[_RangeLoop]:
+                      at: int) -> _RangeLoop | None:
     """The loop whose trip count is the ``range.len`` at ``(pre_label, at)``, if it has the frontend's shape."""
     blocks = fn.block_map()
     pre = blocks[pre_label]
@@ -196,7 +210,7 @@ def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str,
     return _RangeLoop(header.label, pre_label, frozenset(loop), start, stop, step_sign, (body.label, value_at))
 
 
-def _range_value(ops: list, start: str, step: str, k: str) -> Optional[int]:
+def _range_value(ops: list, start: str, step: str, k: str) -> int | None:
     """Index of the op computing ``start + k`` (unit step) or ``start + k * step`` at the top of the body."""
     if len(ops) >= 1 and isinstance(ops[0], BinOp) and ops[0].op is BinOpKind.ADD \
             and (ops[0].lhs.name, ops[0].rhs.name) == (start, k):
@@ -215,7 +229,7 @@ def _natural_loop(fn: Function, preds: dict[str, list[str]], header: str) -> set
     without passing through the header."""
     blocks = fn.block_map()
 
-    def reachable(avoid: Optional[str]) -> set[str]:
+    def reachable(avoid: str | None) -> set[str]:
         seen, stack = set(), [fn.blocks[0].label]
         while stack:
             label = stack.pop()
@@ -244,7 +258,7 @@ _UPPER_CHOICES = (I64_MAX, SQUARE_SAFE)
 
 
 def _best_version(fn: Function, preds: dict[str, list[str]], defs: dict[str, list],
-                  loop: _RangeLoop) -> Optional[LoopVersion]:
+                  loop: _RangeLoop) -> LoopVersion | None:
     """Try each guard; keep the one proving the most (unsigned divisions first), then the cheapest and widest."""
     inner = _inner_cycles(fn, loop)
     best, best_score = None, None
@@ -266,7 +280,7 @@ def _best_version(fn: Function, preds: dict[str, list[str]], defs: dict[str, lis
 
 
 def _guard(fn: Function, defs: dict[str, list], loop: _RangeLoop, lo_choice: int,
-           hi_choice: int) -> Optional[tuple[Interval, tuple[Check, ...]]]:
+           hi_choice: int) -> tuple[Interval, tuple[Check, ...]] | None:
     """The loop variable's interval when each run-time bound is within ``[lo_choice, hi_choice]``, and the
     checks that say so. Every value of ``range(start, stop, step)`` lies in ``[start, stop - 1]`` for a
     positive step, in ``[stop + 1, start]`` for a negative one, and between ``start`` and ``stop`` either way."""
@@ -366,14 +380,14 @@ def _join(states: list[dict[str, Interval]]) -> dict[str, Interval]:
 
 
 def _transfer(fn: Function, block, state: dict[str, Interval], loop: _RangeLoop, counter: Interval,
-              facts: Optional[dict[tuple[str, int], Fact]]) -> dict[str, Interval]:
+              facts: dict[tuple[str, int], Fact] | None) -> dict[str, Interval]:
     """The intervals after ``block``; with ``facts``, record what each op is proven to satisfy."""
     state = dict(state)
     for i, op in enumerate(block.ops):
         dest = op.dest_var
         if dest is None:
             continue
-        value: Optional[Interval] = None
+        value: Interval | None = None
         if (block.label, i) == loop.value_at:
             value = counter
         elif fn.types.get(dest.name) != I64:
@@ -396,11 +410,11 @@ def _transfer(fn: Function, block, state: dict[str, Interval], loop: _RangeLoop,
     return state
 
 
-def _fits(interval: Interval) -> Optional[Interval]:
+def _fits(interval: Interval) -> Interval | None:
     return interval if I64_MIN <= interval[0] and interval[1] <= I64_MAX else None
 
 
-def _binop(op: BinOp, a: Interval, b: Interval) -> tuple[Optional[Interval], Optional[Fact]]:
+def _binop(op: BinOp, a: Interval, b: Interval) -> tuple[Interval | None, Fact | None]:
     """The exact result's interval and what the op satisfies (None, None when nothing is known)."""
     kind = op.op
     if kind in (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL):

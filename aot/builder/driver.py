@@ -19,12 +19,13 @@ import os
 import pkgutil
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any
 
 import serializer
 from serializer import ImageError, crc32
@@ -37,9 +38,16 @@ from ..runtime.dispatch import dispatcher_of
 from ..runtime.loader import python_abi  # (the one the loader's gate compares images with)
 from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
+from ..world.image import (
+    INDEXED_TABLES,
+    MAX_WORLD,
+    CodeEntry,
+    ImageContents,
+    edge_to_record,
+    entry_state,
+    instance_from_entry,
+)
 from ..world.owners import CPU, PTX
-from ..world.image import (INDEXED_TABLES, MAX_WORLD, CodeEntry, ImageContents, edge_to_record, entry_state,
-                           instance_from_entry)
 from ..world.validate import CurrentWorld, Validator
 from .config import BuildConfig, check_cpu_name, load_config
 from .objects import DISPATCHER, ENTRY_COUNT, ENTRY_TABLE, ObjectJob, StoredInstance, compile_object
@@ -117,7 +125,7 @@ def locked(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def import_package(name: str, skip: Optional[str]) -> list[str]:
+def import_package(name: str, skip: str | None) -> list[str]:
     """Import a package and all its submodules (so every method is defined); the module names."""
     package = importlib.import_module(name)
     names = [name]
@@ -130,7 +138,7 @@ def import_package(name: str, skip: Optional[str]) -> list[str]:
 
 
 class _Builder:
-    def __init__(self, cfg: BuildConfig, jobs: int, progress: Optional[Callable[[str, int, int], None]]):
+    def __init__(self, cfg: BuildConfig, jobs: int, progress: Callable[[str, int, int], None] | None):
         self.cfg = cfg
         self.jobs = jobs
         self.progress = progress or (lambda what, done, total: None)
@@ -138,7 +146,7 @@ class _Builder:
         self.result = BuildResult()
 
     # ------------------------------------------------------------------ per package
-    def build_package(self, package: str) -> Optional[tuple[Path, dict, dict, list[bytes]]]:
+    def build_package(self, package: str) -> tuple[Path, dict, dict, list[bytes]] | None:
         from ..targets import CpuTarget
         rt = self.rt
         module = sys.modules[package]
@@ -154,7 +162,7 @@ class _Builder:
         validator = Validator(previous, world) if previous is not None else None
         reused: set[tuple[str, tuple]] = set()
 
-        def seed(method: Any, argtypes: tuple) -> Optional[InferredInstance]:
+        def seed(method: Any, argtypes: tuple) -> InferredInstance | None:
             if validator is None:
                 return None
             key = (method.key, tuple(str(t) for t in argtypes))
@@ -192,7 +200,7 @@ class _Builder:
             return method
         inferencer.complete(list(inferencer.done.values()), resolve)
 
-    def previous_contents(self, image_path: Path, header: dict) -> Optional[ImageContents]:
+    def previous_contents(self, image_path: Path, header: dict) -> ImageContents | None:
         if not image_path.exists():
             return None
         try:
@@ -237,6 +245,7 @@ class _Builder:
 
     def contents(self, instances: dict, root: str, world: CurrentWorld) -> ImageContents:
         from serializer.irformat import encode_function
+
         from ..codegen.types import symbol_name
         contents = ImageContents()
         for (key, argtypes), inst in sorted(instances.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
@@ -255,7 +264,7 @@ class _Builder:
         return contents
 
     def objects(self, package: str, instances: dict, target: Any, contents: ImageContents,
-                previous: Optional[ImageContents]) -> list[bytes]:
+                previous: ImageContents | None) -> list[bytes]:
         jobs: list[ObjectJob] = []
         for module_name, exported in object_groups(instances):
             reach = self.reachable(exported, instances)
@@ -361,8 +370,8 @@ def object_groups(instances: Iterable[tuple[str, tuple]]) -> list[tuple[str, set
 
 
 def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = False,
-                  progress: Optional[Callable[[str, int, int], None]] = None,
-                  targets: Optional[tuple[str, ...]] = None) -> BuildResult:
+                  progress: Callable[[str, int, int], None] | None = None,
+                  targets: tuple[str, ...] | None = None) -> BuildResult:
     """Build the images of a project (see the module docstring). Raises ``ConfigError`` for bad config."""
     from linker import link_shared
     started = time.perf_counter()
@@ -423,11 +432,11 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
     """The ``ptx`` images of a package: per configured arch, ``<pkg>.ptx-<arch>.aotimg`` with the kernel and
     device-function entries, ``<pkg>.<arch>.ptx`` and, when ptxas is installed, ``<pkg>.<arch>.cubin``."""
     from linker import LinkerError, PtxasError, assemble_ptx, find_ptxas
+    from linker._files import atomic_write_bytes
 
     from ..codegen.types import symbol_name
     from ..runtime.kernel import find_kernels
     from ..runtime.ptx import PtxCompiler, compile_ptx
-    from linker._files import atomic_write_bytes
     kernels = find_kernels(modules)
     if not kernels:
         return

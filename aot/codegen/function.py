@@ -13,26 +13,58 @@ is lowered twice: a copy with ``nsw`` flags and unsigned division behind the che
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from llvmlite import ir
 
-from ..infer.rules import fold_int_binop
-from ..ir import (BinOp, BinOpKind, Block, Branch, Call, CmpKind, Compare, Const, Convert, Copy, Function,
-                  GetItem, IntrinsicCall, Jump, MakeTuple, Op, Raise, Return, SetItem, Truth,
-                  UnaryKind, UnaryOp, Var, uses)
 from ..analysis.definite import maybe_unassigned
 from ..analysis.ranges import Fact, LoopVersion, loop_versions
+from ..infer.rules import fold_int_binop
+from ..ir import (
+    BinOp,
+    BinOpKind,
+    Block,
+    Branch,
+    Call,
+    CmpKind,
+    Compare,
+    Const,
+    Convert,
+    Copy,
+    Function,
+    GetItem,
+    IntrinsicCall,
+    Jump,
+    MakeTuple,
+    Op,
+    Raise,
+    Return,
+    SetItem,
+    Truth,
+    UnaryKind,
+    UnaryOp,
+    Var,
+    uses,
+)
 from ..ir.ops import Intrinsic
-from ..types import (BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type,
-                     promote)
+from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
 from . import gpu_intrinsics
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
-from .numerics import (WRAPPING_INT_OPS, check_true_division, checked_float_to_int, coerce, float_binop,
-                       floor_by_constant, int_binop, shift, truth)
+from .numerics import (
+    WRAPPING_INT_OPS,
+    check_true_division,
+    checked_float_to_int,
+    coerce,
+    float_binop,
+    floor_by_constant,
+    int_binop,
+    shift,
+    truth,
+)
 from .types import value_type
 
 _FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">",
@@ -64,7 +96,7 @@ class FunctionCodegen(Emitter):
                        if isinstance(op, Const) and defs[op.dest.name] == 1}
         self.index_only = set() if options.boundscheck else _index_only_temps(fn)
         self.versions = loop_versions(fn)
-        self.fact: Optional[Fact] = None  # what analysis/ranges proved about the op being lowered
+        self.fact: Fact | None = None  # what analysis/ranges proved about the op being lowered
         self.targets: dict[str, ir.Block] = {}  # where the block being lowered jumps to, by IR label
 
     # ------------------------------------------------------------------ scaffolding
@@ -111,7 +143,7 @@ class FunctionCodegen(Emitter):
         leaves the loop to the same blocks as the original, and variables live in the same slots."""
         copies = {label: self.llfn.append_basic_block(label + ".fast") for label in v.blocks}
         self.b.position_at_end(guard)
-        ok: Optional[ir.Value] = None
+        ok: ir.Value | None = None
         for check in v.checks:
             value = self.load(Var(check.var))
             test = self.b.icmp_signed("<=" if check.upper else ">=", value, ir.Constant(value.type, check.bound))
@@ -265,7 +297,7 @@ class FunctionCodegen(Emitter):
         data = b.extract_value(arr, 0)
         shape = b.extract_value(arr, 1)
         strides = b.extract_value(arr, 2)
-        offset: Optional[ir.Value] = None
+        offset: ir.Value | None = None
         for k, (idx, it) in enumerate(indices):
             i = coerce(self, idx, it, I64)
             n = b.extract_value(shape, k)

@@ -12,8 +12,9 @@ raises it after the launch from the error table ``build_ptx_module`` returns.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from llvmlite import ir
 

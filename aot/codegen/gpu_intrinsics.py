@@ -12,8 +12,6 @@ The operands that must be compile-time constants (an axis, a shape) are resolved
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
@@ -100,7 +98,7 @@ def grid_context(ctx: ModuleContext) -> ir.GlobalVariable:
     return gv
 
 
-def grid_field(b: ir.IRBuilder, gv: ir.GlobalVariable, field: int, axis: Optional[int] = None) -> ir.Value:
+def grid_field(b: ir.IRBuilder, gv: ir.GlobalVariable, field: int, axis: int | None = None) -> ir.Value:
     """A pointer to a field of the grid context (``GRID_ACTIVE`` or one of ``GRID_FIELDS``), on ``axis``."""
     indices = [ir.Constant(lt.I32, 0), ir.Constant(lt.I32, field)]
     if axis is not None:

@@ -8,8 +8,8 @@ and libm. ``optimize`` runs LLVM's standard O-level pipeline, so loops vectorise
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from llvmlite import ir
 

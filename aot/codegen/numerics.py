@@ -10,8 +10,6 @@ everywhere in compiled code (SUBSET.md); every error is the one CPython raises, 
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from llvmlite import ir
 
 from ..ir import BinOpKind
@@ -127,7 +125,7 @@ def check_true_division(em: Emitter, divisor: ir.Value, t: ScalarType) -> None:
              "ZeroDivisionError", "division by zero")
 
 
-def floor_by_constant(em: Emitter, kind: BinOpKind, a: ir.Value, c: int, t: ScalarType) -> Optional[ir.Value]:
+def floor_by_constant(em: Emitter, kind: BinOpKind, a: ir.Value, c: int, t: ScalarType) -> ir.Value | None:
     """Python's ``a // c`` and ``a % c`` for a positive constant ``c``, branch-free: a shift or a mask
     for powers of two; otherwise ``~a`` is non-negative when ``a`` is negative and floor division is
     ``~(~a / c)`` there, so one unsigned division (a multiply by LLVM) serves both signs."""

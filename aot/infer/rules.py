@@ -10,11 +10,8 @@ the subset. ``BOTTOM`` operands never reach the rules: the solver waits until th
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import (BOOL, F32, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type,
-                     arith_type, promote)
+from ..types import BOOL, F32, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type, arith_type, promote
 
 
 class RuleError(Exception):
@@ -93,7 +90,7 @@ _FLOAT_FUNCS_1 = {
 _FLOAT_FUNCS_2 = {Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF}
 _PREDICATES = {Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE}
 _ROUNDING = {Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC}
-ARITY: dict[Intrinsic, tuple[int, Optional[int]]] = {
+ARITY: dict[Intrinsic, tuple[int, int | None]] = {
     **{f: (1, 1) for f in _FLOAT_FUNCS_1 | _PREDICATES | _ROUNDING},
     **{f: (2, 2) for f in _FLOAT_FUNCS_2},
     Intrinsic.ABS: (1, 1), Intrinsic.MIN: (2, None), Intrinsic.MAX: (2, None), Intrinsic.ROUND: (1, 2),
@@ -154,7 +151,7 @@ SHARED_MEMORY_LIMIT = 48 * 1024
 """Bytes of statically allocated shared memory a block may use (every architecture from sm_60)."""
 
 
-def fold_int_binop(op: BinOpKind, a: object, b: object) -> Optional[int]:
+def fold_int_binop(op: BinOpKind, a: object, b: object) -> int | None:
     """``a op b`` for int constants where it is exact and fits in i64 (shapes such as ``TILE + 1``), else None."""
     if type(a) is not int or type(b) is not int:
         return None
@@ -227,7 +224,7 @@ def convert_type(target: ScalarType, a: Type) -> ScalarType:
     return target
 
 
-def getitem_type(obj: Type, index: tuple[Type, ...], const_index: Optional[int]) -> Type:
+def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) -> Type:
     if isinstance(obj, ArrayType):
         if len(index) != obj.ndim:
             raise RuleError(f"index every dimension of a {obj.ndim}-D array with an integer "

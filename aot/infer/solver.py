@@ -21,18 +21,55 @@ from __future__ import annotations
 import builtins
 import math
 from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Optional, Protocol
+from typing import Any, Protocol
 
 from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
-from ..ir import (BinOp, BinOpKind, Block, Branch, Call, Compare, Const, Convert, Copy, Function, GetAttr,
-                  GetItem, Intrinsic, IntrinsicCall, LoadGlobal, MakeTuple, Op, Return, SetItem,
-                  Truth, UnaryKind, UnaryOp, Var, successors, uses)
+from ..ir import (
+    BinOp,
+    BinOpKind,
+    Block,
+    Branch,
+    Call,
+    Compare,
+    Const,
+    Convert,
+    Copy,
+    Function,
+    GetAttr,
+    GetItem,
+    Intrinsic,
+    IntrinsicCall,
+    LoadGlobal,
+    MakeTuple,
+    Op,
+    Return,
+    SetItem,
+    Truth,
+    UnaryKind,
+    UnaryOp,
+    Var,
+    successors,
+    uses,
+)
 from ..ir.ops import CallValue
-from ..types import describe
+from ..types import (
+    BOOL,
+    BOTTOM,
+    F64,
+    I64,
+    NONE,
+    ArrayType,
+    PyValueType,
+    ScalarType,
+    TupleType,
+    Type,
+    describe,
+    join,
+    widen,
+)
 from ..world.edges import EdgeKind
-from ..types import (BOOL, BOTTOM, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType,
-                     Type, join, widen)
 from . import rules
 from .rules import RuleError
 
@@ -70,9 +107,9 @@ class MethodSource(Protocol):
 
 
 class MethodTable(Protocol):
-    def method_for(self, obj: Any) -> Optional[MethodSource]: ...
+    def method_for(self, obj: Any) -> MethodSource | None: ...
 
-    def intrinsic_for(self, obj: Any) -> Optional[Intrinsic]: ...
+    def intrinsic_for(self, obj: Any) -> Intrinsic | None: ...
 
 
 @dataclass(frozen=True)
@@ -84,7 +121,7 @@ class FixedPoint:
     reached: frozenset[str]  # the blocks reached from the entry
     taken: Mapping[str, str]  # block → the one successor its branch can take (a constant condition)
     # (block, op index) of each name-based op → the runtime op it stands for, None for a compile-time value
-    meanings: Mapping[tuple[str, int], Optional[Op]]
+    meanings: Mapping[tuple[str, int], Op | None]
 
 
 @dataclass
@@ -100,14 +137,14 @@ class InferredInstance:
     pending: tuple[Diagnostic, ...] = ()  # problems that only count if the result is final (see _call)
     # Until the instance is final, ``function`` is the solver's IR and this its fixed point; the pass pipeline
     # runs once the instance is final (not on each round of a recursion) and leaves None here.
-    fixed_point: Optional[FixedPoint] = field(default=None, compare=False, repr=False)
+    fixed_point: FixedPoint | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, tuple[Type, ...]]:
         return (self.method.key, self.argtypes)
 
 
-def const_type(value: Any) -> Optional[Type]:
+def const_type(value: Any) -> Type | None:
     """The type of a Python constant compiled code can fold in, or ``None``."""
     if isinstance(value, bool):
         return BOOL
@@ -142,7 +179,7 @@ class _Sweep:
     """What the final sweep over a solved function collects."""
 
     sink: DiagnosticSink
-    meanings: dict[tuple[str, int], Optional[Op]] = field(default_factory=dict)
+    meanings: dict[tuple[str, int], Op | None] = field(default_factory=dict)
     edges: set[Edge] = field(default_factory=set)
     callees: list[tuple[str, tuple[Type, ...]]] = field(default_factory=list)
 
@@ -152,8 +189,8 @@ class Inferencer:
 
     def __init__(self, table: MethodTable, *, passes: Callable[[Function, FixedPoint], Function],
                  max_rounds: int = 50,
-                 seed: Optional[Callable[[MethodSource, tuple[Type, ...]], Optional["InferredInstance"]]] = None,
-                 overlay: Optional[Callable[[Intrinsic, ScalarType], Optional[str]]] = None):
+                 seed: Callable[[MethodSource, tuple[Type, ...]], InferredInstance | None] | None = None,
+                 overlay: Callable[[Intrinsic, ScalarType], str | None] | None = None):
         self.table = table
         self.seed = seed  # instances known without inference (valid image entries), or None
         # Makes each body's fixed point typed IR (aot.passes.pipeline.run: resolve, then the other passes).
@@ -188,7 +225,7 @@ class Inferencer:
                     stack.append(caller)
         return out
 
-    def complete(self, instances: Any, resolve: Callable[[str], Optional[MethodSource]]) -> None:
+    def complete(self, instances: Any, resolve: Callable[[str], MethodSource | None]) -> None:
         """Make every callee of ``instances`` known too: instances seeded from an image bring their
         callees' keys only. ``resolve`` finds the method of a key (None when it no longer exists)."""
         pending = [c for inst in instances for c in inst.callees]
@@ -215,7 +252,7 @@ class Inferencer:
         self._call(method, tuple(argtypes), caller=None)
         return self.done[key]
 
-    def _call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: Optional[_Frame]) -> Type:
+    def _call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: _Frame | None) -> Type:
         """The return type of ``method`` on ``argtypes``, inferring it if needed (recursion-safe)."""
         key = (method.key, argtypes)
         if key in self.done:
@@ -275,7 +312,7 @@ class Inferencer:
         return replace(inst, function=self.passes(inst.function, inst.fixed_point), fixed_point=None)
 
     @staticmethod
-    def _depends(caller: Optional[_Frame], depth: int) -> None:
+    def _depends(caller: _Frame | None, depth: int) -> None:
         if caller is not None and depth < caller.depth:
             caller.cycle_head = min(caller.cycle_head, depth)
 
@@ -333,7 +370,7 @@ class _BodyState:
         self.foldable = {op.dest.name: op for _, op in fn.ops()
                          if isinstance(op, (MakeTuple, BinOp)) and op.dest.name in self.single_def}
         self.consts: dict[str, Any] = {}
-        self.sweep: Optional[_Sweep] = None
+        self.sweep: _Sweep | None = None
 
     # ---------------------------------------------------------------- iteration
     def fixed_point(self) -> None:
@@ -546,7 +583,7 @@ class _BodyState:
                 if symbol is not None:
                     sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{intrinsic.value}({result})", symbol))
             return result
-        target: Optional[ScalarType] = None
+        target: ScalarType | None = None
         if callee is builtins.int:
             target = I64
         elif callee is builtins.float:

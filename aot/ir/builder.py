@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..diagnostics import UNKNOWN_SPAN, Span
 from .function import Block, Function

@@ -10,8 +10,8 @@ the type of every variable and the return type. Functions are values: passes bui
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Optional
 
 from ..diagnostics import UNKNOWN_SPAN, Span
 from ..types import Type
@@ -26,7 +26,7 @@ class Block:
     ops: list[Op] = field(default_factory=list)
 
     @property
-    def terminator(self) -> Optional[Op]:
+    def terminator(self) -> Op | None:
         return self.ops[-1] if self.ops and self.ops[-1].TERMINATOR else None
 
 
@@ -40,7 +40,7 @@ class Function:
     file: str = "<unknown>"
     span: Span = UNKNOWN_SPAN
     types: dict[str, Type] = field(default_factory=dict)
-    return_type: Optional[Type] = None
+    return_type: Type | None = None
 
     @property
     def is_typed(self) -> bool:
@@ -61,10 +61,10 @@ class Function:
     def type_of(self, var: Var) -> Type:
         return self.types[var.name]
 
-    def with_blocks(self, blocks: list[Block], **changes) -> "Function":
+    def with_blocks(self, blocks: list[Block], **changes) -> Function:
         """A copy holding ``blocks`` (and any other field changes)."""
         return replace(self, blocks=blocks, **changes)
 
-    def copy(self) -> "Function":
+    def copy(self) -> Function:
         return replace(self, blocks=[Block(b.label, list(b.ops)) for b in self.blocks],
                        types=dict(self.types))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional, final
+from typing import Any, ClassVar, final
 
 from ..diagnostics import UNKNOWN_SPAN, Span
 
@@ -124,7 +124,7 @@ class Op:
     span: Span
 
     @property
-    def dest_var(self) -> Optional[Var]:
+    def dest_var(self) -> Var | None:
         return getattr(self, "dest", None)
 
     @classmethod
@@ -332,7 +332,7 @@ class Branch(Op):
 class Return(Op):
     """Return ``value`` (``None`` when absent) to the caller."""
 
-    value: Optional[Var]
+    value: Var | None
     span: Span = UNKNOWN_SPAN
 
 

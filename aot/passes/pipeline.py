@@ -13,11 +13,13 @@ verifier checks the IR after every pass and a failure names the pass: the test s
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ..infer import Inferencer
-from ..ir import Function, IRVerifyError, verify as verify_function
+from ..ir import Function, IRVerifyError
+from ..ir import verify as verify_function
 from ..types import Type
 from . import resolve, simplify_cfg
 
@@ -33,11 +35,11 @@ class UnknownPass(ValueError):
     """A pass name that is not in the pipeline."""
 
 
-def pass_names(passes: Optional[tuple[tuple[str, Pass], ...]] = None) -> tuple[str, ...]:
+def pass_names(passes: tuple[tuple[str, Pass], ...] | None = None) -> tuple[str, ...]:
     return tuple(name for name, _ in (PASSES if passes is None else passes))
 
 
-def check_pass_name(name: str, passes: Optional[tuple[tuple[str, Pass], ...]] = None) -> str:
+def check_pass_name(name: str, passes: tuple[tuple[str, Pass], ...] | None = None) -> str:
     """``name`` if the pipeline has a pass of that name, else ``UnknownPass`` listing the names it has."""
     names = pass_names(passes)
     if name not in names:
@@ -45,8 +47,8 @@ def check_pass_name(name: str, passes: Optional[tuple[tuple[str, Pass], ...]] = 
     return name
 
 
-def run(fn: Function, context: Any = None, until: Optional[str] = None, verify: bool = False,
-        passes: Optional[tuple[tuple[str, Pass], ...]] = None) -> Function:
+def run(fn: Function, context: Any = None, until: str | None = None, verify: bool = False,
+        passes: tuple[tuple[str, Pass], ...] | None = None) -> Function:
     """``fn`` after each pass in order, up to and including ``until`` (all of them when None).
 
     ``passes`` replaces the pipeline's own list (tests use it to run a deliberately broken pass)."""

@@ -18,15 +18,13 @@ The context is the solver's ``FixedPoint``; without one (IR that is typed alread
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..infer import FixedPoint
 from ..ir import Block, Branch, Copy, Function, Jump, Op, Var
 from ..ir.ops import UNTYPED_ONLY
 from ..types import BOTTOM, NONE
 
 
-def run(fn: Function, context: Optional[FixedPoint] = None) -> Function:
+def run(fn: Function, context: FixedPoint | None = None) -> Function:
     if not isinstance(context, FixedPoint):
         return fn
     types = {name: t for name, t in fn.types.items() if t.is_runtime}

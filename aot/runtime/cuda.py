@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from ..types import ArrayType, ScalarType, TupleType, Type
 
@@ -94,7 +95,7 @@ class Device:
             exc, message = errors[code.value - 1] if code.value <= len(errors) else ("RuntimeError", "kernel failed")
             raise getattr(builtins, exc, RuntimeError)(message)
 
-    def _flatten(self, value: Any, t: Type, params: list, buffers: list, copy_back: Optional[list]) -> None:
+    def _flatten(self, value: Any, t: Type, params: list, buffers: list, copy_back: list | None) -> None:
         if isinstance(t, ScalarType):
             params.append(_SCALAR_CTYPES[t.name](value))
         elif isinstance(t, TupleType):
@@ -135,7 +136,7 @@ def _store(target: Any, t: ArrayType, data: bytes) -> None:
 
 
 @lru_cache(maxsize=1)
-def device() -> Optional[Device]:
+def device() -> Device | None:
     """The first CUDA device, or None when there is no driver, no device, or it cannot be initialised."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")
@@ -150,7 +151,7 @@ def device() -> Optional[Device]:
         return None
 
 
-def no_device_reason() -> Optional[str]:
+def no_device_reason() -> str | None:
     """Why ``device()`` is None (for skipped tests), or None when there is a device."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")

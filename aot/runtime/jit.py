@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Optional
 
 from llvmlite import ir
 
@@ -19,7 +18,7 @@ from ..codegen.cpython import emit_dispatcher
 from ..codegen.engine import DATA_PREFIX, JitEngine
 from ..codegen.function import CodegenOptions
 from ..codegen.module import build_module, optimize
-from ..infer import InferredInstance, Inferencer
+from ..infer import Inferencer, InferredInstance
 from ..passes import pipeline
 from ..targets import CpuTarget
 from ..types import Type
@@ -44,7 +43,7 @@ class Compiler:
         self.target = CpuTarget.host()
         self.engine = JitEngine(self.target)
         self.inferencer = Inferencer(rt.table, seed=rt.seed, passes=partial(pipeline.run, verify=rt.env.verify_passes))
-        self._dispatcher: Optional[int] = None
+        self._dispatcher: int | None = None
         self._modules = 0
         rt.invalidation.subscribe(self.forget)
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import gpu
 from ..diagnostics import CompileError, Span
@@ -40,7 +41,7 @@ class NoDeviceError(RuntimeError):
     """A kernel needs a CUDA device (it uses barriers or shared memory) and there is none."""
 
 
-def device_only_use(inst: Any, lookup: Callable) -> Optional[tuple[str, Span, str]]:
+def device_only_use(inst: Any, lookup: Callable) -> tuple[str, Span, str] | None:
     """The first ``sync_threads()``/``shared_array()`` the instance reaches: (what, where, in which method)."""
     from ..ir.ops import Intrinsic, IntrinsicCall
     device_only = {Intrinsic.SYNC_THREADS: "sync_threads()", Intrinsic.SHARED_ARRAY: "shared_array()"}
@@ -60,7 +61,7 @@ def device_only_use(inst: Any, lookup: Callable) -> Optional[tuple[str, Span, st
 class Kernel:
     """An ``@aot.kernel`` (see the module docstring); ``__aot_method__`` is its method in the world."""
 
-    def __init__(self, py_func: Callable, signatures: Optional[Sequence[str]] = None, boundscheck: bool = True):
+    def __init__(self, py_func: Callable, signatures: Sequence[str] | None = None, boundscheck: bool = True):
         if not inspect.isfunction(py_func):
             raise TypeError(f"@aot.kernel needs a Python function, not {type(py_func).__name__}")
         rt = runtime()
@@ -92,7 +93,7 @@ class Kernel:
         return functools.partial(self.launch, grid, block)
 
     @property
-    def emulate(self) -> "_Emulation":
+    def emulate(self) -> _Emulation:
         """``kernel.emulate[grid, block](*args)``: the kernel in plain Python, once per thread."""
         return _Emulation(self)
 
@@ -258,7 +259,7 @@ class _Emulation:
         return run
 
 
-def _cause(changed: Optional[str], key: str) -> "Cause":
+def _cause(changed: str | None, key: str) -> Cause:
     """Why a kernel is compiled: the first time (``changed`` None), or because a method it reaches changed."""
     from ..world.causes import NO_ENTRY, REDEFINED, Cause
     if changed is None:
@@ -279,7 +280,7 @@ def find_kernels(modules: Iterable[Any]) -> list[Kernel]:
     return [found[k] for k in sorted(found)]
 
 
-def kernel(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,
+def kernel(func: Callable | None = None, *, signatures: Sequence[str] | None = None,
            boundscheck: bool = True) -> Any:
     """Make a module-level function a GPU kernel (see the module docstring)."""
     if func is not None:

@@ -28,7 +28,7 @@ code at all; the first specialization published makes every later call native.
 from __future__ import annotations
 
 import ctypes
-from functools import lru_cache
+from functools import cache
 from types import MethodType
 from typing import Any
 
@@ -125,7 +125,7 @@ class MethodBase:
         return self.__qualname__
 
 
-@lru_cache(maxsize=None)
+@cache
 def method_type() -> type:
     # No __weaklistoffset__: the type keeps object's deallocation, which would not clear weak references.
     members = (_MemberDef * 9)(

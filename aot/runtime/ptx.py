@@ -18,17 +18,18 @@ from __future__ import annotations
 import itertools
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ..codegen.engine import DATA_PREFIX
 from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
-from ..infer import InferredInstance, Inferencer
-from ..passes import pipeline
+from ..infer import Inferencer, InferredInstance
 from ..ir import Return
+from ..passes import pipeline
 from ..targets import PtxTarget
 from ..types import NONE, Type
 from .methodtype import builtin_from_def
@@ -156,7 +157,7 @@ def ptx_compiler(rt: Any) -> PtxCompiler:
     return compiler
 
 
-def compile_ptx(kernels: Iterable[Any], arch: str = "sm_80", *, compiler: Optional[PtxCompiler] = None,
+def compile_ptx(kernels: Iterable[Any], arch: str = "sm_80", *, compiler: PtxCompiler | None = None,
                 opt: int = 3) -> PtxProgram:
     """PTX for ``arch`` with every signature of ``kernels`` and the device functions they reach.
 
@@ -199,7 +200,7 @@ def reached_methods(inst: InferredInstance, lookup: Any) -> tuple[tuple[str, Any
     return tuple(sorted(out.items(), key=lambda kv: kv[0]))
 
 
-def forget_changed(inferencer: Inferencer, table: Any, reached: tuple[tuple[str, Any], ...]) -> Optional[str]:
+def forget_changed(inferencer: Inferencer, table: Any, reached: tuple[tuple[str, Any], ...]) -> str | None:
     """Check only the methods a compiled kernel reached (cheap enough for every launch): drop what relied on
     the changed ones from ``inferencer``; the first changed method's key, or None."""
     changed = [key for key, mdef in reached if definition_changed(table, key, mdef)]

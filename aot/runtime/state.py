@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..world import MethodTable
 
@@ -59,7 +60,7 @@ class Environment:
     verify_passes: bool = False  # the IR verifier after every pass (the test suite turns it on)
 
     @classmethod
-    def read(cls) -> "Environment":
+    def read(cls) -> Environment:
         reject = os.environ.get("AOT_DEBUG_REJECT", "")
         return cls(os.environ.get("AOT_STRICT", "") not in ("", "0"),
                    os.environ.get("AOT_LOG", "") not in ("", "0"),
@@ -68,7 +69,7 @@ class Environment:
 
 
 class Runtime:
-    def __init__(self, env: Optional[Environment] = None):
+    def __init__(self, env: Environment | None = None):
         self.env = env or Environment.read()
         self.table = MethodTable()
         self.strict = self.env.strict
@@ -80,12 +81,12 @@ class Runtime:
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
         self._current_world: Any = None
         self._loader: Any = None
-        self._invalidation: Optional["Invalidation"] = None
+        self._invalidation: Invalidation | None = None
         # Image entries with calls loaded before anything asked for the invalidation (see ``add_loaded``).
         self._loaded: list[tuple[Any, Any]] = []
 
     @property
-    def invalidation(self) -> "Invalidation":
+    def invalidation(self) -> Invalidation:
         """Backedges and redefinition, for every owner (the CPU JIT and the ptx compiler subscribe to it)."""
         if self._invalidation is None:
             from ..world.invalidation import Invalidation
@@ -127,7 +128,7 @@ class Runtime:
             self._compiler = Compiler(self)
         return self._compiler
 
-    def record(self, kind: str, method: str, argtypes: tuple, owner: str = _CPU, cause: Optional["Cause"] = None,
+    def record(self, kind: str, method: str, argtypes: tuple, owner: str = _CPU, cause: Cause | None = None,
                spurious: bool = False) -> None:
         """An event; ``argtypes`` are types or their texts."""
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
@@ -177,14 +178,14 @@ class Runtime:
         out["spurious"] = sum(fields[_EVENT_FIELDS - 1::_EVENT_FIELDS])
         return out
 
-    def check_strict(self, method: str, argtypes: tuple, cause: "Cause") -> None:
+    def check_strict(self, method: str, argtypes: tuple, cause: Cause) -> None:
         if self.strict:
             types = ", ".join(str(t) for t in argtypes)
             raise StrictModeError(f"strict mode: {method}({types}) would be inferred and compiled at run time "
                                   f"(cause: {cause})")
 
 
-_RUNTIME: Optional[Runtime] = None
+_RUNTIME: Runtime | None = None
 
 
 def runtime() -> Runtime:
@@ -195,7 +196,7 @@ def runtime() -> Runtime:
 
 
 @contextmanager
-def private_runtime(rt: Optional[Runtime] = None) -> Iterator[Runtime]:
+def private_runtime(rt: Runtime | None = None) -> Iterator[Runtime]:
     """``rt`` (a fresh Runtime by default) is the process's runtime inside the block; the previous one is put
     back when it ends, however it ends. The audit tools import a project's sources into a world of their own
     without disturbing the caller's.

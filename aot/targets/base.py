@@ -15,7 +15,7 @@ does not import llvmlite.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 from ..ir.ops import Intrinsic
 from ..types import ScalarType
@@ -44,16 +44,16 @@ class Target:
         name = {"fabs": "fabs", "pow": "pow"}.get(name, name)
         return name + ("f" if t.bits == 32 else "")
 
-    def overlay(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+    def overlay(self, fn: Intrinsic, t: ScalarType) -> str | None:
         """A symbol an intrinsic resolves to only on this owner (recorded as an edge), or None."""
         return None
 
-    def llvm_intrinsic_symbol(self, name: str, bits: int) -> Optional[str]:
+    def llvm_intrinsic_symbol(self, name: str, bits: int) -> str | None:
         """A library function replacing the LLVM operation ``name`` (``llvm.pow``, ``frem``) on floats of
         ``bits`` bits, where the target cannot lower it exactly; None to use LLVM's."""
         return None
 
-    def math_intrinsic(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+    def math_intrinsic(self, fn: Intrinsic, t: ScalarType) -> str | None:
         """The LLVM intrinsic (``llvm.sqrt``, without its type suffix) that computes a ``math`` function exactly on
         this target, or None to call ``math_symbol``'s function. By default ``sqrt`` and ``fabs``, which are
         exact in IEEE arithmetic and which LLVM vectorises; a target whose ``overlay`` names a function for an
@@ -66,14 +66,14 @@ class Target:
         return True
 
     # ------------------------------------------------------------------ aot.gpu intrinsics and memory
-    def gpu_index_register(self, fn: Intrinsic, axis: int) -> Optional[str]:
+    def gpu_index_register(self, fn: Intrinsic, axis: int) -> str | None:
         """The LLVM intrinsic (``i32 ()``) reading ``aot.gpu.thread_id``, ``block_id``, ``block_dim`` or ``grid_dim``
         on ``axis`` (0: x) from the hardware, or None where kernels run over an emulated grid whose loop stores
         the indices in the module (the default; outside a launch they raise ``RuntimeError``)."""
         return None
 
     @property
-    def barrier_intrinsic(self) -> Optional[str]:
+    def barrier_intrinsic(self) -> str | None:
         """The LLVM intrinsic (``void (i32 0)``) of ``aot.gpu.sync_threads()``, or None where threads have no
         barrier (the default: calling it raises ``RuntimeError``). Functions of a target with barriers are
         ``convergent``: LLVM must not move a call that may reach one across branches."""
@@ -85,7 +85,7 @@ class Target:
         return 0
 
     @property
-    def shared_address_space(self) -> Optional[int]:
+    def shared_address_space(self) -> int | None:
         """The LLVM address space of ``aot.gpu.shared_array`` (memory shared by a block's threads), or None where
         there is none (the default: calling it raises ``RuntimeError``)."""
         return None

@@ -11,12 +11,12 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from .base import Target
 
 
-@lru_cache(maxsize=None)
+@cache
 def _llvm():
     import llvmlite.binding as llvm
     llvm.initialize_native_target()
@@ -24,7 +24,7 @@ def _llvm():
     return llvm
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_cpu_names(triple: str) -> frozenset[str]:
     """The CPU names LLVM knows for ``triple``; empty when it does not say.
 
@@ -65,13 +65,13 @@ class CpuTarget(Target):
     OWNER = "cpu"
 
     @classmethod
-    def host(cls, opt: int = 3) -> "CpuTarget":
+    def host(cls, opt: int = 3) -> CpuTarget:
         llvm = _llvm()
         return cls(llvm.get_process_triple(), llvm.get_host_cpu_name(),
                    llvm.get_host_cpu_features().flatten(), opt)
 
     @classmethod
-    def named(cls, cpu: str, opt: int = 3) -> "CpuTarget":
+    def named(cls, cpu: str, opt: int = 3) -> CpuTarget:
         if cpu == "native":
             return cls.host(opt)
         llvm = _llvm()

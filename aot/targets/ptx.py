@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import ClassVar, Optional
+from functools import cache
+from typing import ClassVar
 
 from ..ir.ops import Intrinsic
 from ..types import F32, F64, ScalarType
@@ -39,7 +39,7 @@ _SPECIAL_REGISTERS = {Intrinsic.THREAD_ID: "tid", Intrinsic.BLOCK_ID: "ctaid", I
                       Intrinsic.GRID_DIM: "nctaid"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _llvm():
     import llvmlite.binding as llvm
     llvm.initialize_all_targets()
@@ -75,7 +75,7 @@ class PtxTarget(Target):
         name = fn.value.split(".", 1)[1]
         return f"__nv_{name}" + ("f" if t.bits == 32 else "")
 
-    def overlay(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+    def overlay(self, fn: Intrinsic, t: ScalarType) -> str | None:
         """The libdevice function a ``math`` intrinsic computing in ``t`` calls on this owner, else None
         (``floor``, ``copysign``, ``isnan`` … are single instructions; f64 ``hypot`` is aot's own)."""
         if fn not in _LIBDEVICE_MATH or not t.is_float or (fn is Intrinsic.HYPOT and t.bits == 64):
@@ -92,14 +92,14 @@ class PtxTarget(Target):
             return False
         return t is not None and self.overlay(fn, t) == symbol
 
-    def llvm_intrinsic_symbol(self, name: str, bits: int) -> Optional[str]:
+    def llvm_intrinsic_symbol(self, name: str, bits: int) -> str | None:
         """The libdevice function replacing an LLVM intrinsic NVPTX cannot select (``llvm.pow``), or None."""
         base = _LLVM_TO_LIBDEVICE.get(name)
         if base is None:
             return None
         return f"__nv_{base}" + ("f" if bits == 32 else "")
 
-    def math_intrinsic(self, fn: Intrinsic, t: ScalarType) -> Optional[str]:
+    def math_intrinsic(self, fn: Intrinsic, t: ScalarType) -> str | None:
         """None: ``sqrt`` and ``fabs`` are libdevice's too, as the instances' ``overlay`` edges recorded."""
         return None
 
@@ -107,12 +107,12 @@ class PtxTarget(Target):
     def raises_python_exceptions(self) -> bool:
         return False
 
-    def gpu_index_register(self, fn: Intrinsic, axis: int) -> Optional[str]:
+    def gpu_index_register(self, fn: Intrinsic, axis: int) -> str | None:
         """NVVM's special register: ``llvm.nvvm.read.ptx.sreg.tid.x`` for ``thread_id(0)``."""
         return f"llvm.nvvm.read.ptx.sreg.{_SPECIAL_REGISTERS[fn]}.{'xyz'[axis]}"
 
     @property
-    def barrier_intrinsic(self) -> Optional[str]:
+    def barrier_intrinsic(self) -> str | None:
         return "llvm.nvvm.barrier.cta.sync.aligned.all"  # barrier 0, all threads of the block
 
     @property
@@ -120,7 +120,7 @@ class PtxTarget(Target):
         return 1
 
     @property
-    def shared_address_space(self) -> Optional[int]:
+    def shared_address_space(self) -> int | None:
         return 3
 
     def target_machine(self):

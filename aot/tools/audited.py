@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import serializer
 from serializer import ImageError, crc32
 
 from ..world.edges import EdgeKind
-from ..world.owners import CPU
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import CodeEntry, ImageContents, InstanceKey
+from ..world.owners import CPU
 from .errors import AuditError
 from .ptxtext import ptx_functions
 
@@ -47,7 +47,7 @@ class AuditedImage:
     header: dict[str, Any]
     contents: ImageContents
     package: str
-    root: Optional[Path]  # the folder to put on sys.path to import its package (None: not in <pkg>/__aot__)
+    root: Path | None  # the folder to put on sys.path to import its package (None: not in <pkg>/__aot__)
 
     @property
     def owner(self) -> str:
@@ -69,10 +69,10 @@ class AuditedImage:
         return native if isinstance(native, dict) else {}
 
     @property
-    def native_path(self) -> Optional[Path]:
+    def native_path(self) -> Path | None:
         return self.artifact("native")
 
-    def artifact(self, what: str = "native") -> Optional[Path]:
+    def artifact(self, what: str = "native") -> Path | None:
         """The file the header names under ``what`` (``native``: the code; ``runtime``: the dispatcher)."""
         info = self.header.get(what)
         name = info.get("file") if isinstance(info, dict) else None
@@ -80,12 +80,12 @@ class AuditedImage:
             return None
         return self.path.parent / name
 
-    def native_problem(self) -> Optional[str]:
+    def native_problem(self) -> str | None:
         """Why the native artifacts cannot be used as they are (``native-missing``,
         ``native-checksum-mismatch``), naming the file, or None."""
         return self._artifact_problem("native")
 
-    def _artifact_problem(self, what: str) -> Optional[str]:
+    def _artifact_problem(self, what: str) -> str | None:
         path = self.artifact(what)
         if path is None:
             return f"native-missing (no {what} file named in the header)"
@@ -97,7 +97,7 @@ class AuditedImage:
             return f"native-checksum-mismatch ({path.name})"
         return None
 
-    def native_sizes(self) -> dict[InstanceKey, Optional[int]]:
+    def native_sizes(self) -> dict[InstanceKey, int | None]:
         """Bytes of machine code per entry (implementation + wrappers), None when unknown: from the
         library's symbols, else as the build stored them (a library exports only what loading needs), and
         None for all when the library is missing or not the one the image names."""
@@ -117,7 +117,7 @@ class AuditedImage:
                         sizes = {}
             except OSError:
                 sizes = {}
-        out: dict[InstanceKey, Optional[int]] = {}
+        out: dict[InstanceKey, int | None] = {}
         for key, entry in self.contents.code.items():
             parts = [sizes.get(p + entry.symbol) for p in ("", "try_", "fast_")]
             if parts[0] is not None:
@@ -126,7 +126,7 @@ class AuditedImage:
                 out[key] = (entry.native_size or None) if usable else None
         return out
 
-    def gate(self) -> Optional[str]:
+    def gate(self) -> str | None:
         """Why this machine would reject the image as a whole, or None: the loader's own file gate.
 
         The loader gates CPU images, so for an image of another owner it answers ``owner ptx`` once the
@@ -165,7 +165,7 @@ def read_audited(path: Path) -> AuditedImage:
             raise AuditError(f"{path}: malformed image: code entry {entry.index}: {problem}")
     folder = path.resolve().parent
     package = header.get("package") or path.name.split(".")[0]
-    root: Optional[Path] = None
+    root: Path | None = None
     if folder.name == "__aot__":
         root = folder.parent
         for _ in package.split("."):
@@ -177,7 +177,7 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def header_problem(header: dict[str, Any]) -> Optional[str]:
+def header_problem(header: dict[str, Any]) -> str | None:
     """What is wrong with the header fields the tools read (each may be missing, never of another type), or
     None. A file name must be a plain name in the image's folder: it is opened, and a NUL byte or a ``/`` in
     it would fail there or point elsewhere."""
@@ -213,7 +213,7 @@ def header_problem(header: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
+def _tables_problem(tables: dict[str, Any]) -> str | None:
     """Checks ``ImageContents.from_tables`` relies on: a code record's method is an index into the methods
     table, and the ``ir`` table holds the bytes of one function per code record."""
     from ..world.image import CODE, IR, METHODS
@@ -238,7 +238,7 @@ def _tables_problem(tables: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def _entry_problem(entry: CodeEntry) -> Optional[str]:
+def _entry_problem(entry: CodeEntry) -> str | None:
     """What is wrong with the field types of a decoded entry (the file's checksum only proves it is intact)."""
     strings = {"method": entry.method, "rettype": entry.rettype, "owner": entry.owner, "symbol": entry.symbol,
                "state": entry.state}

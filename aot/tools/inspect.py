@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Optional
+from typing import Any
 
 import serializer
 
@@ -34,8 +34,8 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def entry_json(image: AuditedImage, entry: CodeEntry, native: Optional[int],
-               verdict: Optional[Verdict]) -> dict[str, Any]:
+def entry_json(image: AuditedImage, entry: CodeEntry, native: int | None,
+               verdict: Verdict | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "method": entry.method, "argtypes": list(entry.argtypes), "rettype": entry.rettype,
         "owner": entry.owner, "min_world": entry.min_world, "max_world": entry.max_world,
@@ -49,7 +49,7 @@ def entry_json(image: AuditedImage, entry: CodeEntry, native: Optional[int],
     return out
 
 
-def inspect_json(sel: Selection, report: Optional[VerifyReport] = None) -> dict[str, Any]:
+def inspect_json(sel: Selection, report: VerifyReport | None = None) -> dict[str, Any]:
     """The object ``aot inspect --json`` prints (SPEC.md §5)."""
     images = []
     for image in sel.images:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ..builder.config import BuildConfig, ConfigError, load_config
 from ..world.owners import PTX
@@ -29,10 +28,10 @@ class Selection:
 
     given: str
     images: list[AuditedImage]
-    config: Optional[BuildConfig] = None
+    config: BuildConfig | None = None
     missing: list[str] = field(default_factory=list)  # images the project's configuration expects
 
-    def config_for(self, root: Optional[Path]) -> Optional[BuildConfig]:
+    def config_for(self, root: Path | None) -> BuildConfig | None:
         if self.config is not None and (root is None or self.config.project_dir == root):
             return self.config
         if root is not None and (root / "pyproject.toml").is_file():
@@ -59,7 +58,7 @@ def project_config(folder: Path) -> BuildConfig:
         raise AuditError(str(err)) from None
 
 
-def locate(path: str | os.PathLike) -> tuple[list[Path], Optional[BuildConfig], list[str]]:
+def locate(path: str | os.PathLike) -> tuple[list[Path], BuildConfig | None, list[str]]:
     """The image files PATH stands for (not read yet), the project configuration, and expected images that
     are missing. Raises AuditError for a path that is none of the four accepted kinds."""
     given = os.fspath(path)

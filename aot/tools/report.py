@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 from ..world.causes import Cause
 from ..world.image import MAX_WORLD
@@ -74,7 +73,7 @@ def signature(argtypes: tuple[str, ...], rettype: str, width: int, style: Style)
     return "(" + ", ".join(shown + ([f"{style.ellipsis}+{rest}"] if rest else [])) + tail
 
 
-def native_size(size: Optional[int]) -> str:
+def native_size(size: int | None) -> str:
     if size is None:
         return "-"
     if size >= 10 * 1024:
@@ -97,7 +96,7 @@ def _pretty_cause(cause: Cause) -> str:
     return f"{cause.kind}: {cause.detail}" if cause.detail else str(cause.kind)
 
 
-def format_table(sel: Selection, report: Optional[VerifyReport] = None, style: Optional[Style] = None,
+def format_table(sel: Selection, report: VerifyReport | None = None, style: Style | None = None,
                  signature_width: int = SIGNATURE_WIDTH) -> str:
     style = style or Style()
     lines: list[str] = []
@@ -109,7 +108,7 @@ def format_table(sel: Selection, report: Optional[VerifyReport] = None, style: O
         sizes = image.native_sizes()
         header = ["method", "signature", "owner", "world", "edges", "native"]
         rows: list[list[str]] = []
-        statuses: list[Optional[bool]] = []
+        statuses: list[bool | None] = []
         for key, entry in image.contents.code.items():
             row = [entry.method, signature(entry.argtypes, entry.rettype, signature_width, style), entry.owner,
                    world_bounds(entry.min_world, entry.max_world, style), str(len(entry.edges)),
@@ -144,8 +143,8 @@ def format_table(sel: Selection, report: Optional[VerifyReport] = None, style: O
     return "\n".join(lines) + "\n"
 
 
-def format_verify(report: VerifyReport, check: Optional[ImportCheck] = None,
-                  style: Optional[Style] = None) -> tuple[str, bool]:
+def format_verify(report: VerifyReport, check: ImportCheck | None = None,
+                  style: Style | None = None) -> tuple[str, bool]:
     """The ``aot verify`` report and whether everything holds."""
     style = style or Style()
     lines: list[str] = []

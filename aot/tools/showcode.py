@@ -12,7 +12,7 @@ the callees it reaches), for the image's own target; PTX is cut from the image's
 from __future__ import annotations
 
 import difflib
-from typing import Any, Optional
+from typing import Any
 
 from ..world.image import CodeEntry, entry_edges
 from ..world.owners import CPU, PTX
@@ -26,7 +26,7 @@ STAGES = ("ir", "llvm", "asm", PTX_STAGE)
 _COMMENT = {"ir": "#", "llvm": ";", "asm": "#", "ptx": "//"}
 
 
-def parse_method_spec(spec: str) -> tuple[str, Optional[tuple[str, ...]]]:
+def parse_method_spec(spec: str) -> tuple[str, tuple[str, ...] | None]:
     """``"pkg.mod:f(f64, i64[:])"`` → ``("pkg.mod:f", ("f64", "i64[:]"))``; without types, ``None``."""
     from ..ir.parser import split_top
     from ..types import SignatureError, parse_type
@@ -44,7 +44,7 @@ def parse_method_spec(spec: str) -> tuple[str, Optional[tuple[str, ...]]]:
     return name.strip(), types
 
 
-def find_entries(sel: Selection, spec: str, owners: Optional[set[str]] = None) -> list[tuple[AuditedImage, CodeEntry]]:
+def find_entries(sel: Selection, spec: str, owners: set[str] | None = None) -> list[tuple[AuditedImage, CodeEntry]]:
     """The entries ``spec`` names (a key, ``mod:name`` or a bare name, with optional argument types)."""
     name, argtypes = parse_method_spec(spec)
     pool = [(image, entry) for image in sel.images for entry in image.contents.code.values()]
@@ -178,7 +178,7 @@ def _opt_for(sel: Selection, image: AuditedImage) -> int:
     return cfg.cpu.opt if cfg is not None else 3
 
 
-def show_code(sel: Selection, spec: str, stage: str, opt: Optional[int] = None, until: Optional[str] = None) -> str:
+def show_code(sel: Selection, spec: str, stage: str, opt: int | None = None, until: str | None = None) -> str:
     """The typed IR, LLVM IR, assembly or PTX of the entries ``spec`` names, from the stored IR only; with
     ``until`` (a pass name, IR only), their IR right after that pass, inferred again from the current sources."""
     if stage not in STAGES or (until is not None and stage != "ir"):

@@ -15,10 +15,11 @@ from __future__ import annotations
 import importlib
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ..world.causes import Cause, CauseKind
 from ..world.image import CodeEntry, InstanceKey
@@ -49,13 +50,13 @@ class VerifyReport:
     def ok(self) -> bool:
         return not self.stale and not self.import_errors and not self.problems
 
-    def verdict(self, image: AuditedImage, key: InstanceKey) -> Optional[Verdict]:
+    def verdict(self, image: AuditedImage, key: InstanceKey) -> Verdict | None:
         for r in self.results:
             if r.image is image and r.entry.key == key:
                 return r.verdict
         return None
 
-    def root_cause(self, result: EntryResult) -> Optional[str]:
+    def root_cause(self, result: EntryResult) -> str | None:
         """For an entry invalid because a callee entry is: the first entry down that chain that is invalid
         for a reason of its own, as ``method(argtypes): cause`` (None when the entry is that one)."""
         by_key = {r.entry.key: r for r in self.results if r.image is result.image}
@@ -78,7 +79,7 @@ def _under(name: str, packages: set[str]) -> bool:
 
 
 @contextmanager
-def current_sources(root: Path, packages: list[str], skip: Optional[str] = None) -> Iterator[tuple[Any, dict]]:
+def current_sources(root: Path, packages: list[str], skip: str | None = None) -> Iterator[tuple[Any, dict]]:
     """Import ``packages`` (and their submodules, but not ``skip``) from ``root`` afresh, in a private
     runtime in build mode; yields ``(runtime, {package: import error})`` and puts everything back after."""
     from ..builder.driver import import_package
@@ -116,7 +117,7 @@ def verify_sources(sel: Selection) -> VerifyReport:
     """Check every entry of the selected images against the sources as they are now."""
     from ..world.validate import CurrentWorld, Validator
     report = VerifyReport([], problems=list(sel.missing))
-    by_root: dict[Optional[Path], list[AuditedImage]] = {}
+    by_root: dict[Path | None, list[AuditedImage]] = {}
     for image in sel.images:
         by_root.setdefault(image.root, []).append(image)
     for root, images in by_root.items():

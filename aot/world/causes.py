@@ -60,11 +60,11 @@ class Cause:
         return self.text
 
     @classmethod
-    def edge_changed(cls, target: str) -> "Cause":
+    def edge_changed(cls, target: str) -> Cause:
         return cls(CauseKind.EDGE_CHANGED, target)
 
     @classmethod
-    def image_incompatible(cls, why: str) -> "Cause":
+    def image_incompatible(cls, why: str) -> Cause:
         return cls(CauseKind.IMAGE_INCOMPATIBLE, why)
 
 

@@ -16,8 +16,9 @@ methods: half a millisecond).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 """What ``WorldNow.resolve`` gives for a name bound to nothing."""

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import marshal
 import types
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 COMPILER_VERSION = "0.7.0"
 
@@ -90,7 +91,7 @@ def fingerprint(py_func: Callable, options: Any = None) -> str:
     return fingerprint_of(definition(py_func, options))
 
 
-def fingerprint_of(definition_bytes: Optional[bytes]) -> str:
+def fingerprint_of(definition_bytes: bytes | None) -> str:
     from serializer import checksum  # not on the import path: loading compares definitions
     return checksum(definition_bytes or b"", digest_size=16).hexdigest()
 

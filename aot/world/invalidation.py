@@ -17,7 +17,8 @@ instances it dropped.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .causes import REDEFINED, Cause
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import builtins
 import types as pytypes
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .fingerprint import trailer
 
@@ -56,13 +55,13 @@ class MethodDef:
     dispatcher: Any = None  # the runtime's dispatcher of the method object, made on its first call
     method: Any = None  # the ``@aot.jit`` object of this definition (None for other callees and kernels)
     signatures: Any = None  # its ``signatures=`` strings, parsed when first needed
-    _untyped: Optional["Function"] = None
+    _untyped: Function | None = None
 
     @property
     def module(self) -> str:
         return self.key.split(":", 1)[0]
 
-    def untyped(self) -> "Function":
+    def untyped(self) -> Function:
         if self._untyped is None:
             from ..frontend import lower_function
             self._untyped = lower_function(self.py_func, self.key)
@@ -88,9 +87,9 @@ class MethodTable:
     def __init__(self) -> None:
         self.world = 1
         self.methods: dict[str, MethodDef] = {}
-        self._intrinsics: Optional[dict[int, "Intrinsic"]] = None  # aot.gpu's functions, when first asked
+        self._intrinsics: dict[int, Intrinsic] | None = None  # aot.gpu's functions, when first asked
 
-    def define(self, py_func: Callable, options: MethodOptions = MethodOptions(), key: Optional[str] = None,
+    def define(self, py_func: Callable, options: MethodOptions = MethodOptions(), key: str | None = None,
                method: Any = None, signatures: Any = None) -> MethodDef:
         """A new definition under ``key`` (``pkg.mod:qualname`` of ``py_func`` when not given), of the
         ``@aot.jit`` object ``method`` with its ``signatures`` when it is one."""
@@ -99,7 +98,7 @@ class MethodTable:
         self.methods[mdef.key] = mdef
         return mdef
 
-    def method_for(self, obj: Any) -> Optional[MethodDef]:
+    def method_for(self, obj: Any) -> MethodDef | None:
         """The method a called object stands for: an ``@aot.jit`` object, or a plain Python function."""
         mdef = getattr(obj, "__aot_method__", None)
         if isinstance(mdef, MethodDef):
@@ -112,11 +111,11 @@ class MethodTable:
         return None
 
     @property
-    def intrinsics(self) -> dict[int, "Intrinsic"]:
+    def intrinsics(self) -> dict[int, Intrinsic]:
         if self._intrinsics is None:
             from .. import gpu
             self._intrinsics = {id(f): i for f, i in gpu.intrinsic_functions().items()}
         return self._intrinsics
 
-    def intrinsic_for(self, obj: Any) -> Optional["Intrinsic"]:
+    def intrinsic_for(self, obj: Any) -> Intrinsic | None:
         return self.intrinsics.get(id(obj))

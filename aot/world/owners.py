@@ -33,7 +33,7 @@ class Owner:
         return f"Owner.parse({str(self)!r})"
 
     @classmethod
-    def parse(cls, text: str) -> "Owner":
+    def parse(cls, text: str) -> Owner:
         """``"ptx:sm_80+ad"`` → ``Owner("ptx", "sm_80", ("ad",))`` (ValueError for an empty part)."""
         head, *plugins = text.split("+")
         target, _, arch = head.partition(":")

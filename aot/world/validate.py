@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..types import describe
 from .edges import MISSING as _MISSING
@@ -35,7 +36,7 @@ class Verdict:
 
     __slots__ = ("valid", "cause")
 
-    def __init__(self, valid: bool, cause: Optional["Cause"] = None):
+    def __init__(self, valid: bool, cause: Cause | None = None):
         self.valid = valid
         self.cause = cause
 
@@ -96,7 +97,7 @@ class CurrentWorld:
                 break
         return value
 
-    def function_for(self, key: str) -> Optional[Callable]:
+    def function_for(self, key: str) -> Callable | None:
         mdef = self.table.methods.get(key)
         if mdef is not None:
             return mdef.py_func
@@ -106,7 +107,7 @@ class CurrentWorld:
         inner = getattr(value, "__aot_method__", None)
         return inner.py_func if inner is not None else value if callable(value) else None
 
-    def definition(self, key: str) -> Optional[bytes]:
+    def definition(self, key: str) -> bytes | None:
         """The current definition of method ``key`` (``aot.world.fingerprint.definition``), or None."""
         mdef = self.table.methods.get(key)
         if mdef is not None:
@@ -184,7 +185,7 @@ class Validator:
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
-    def check(self, key: InstanceKey, entry: Optional[CodeEntry] = None) -> Verdict:
+    def check(self, key: InstanceKey, entry: CodeEntry | None = None) -> Verdict:
         """The verdict on the entry for ``key`` (``entry``, when the caller has looked it up already)."""
         verdicts = self.verdicts
         verdict = verdicts.get(key)
@@ -248,7 +249,7 @@ class Validator:
         members = set(component)
         find = self.contents.entry
         locals_ = {k: self.local_check(find(k)) for k in component}
-        shared: Optional[Verdict] = None
+        shared: Verdict | None = None
         for k in sorted(component):
             if not locals_[k].valid:
                 shared = shared or _invalid("EDGE_CHANGED", k[0])

@@ -43,7 +43,7 @@ def figures(request):
     return record
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _numba_compiled(py_func):
     numba = pytest.importorskip("numba", reason="Numba is not installed: no Numba column")
     return numba.njit(py_func)

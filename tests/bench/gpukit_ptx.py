@@ -134,12 +134,12 @@ def numba_kernels():
 
 def main(archs: list[str]) -> None:
     import gpukit  # noqa: F401  (defines every kernel)
-    from gpukit import kernels, reduce
-    from linker import find_ptxas, ptxas_resource_usage
     from aot.codegen.types import symbol_name
     from aot.runtime import runtime
     from aot.runtime.ptx import PtxCompiler, compile_ptx
     from aot.targets import PtxTarget
+    from gpukit import kernels, reduce
+    from linker import find_ptxas, ptxas_resource_usage
 
     gpukit_kernels = [kernels.saxpy, kernels.jacobi2d, kernels.histogram, kernels.shade, kernels.waves,
                       kernels.intmix, kernels.matmul, kernels.scale_strided, reduce.block_sum, reduce.transpose]

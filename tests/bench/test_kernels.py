@@ -29,12 +29,12 @@ def _sizes(full, python):
     return params
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _vector(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(n)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _matrix(n: int, m: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((n, m))
 
