@@ -236,7 +236,7 @@ def emulate_grid(py_func: Callable, grid: Any, block: Any, args: Sequence[Any], 
         blk = _Block(_BlockBarrier(len(threads)), atomics)
         errors: list[BaseException | None] = [None] * len(threads)
 
-        def body(k: int, ctx: _Thread) -> None:
+        def body(k: int, ctx: _Thread, blk: _Block, errors: list[BaseException | None]) -> None:
             try:
                 _run(py_func, args, ctx)
             except _Aborted:
@@ -249,15 +249,15 @@ def emulate_grid(py_func: Callable, grid: Any, block: Any, args: Sequence[Any], 
                 assert blk.barrier is not None
                 blk.barrier.leave()
 
-        workers = [threading.Thread(target=body, args=(k, _Thread(tid, bid, bdim, gdim, blk)), daemon=True)
+        workers = [threading.Thread(target=body, args=(k, _Thread(tid, bid, bdim, gdim, blk), blk, errors), daemon=True)
                    for k, tid in enumerate(threads)]
         for w in workers:
             w.start()
         for w in workers:
             w.join()
-        for exc in errors:
-            if exc is not None:
-                raise exc
+        for error in errors:
+            if error is not None:
+                raise error
 
 
 def _run(py_func: Callable, args: Sequence[Any], ctx: _Thread) -> None:

@@ -17,7 +17,7 @@ import math
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 
 
 class Type:
@@ -197,7 +197,7 @@ class _Bottom(Type):
 BOTTOM = _Bottom()
 """Least element: no value reaches here yet (e.g. a recursive call whose return type is still unknown)."""
 
-AnyType = Union[ScalarType, ArrayType, TupleType, PyValueType, _Bottom]
+AnyType = ScalarType | ArrayType | TupleType | PyValueType | _Bottom
 
 
 # --------------------------------------------------------------------------------------------- lattice

@@ -162,6 +162,8 @@ def test_code_entries(project, image, contents):
         for kind, target, value in e.edges:
             assert kind in ("call", "global", "lookup"), where
             assert re.fullmatch(r"[\w.]+:[\w.]+", target), (where, target)
+            if kind == "call":  # value: the callee's argument types, as signature text "(f64, i64)"
+                assert re.fullmatch(r"\(.*\)", value), (where, target, value)
         for callee in e.call_keys:
             assert callee in contents.code, f"{where} calls {callee}, which has no entry"
         assert e.symbol and e.symbol not in symbols, where
@@ -348,7 +350,7 @@ def test_two_concurrent_builds_leave_a_valid_image(tmp_path):
     first = aot_build_popen(project, "--json")
     second = aot_build_popen(project, "--json")
     outs = [p.communicate(timeout=300) for p in (first, second)]
-    for p, (out, err) in zip((first, second), outs):
+    for p, (_, err) in zip((first, second), outs):
         assert p.returncode == 0, err
     summaries = [__import__("json").loads(out.strip().splitlines()[-1]) for out, _ in outs]
     entries = len(image_contents(project, "numkit").code)

@@ -75,7 +75,7 @@ def test_private_runtime_puts_the_previous_one_back_even_on_error():
     with pytest.raises(ZeroDivisionError):
         with state.private_runtime() as rt:
             assert state.runtime() is rt and rt is not before
-            1 / 0
+            _ = 1 / 0
     assert state.runtime() is before
     mine = state.Runtime()
     with state.private_runtime(mine) as rt:

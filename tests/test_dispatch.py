@@ -120,7 +120,7 @@ def test_a_method_object_reads_as_its_function_does():
     assert type(f).__module__ == "aot" and repr(type(f)) == "<class 'aot.Method'>"
     assert not hasattr(f, "no_such_attribute")
     with pytest.raises(AttributeError, match="no_such_attribute"):
-        f.no_such_attribute
+        _ = f.no_such_attribute
     copy = functools.wraps(f)(lambda *args: f(*args))
     assert (copy.__qualname__, copy.__module__, copy(3.0)) == ("half", __name__, 1.5)
     g = third

@@ -135,7 +135,7 @@ def test_only_the_exports_are_exported(tmp_path: Path, objects: list[bytes]) -> 
     lib.aot_test_twice.restype = ctypes.c_int64
     assert lib.aot_test_twice(21) == 42
     with pytest.raises(AttributeError):
-        lib.aot_test_add  # linked in, not exported
+        _ = lib.aot_test_add  # linked in, not exported
 
 
 @needs_cc

@@ -429,7 +429,8 @@ def test_star_kwargs_is_rejected():
 
 
 def test_call_to_sorted_is_rejected():
-    expect_compile_error(call_sorted, np.arange(3.0), at=locate(call_sorted, " sorted(a)", offset=1), node_type=ast.Call)
+    expect_compile_error(call_sorted, np.arange(3.0), at=locate(call_sorted, " sorted(a)", offset=1),
+                         node_type=ast.Call)
 
 
 def test_call_to_print_is_rejected():
@@ -449,7 +450,8 @@ def test_call_to_divmod_is_rejected():
 
 
 def test_call_to_isinstance_is_rejected():
-    expect_compile_error(call_isinstance, 1, at=locate(call_isinstance, " isinstance(x, int)", offset=1), node_type=ast.Call)
+    expect_compile_error(call_isinstance, 1, at=locate(call_isinstance, " isinstance(x, int)", offset=1),
+                         node_type=ast.Call)
 
 
 def test_call_to_unlisted_math_function_is_rejected():

@@ -460,7 +460,7 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         entry_symbols = {(k.method, k.argtypes): k.symbol for k in program.kernels}
         instances = {k: v for k, v in compiler.inferencer.done.items()}
         contents = builder.contents(instances, root, world)
-        for key, inst in instances.items():
+        for key in instances:
             strs = (key[0], tuple(map(str, key[1])))
             entry = contents.code[strs]
             contents.code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, PTX,

@@ -76,7 +76,8 @@ def written_params(inst: InferredInstance, lookup: Callable[[InstanceKey], Infer
     return frozenset(i for i, p in enumerate(fn.params) if p in arrays and find(p) in roots)
 
 
-def reachable(roots: list[InferredInstance], lookup: Callable[[InstanceKey], InferredInstance]) -> list[InferredInstance]:
+def reachable(roots: list[InferredInstance],
+              lookup: Callable[[InstanceKey], InferredInstance]) -> list[InferredInstance]:
     seen: dict[InstanceKey, InferredInstance] = {}
     stack = list(roots)
     while stack:

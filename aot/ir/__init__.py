@@ -6,3 +6,6 @@ from .ops import ALL_OPS, OPS_BY_NAME, Op, Var, successors, uses
 from .parser import IRParseError, parse_function
 from .printer import print_function, print_op
 from .verifier import IRVerifyError, verify
+
+__all__ = ["ALL_OPS", "OPS_BY_NAME", "Block", "Builder", "Function", "IRParseError", "IRVerifyError", "Op", "Var",
+           "parse_function", "print_function", "print_op", "successors", "uses", "verify"]

@@ -125,7 +125,7 @@ def format_table(sel: Selection, report: VerifyReport | None = None, style: Styl
         widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
         right = {4, 5}  # numbers are right-aligned
 
-        def cells(row: list[str]) -> list[str]:
+        def cells(row: list[str], widths: list[int] = widths, right: set[int] = right) -> list[str]:
             return [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(row)]
 
         lines.append(style.paint("  " + "  ".join(cells(header)).rstrip(), _DIM))

@@ -4,8 +4,9 @@ closes.
     inv = Invalidation()
     inv.add(("numkit.stats:zscore", ("f64[:]",)), {"numkit.core:mean"})   # zscore's code relied on mean
     inv.subscribe(cpu_jit.forget)      # each owner's compiler drops what it inferred from a changed method
-    inv.redefine("numkit.core:mean")   → [(("numkit.core:mean", …), Cause(REDEFINED)),
-                                          (("numkit.stats:zscore", ("f64[:]",)), Cause(EDGE_CHANGED, "numkit.core:mean"))]
+    inv.redefine("numkit.core:mean")
+        → [(("numkit.core:mean", …), Cause(REDEFINED)),
+           (("numkit.stats:zscore", ("f64[:]",)), Cause(EDGE_CHANGED, "numkit.core:mean"))]
 
 DESIGN.md, "World age": redefining a method closes every code instance that depends on it, transitively
 through backedges, and nothing else. Instances are named by their stored key (method key, argument types'

@@ -6,9 +6,10 @@
 
 An entry is valid iff its explicit state allows it, its method's fingerprint is unchanged, every edge holds by
 its kind's rule (``aot.world.edges``: module constants unchanged, names naming the same things, callees'
-definitions unchanged, overlays resolving alike), and every callee entry is valid. Callees are decided depth-first; mutually recursive entries (a strongly
-connected component of the call graph) are decided together: all valid, or all invalid with the first
-cause found. Verdicts are memoised; ``forget`` drops them after a redefinition.
+definitions unchanged, overlays resolving alike), and every callee entry is valid. Callees are decided
+depth-first; mutually recursive entries (a strongly connected component of the call graph) are decided
+together: all valid, or all invalid with the first cause found. Verdicts are memoised; ``forget`` drops them
+after a redefinition.
 """
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for group, items in groups.items():
         tr.write_line(f"{group}")
         aot = [m / e for _, impl, _, e, m in items if impl == "aot"]
-        for _, impl, name, elements, mean in sorted(items, key=lambda r: r[4] / r[3]):
+        for _, _impl, name, elements, mean in sorted(items, key=lambda r: r[4] / r[3]):
             per = mean / elements
             ratio = f"{per / aot[0]:9.3g}x aot" if aot else ""
             tr.write_line(f"    {name:<44} {elements:>12,d} el  {_fmt_time(per)}/el  {ratio}")
