@@ -196,7 +196,8 @@ def _zeros(dims: tuple[int, ...], dtype: ScalarType) -> Any:
         for d in dims:
             n *= d
         view = memoryview(array.array(_TYPECODES[dtype.name], bytes(n * dtype.itemsize))).cast("B")
-        return view.cast("?" if dtype.kind == "b" else _TYPECODES[dtype.name], dims)
+        # typeshed types cast() per literal format code; this one is computed
+        return view.cast("?" if dtype.kind == "b" else _TYPECODES[dtype.name], dims)  # type: ignore[call-overload]
     np_name = "bool" if dtype.kind == "b" else {"i": "int", "u": "uint", "f": "float"}[dtype.kind] + str(dtype.bits)
     return np.zeros(dims, dtype=np_name)
 
@@ -209,7 +210,7 @@ def launch_dims(value: Any, what: str) -> Dim3:
     if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
         raise ValueError(f"the {what} of a launch must be a positive int or a tuple of 1 to 3 of them, "
                          f"not {value!r}")
-    return tuple(dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+    return tuple(dims) + (1,) * (3 - len(dims))
 
 
 def _order(dims: Dim3) -> list[Dim3]:

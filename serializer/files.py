@@ -75,7 +75,7 @@ def remove_stale_temporaries(folder: Path, older_than: float = 600.0) -> list[Pa
 
     Call it while holding the folder's lock, which every writer into it holds: then no write is under way
     there, and the test of the writer's pid only guards against a writer that does not lock."""
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(folder)
     except OSError:
@@ -105,7 +105,7 @@ def remove_stale_work_folders(prefix: str, older_than: float = 3600.0) -> list[P
     Both conditions must hold: a process in another pid namespace that shares the temporary directory (a
     container) looks dead from here, and nothing locks these folders, so only age tells that its work is over.
     A failed link keeps its folder so that the printed command reproduces it; this removes it an hour later."""
-    removed = []
+    removed: list[Path] = []
     pattern = re.compile(re.escape(prefix) + r"(\d+)-[^/]+\Z")
     root = Path(tempfile.gettempdir())
     try:

@@ -54,7 +54,7 @@ def _decode_field(kind: str, value: Any, cls: type[Op]) -> Any:
     return value
 
 
-def _tuplify(value: Any, t: Type) -> Any:
+def _tuplify(value: Any, t: Type | None) -> Any:
     if isinstance(t, TupleType) and isinstance(value, list):
         return tuple(_tuplify(v, it) for v, it in zip(value, t.items))
     return value

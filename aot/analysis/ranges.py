@@ -291,7 +291,8 @@ def _guard(fn: Function, defs: dict[str, list], loop: _RangeLoop, lo_choice: int
     else:
         lower = upper = [(loop.start, 0), (loop.stop, 0)]
     checks: list[Check] = []
-    lows, highs = [], []
+    lows: list[int] = []
+    highs: list[int] = []
     for (name, offset), out, choice, is_upper in [(t, lows, lo_choice, False) for t in lower] + \
                                                  [(t, highs, hi_choice, True) for t in upper]:
         value = constant_int(fn, name, defs)
@@ -423,8 +424,8 @@ def _binop(op: BinOp, a: Interval, b: Interval) -> tuple[Interval | None, Fact |
         elif kind is BinOpKind.SUB:
             exact = (a[0] - b[1], a[1] - b[0])
         elif op.lhs == op.rhs:  # a square: never negative
-            corners = (a[0] * a[0], a[1] * a[1])
-            exact = (0 if a[0] <= 0 <= a[1] else min(corners), max(corners))
+            squares = (a[0] * a[0], a[1] * a[1])
+            exact = (0 if a[0] <= 0 <= a[1] else min(squares), max(squares))
         else:
             corners = [x * y for x in a for y in b]
             exact = (min(corners), max(corners))

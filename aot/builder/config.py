@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -255,7 +256,7 @@ def _default_packages(path: Path, doc: dict[str, Any]) -> tuple[str, ...]:
     return (package,)
 
 
-def load_config(project_dir: str | Path) -> BuildConfig:
+def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
     """Read and validate ``<project_dir>/pyproject.toml`` (``project_dir`` may also be that file)."""
     given = Path(project_dir)
     if given.name == "pyproject.toml" and not given.is_dir():

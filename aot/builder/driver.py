@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import serializer
 from serializer import ImageError, crc32
@@ -43,6 +43,7 @@ from ..world.image import (
     MAX_WORLD,
     CodeEntry,
     ImageContents,
+    InstanceKey,
     edge_to_record,
     entry_state,
     instance_from_entry,
@@ -146,24 +147,24 @@ class _Builder:
         self.result = BuildResult()
 
     # ------------------------------------------------------------------ per package
-    def build_package(self, package: str) -> tuple[Path, dict, dict, list[bytes]] | None:
+    def build_package(self, package: str) -> tuple[Path, dict[str, Any], ImageContents, list[bytes]] | None:
         from ..targets import CpuTarget
         rt = self.rt
         module = sys.modules[package]
-        package_dir = Path(module.__file__).resolve().parent
+        package_dir = Path(module.__file__).resolve().parent  # type: ignore[arg-type]  # a package: it has a file
         root = str(package_dir.parent)
         image_path, so_path = image_paths(package_dir, package)
         target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
-        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": CPU,
-                  "package": package, "target": {"triple": target.triple, "cpu": target.cpu,
-                                                 "features": target.features}}
+        header: dict[str, Any] = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": CPU,
+                                  "package": package, "target": {"triple": target.triple, "cpu": target.cpu,
+                                                                 "features": target.features}}
         previous = self.previous_contents(image_path, header)
         world = CurrentWorld(rt.table)
         validator = Validator(previous, world) if previous is not None else None
         reused: set[tuple[str, tuple]] = set()
 
         def seed(method: Any, argtypes: tuple) -> InferredInstance | None:
-            if validator is None:
+            if validator is None or previous is None:  # (both None, or neither)
                 return None
             key = (method.key, tuple(str(t) for t in argtypes))
             if key in previous.code and validator.check(key).valid:
@@ -248,14 +249,17 @@ class _Builder:
 
         from ..codegen.types import symbol_name
         contents = ImageContents()
+        # (a fresh ImageContents holds dicts; image.py types them as read-only mappings, as read images have)
+        definitions = cast("dict[str, bytes]", contents.definitions)
+        code = cast("dict[InstanceKey, CodeEntry]", contents.code)
         for (key, argtypes), inst in sorted(instances.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
             for k in [key] + [e.target for e in inst.edges if e.kind == EdgeKind.CALL]:
                 if k not in contents.fingerprints:
                     found = world.definition(k)
-                    contents.definitions[k] = found or b""
+                    definitions[k] = found or b""
                     contents.fingerprints[k] = "" if found is None else fingerprint_of(found)
             mdef = self.rt.table.methods.get(key)
-            contents.code[(key, tuple(map(str, argtypes)))] = CodeEntry(
+            code[(key, tuple(map(str, argtypes)))] = CodeEntry(
                 0, key, tuple(map(str, argtypes)), str(inst.return_type), CPU,
                 getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
                 tuple(tuple(edge_to_record(e)) for e in inst.edges),
@@ -401,7 +405,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             raise _import_failure(err, project) from None
     targets = tuple(targets or cfg.targets)
     for package in cfg.packages if CPU in targets else ():
-        package_dir = Path(sys.modules[package].__file__).resolve().parent
+        package_dir = Path(sys.modules[package].__file__).resolve().parent  # type: ignore[arg-type]  # (a package)
         with locked(package_dir / "__aot__"):
             built = builder.build_package(package)
             if built is None:
@@ -421,7 +425,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             builder.result.images.append(str(image_path))
     if PTX in targets:
         for package in cfg.packages:
-            package_dir = Path(sys.modules[package].__file__).resolve().parent
+            package_dir = Path(sys.modules[package].__file__).resolve().parent  # type: ignore[arg-type]  # (a package)
             with locked(package_dir / "__aot__"):
                 build_ptx(builder, package, package_dir, [sys.modules[m] for m in modules[package]], strict)
     builder.result.seconds = time.perf_counter() - started
@@ -460,13 +464,14 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         entry_symbols = {(k.method, k.argtypes): k.symbol for k in program.kernels}
         instances = {k: v for k, v in compiler.inferencer.done.items()}
         contents = builder.contents(instances, root, world)
+        code = cast("dict[InstanceKey, CodeEntry]", contents.code)  # (a dict: _Builder.contents made it)
         for key in instances:
             strs = (key[0], tuple(map(str, key[1])))
-            entry = contents.code[strs]
-            contents.code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, PTX,
-                                            entry.ir, entry.edges,
-                                            entry_symbols.get(key, symbol_name(key[0], key[1], PTX)),
-                                            entry.min_world, entry.max_world, entry.state, entry.boundscheck, 0)
+            entry = code[strs]
+            code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, PTX,
+                                   entry.ir, entry.edges,
+                                   entry_symbols.get(key, symbol_name(key[0], key[1], PTX)),
+                                   entry.min_world, entry.max_world, entry.state, entry.boundscheck, 0)
         builder.result.built += len(instances)
         folder = package_dir / "__aot__"
         ptx_path = folder / f"{package}.{arch}.ptx"

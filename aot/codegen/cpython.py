@@ -89,6 +89,8 @@ def format_ok_function(ctx: ModuleContext) -> ir.Function:
 class _Unboxer:
     """Emits the argument checks and conversions of a ``try_`` wrapper."""
 
+    overflow: ir.Block  # where an int argument too large for 64 bits goes (set by ``emit_try_wrapper``)
+
     def __init__(self, ctx: ModuleContext, b: ir.IRBuilder, mismatch: ir.Block):
         self.ctx = ctx
         self.api = _Api(ctx)
@@ -231,7 +233,7 @@ def emit_try_wrapper(ctx: ModuleContext, name: str, impl: ir.Function, argtypes:
     b.branch(body)
     b.position_at_end(body)
     unboxer = _Unboxer(ctx, b, mismatch)
-    unboxer.overflow = overflow  # type: ignore[attr-defined]
+    unboxer.overflow = overflow
     unboxer.require(b.icmp_signed("==", nargs, ir.Constant(lt.I64, len(argtypes))))
     argv = b.bitcast(args, lt.PTR.as_pointer())
     values = []

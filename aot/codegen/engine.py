@@ -27,7 +27,8 @@ def _resolve(name: str, is_data: bool) -> int:
         if is_data:
             address = ctypes.addressof(ctypes.c_char.in_dll(_process, name.removeprefix(DATA_PREFIX)))
         else:
-            address = ctypes.cast(getattr(_process, name), ctypes.c_void_p).value
+            # (a symbol the process has is never at NULL: its address is an int, not None)
+            address = ctypes.cast(getattr(_process, name), ctypes.c_void_p).value  # type: ignore[assignment]
     except (AttributeError, ValueError):
         raise RuntimeError(f"symbol {name} needed by compiled code is not in this process") from None
     llvm.add_symbol(name, address)

@@ -423,8 +423,10 @@ class FunctionCodegen(Emitter):
         self.b.cbranch(self.load(op.cond), self.targets[op.if_true], self.targets[op.if_false])
 
     def op_Return(self, op: Return) -> None:
-        if op.value is not None and self.fn.return_type != NONE:
-            value = coerce(self, self.load(op.value), self.t(op.value), self.fn.return_type)
+        ret = self.fn.return_type
+        if op.value is not None and ret != NONE:
+            assert ret is not None  # typed IR
+            value = coerce(self, self.load(op.value), self.t(op.value), ret)
             self.b.store(value, self.llfn.args[0])
         self.b.ret(ir.Constant(lt.STATUS, 0))
 

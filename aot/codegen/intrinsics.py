@@ -10,6 +10,8 @@ that can overflow, and a domain error for the others (``log(0.0)``).
 """
 from __future__ import annotations
 
+from typing import cast
+
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
@@ -74,7 +76,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
 
     if fn is Intrinsic.RANGE_LEN:
         return _range_len(em, args, argtypes)
-    scalars = [t for t in argtypes]
+    scalars = cast("list[ScalarType]", [t for t in argtypes])
     assert all(isinstance(t, ScalarType) for t in scalars)
     if fn in (Intrinsic.MIN, Intrinsic.MAX):
         rt = result
@@ -91,7 +93,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
             best = b.select(better, v, best)
         return best
     if fn is Intrinsic.ABS:
-        t = arith_type(scalars[0])  # type: ignore[arg-type]
+        t = arith_type(scalars[0])
         v = coerce(em, args[0], scalars[0], t)
         if t.is_float:
             return em.call_intrinsic("llvm.fabs", [v])
@@ -100,7 +102,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
         return b.select(b.icmp_signed("<", v, ir.Constant(v.type, 0)), b.neg(v), v)
     if fn in (Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE):
         t = scalars[0]
-        if not t.is_float:  # type: ignore[union-attr]
+        if not t.is_float:
             return ir.Constant(lt.I1, int(fn is Intrinsic.ISFINITE))
         v = args[0]
         if fn is Intrinsic.ISNAN:
@@ -110,12 +112,12 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
         return is_finite(em, v)
     if fn in (Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC):
         t = scalars[0]
-        if not t.is_float:  # type: ignore[union-attr]
+        if not t.is_float:
             return coerce(em, args[0], t, I64)
         name = {Intrinsic.FLOOR: "llvm.floor", Intrinsic.CEIL: "llvm.ceil", Intrinsic.TRUNC: "llvm.trunc"}[fn]
-        return checked_float_to_int(em, em.call_intrinsic(name, [args[0]]), t)  # type: ignore[arg-type]
+        return checked_float_to_int(em, em.call_intrinsic(name, [args[0]]), t)
     if fn is Intrinsic.ROUND:
-        return python_round(em, args, scalars, result)  # type: ignore[arg-type]
+        return python_round(em, args, scalars, result)
     if fn in _UNARY_MATH or fn is Intrinsic.FABS:
         rt = result
         assert isinstance(rt, ScalarType)

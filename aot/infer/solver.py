@@ -299,9 +299,9 @@ class Inferencer:
                     problems.append(Diagnostic(i.function.span, f"{i.method.key} never returns a value "
                                                                 "(every path recurses without a base case)"))
                 if problems:
-                    err = CompileError(problems)
-                    self.failed[k] = err
-                    raise err
+                    error = CompileError(problems)
+                    self.failed[k] = error
+                    raise error
                 self.done[k] = self._typed(i)
         return inst.return_type
 
@@ -456,7 +456,7 @@ class _BodyState:
                                     self.is_literal(op.rhs), negative)
         if isinstance(op, UnaryOp):
             result = rules.unary_type(op.op, self.t(op.operand))
-            value = self.consts.get(op.operand.name)
+            value: Any = self.consts.get(op.operand.name)  # a number when the test below passes
             if op.op in (UnaryKind.NEG, UnaryKind.POS) and type(value) in (int, float) \
                     and op.dest.name in self.single_def:
                 self.consts[op.dest.name] = -value if op.op is UnaryKind.NEG else value

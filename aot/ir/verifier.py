@@ -51,7 +51,9 @@ def verify(fn: Function) -> None:
                 problems.append(f"{block.label}: branch on non-boolean %{op.cond.name}")
             if isinstance(op, Return):
                 got = NONE if op.value is None else fn.types.get(op.value.name)
-                if got is None or join(got, fn.return_type) != fn.return_type:
+                ret = fn.return_type
+                assert ret is not None  # fn.is_typed
+                if got is None or join(got, ret) != ret:
                     problems.append(f"{block.label}: returns {got}, declared {fn.return_type}")
     if problems:
         raise IRVerifyError(f"{fn.name}: " + "; ".join(problems))

@@ -113,7 +113,8 @@ class Device:
                 self._check("cuMemcpyHtoD_v2", dptr, data, ctypes.c_size_t(nbytes))
             params.append(ctypes.c_uint64(dptr.value))
             params.extend(ctypes.c_int64(n) for n in shape)
-            stride, strides = t.dtype.itemsize, []
+            stride = t.dtype.itemsize
+            strides: list[int] = []
             for n in reversed(shape):
                 strides.insert(0, stride)
                 stride *= n

@@ -61,6 +61,8 @@ def device_only_use(inst: Any, lookup: Callable) -> tuple[str, Span, str] | None
 class Kernel:
     """An ``@aot.kernel`` (see the module docstring); ``__aot_method__`` is its method in the world."""
 
+    __name__: str  # (and the function's other attributes: functools.update_wrapper)
+
     def __init__(self, py_func: Callable, signatures: Sequence[str] | None = None, boundscheck: bool = True):
         if not inspect.isfunction(py_func):
             raise TypeError(f"@aot.kernel needs a Python function, not {type(py_func).__name__}")

@@ -28,6 +28,7 @@ code at all; the first specialization published makes every later call native.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from functools import cache
 from types import MethodType
 from typing import Any
@@ -101,6 +102,7 @@ class MethodBase:
 
     # ``__call__`` (first calls) and ``_aot_dispatcher`` come from ``aot.runtime.dispatch``, which makes the
     # method objects' class.
+    __call__: Callable[..., Any]
 
     @property
     def py_func(self) -> Any:

@@ -104,7 +104,7 @@ class AuditedImage:
         sizes: dict[str, int] = {}
         path = self.native_path
         usable = path is not None and self._artifact_problem("native") is None
-        if usable:
+        if usable and path is not None:
             try:
                 if path.suffix == ".ptx":
                     text = path.read_text("utf-8", "replace")
@@ -247,10 +247,10 @@ def _entry_problem(entry: CodeEntry) -> str | None:
             return f"{name} is {type(value).__name__}, not a string"
     if not all(isinstance(t, str) for t in entry.argtypes):
         return "argtypes are not all strings"
-    for name, value in (("min_world", entry.min_world), ("max_world", entry.max_world),
-                        ("native_size", entry.native_size)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"{name} is {type(value).__name__}, not an integer"
+    for name, number in (("min_world", entry.min_world), ("max_world", entry.max_world),
+                         ("native_size", entry.native_size)):
+        if isinstance(number, bool) or not isinstance(number, int):
+            return f"{name} is {type(number).__name__}, not an integer"
     for edge in entry.edges:
         if len(edge) != 3 or not isinstance(edge[0], str) or not isinstance(edge[1], str):
             return f"malformed edge {list(edge)!r}"

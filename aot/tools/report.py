@@ -91,8 +91,9 @@ def image_heading(image: AuditedImage) -> str:
             f"{count} entr{'y' if count == 1 else 'ies'}")
 
 
-def _pretty_cause(cause: Cause) -> str:
+def _pretty_cause(cause: Cause | None) -> str:
     """``edge-changed:numkit.core:mean`` → ``edge-changed: numkit.core:mean`` (easier to read in a table)."""
+    assert cause is not None, "only an invalid verdict is shown with its cause, and it always has one"
     return f"{cause.kind}: {cause.detail}" if cause.detail else str(cause.kind)
 
 
@@ -150,10 +151,10 @@ def format_verify(report: VerifyReport, check: ImportCheck | None = None,
     lines: list[str] = []
     images: dict[int, tuple[AuditedImage, int, int]] = {}
     for r in report.results:
-        image, total, stale = images.get(id(r.image), (r.image, 0, 0))
-        images[id(r.image)] = (image, total + 1, stale + (not r.verdict.valid))
-    for image, total, stale in images.values():
-        state = style.paint("all valid", _GREEN) if not stale else style.paint(f"{stale} stale", _RED)
+        image, total, n_stale = images.get(id(r.image), (r.image, 0, 0))
+        images[id(r.image)] = (image, total + 1, n_stale + (not r.verdict.valid))
+    for image, total, n_stale in images.values():
+        state = style.paint("all valid", _GREEN) if not n_stale else style.paint(f"{n_stale} stale", _RED)
         lines.append(f"{show_path(image.path)}: {total} entries, {state}")
     stale = report.stale
     if stale:

@@ -35,6 +35,13 @@ class EntryResult:
     entry: CodeEntry
     verdict: Verdict
 
+    @property
+    def cause(self) -> Cause:
+        """Why the entry is invalid (only asked of invalid entries, whose verdicts always name a cause)."""
+        cause = self.verdict.cause
+        assert cause is not None, f"{describe_entry(self.entry)} is valid: it has no cause"
+        return cause
+
 
 @dataclass
 class VerifyReport:
@@ -61,15 +68,15 @@ class VerifyReport:
         for a reason of its own, as ``method(argtypes): cause`` (None when the entry is that one)."""
         by_key = {r.entry.key: r for r in self.results if r.image is result.image}
         current, seen = result, {result.entry.key}
-        while current.verdict.cause.kind is CauseKind.EDGE_CHANGED:
-            callee = current.verdict.cause.detail
+        while current.cause.kind is CauseKind.EDGE_CHANGED:
+            callee = current.cause.detail
             following = [by_key[k] for k in current.entry.call_keys
                          if k[0] == callee and k in by_key and not by_key[k].verdict.valid and k not in seen]
             if not following:
                 break
             current = following[0]
             seen.add(current.entry.key)
-        if current is result or current.entry.method == result.verdict.cause.detail:
+        if current is result or current.entry.method == result.cause.detail:
             return None  # the cause already names it
         return f"{describe_entry(current.entry)}: {current.verdict.cause}"
 

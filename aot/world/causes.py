@@ -30,7 +30,7 @@ class CauseKind(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    __format__ = str.__format__
+    __format__ = str.__format__  # type: ignore[assignment]  # str's own method on purpose; mypy reads it unbound
 
 
 class Cause:
@@ -44,7 +44,7 @@ class Cause:
         self.detail = detail
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Cause and (self.kind, self.detail) == (other.kind, other.detail)  # type: ignore
+        return type(other) is Cause and (self.kind, self.detail) == (other.kind, other.detail)
 
     def __hash__(self) -> int:
         return hash((self.kind, self.detail))

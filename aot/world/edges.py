@@ -35,7 +35,7 @@ class EdgeKind(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    __format__ = str.__format__
+    __format__ = str.__format__  # type: ignore[assignment]  # str's own method on purpose; mypy reads it unbound
 
 
 class WorldNow(Protocol):

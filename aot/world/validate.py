@@ -114,7 +114,8 @@ class CurrentWorld:
         if mdef is not None:
             return definition(mdef.py_func, mdef.options)
         func = self.function_for(key)
-        return definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None
+        # (hasattr(func, "__code__") rules out None, which mypy cannot see)
+        return definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None  # type: ignore[arg-type]
 
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
@@ -222,7 +223,7 @@ class Validator:
             counter[0] += 1
             stack.append(k)
             on_stack.add(k)
-            for callee in find(k).call_keys:
+            for callee in find(k).call_keys:  # type: ignore[union-attr]  # visited only when it has an entry
                 if callee in self.verdicts or find(callee) is None:
                     continue
                 if callee not in index:
@@ -249,13 +250,13 @@ class Validator:
         A member failing its own checks keeps its cause; the others are invalid because of it."""
         members = set(component)
         find = self.contents.entry
-        locals_ = {k: self.local_check(find(k)) for k in component}
+        locals_ = {k: self.local_check(find(k)) for k in component}  # type: ignore[arg-type]  # (all have entries)
         shared: Verdict | None = None
         for k in sorted(component):
             if not locals_[k].valid:
                 shared = shared or _invalid("EDGE_CHANGED", k[0])
                 continue
-            for callee in find(k).call_keys:
+            for callee in find(k).call_keys:  # type: ignore[union-attr]  # a member: it has an entry
                 if callee in members:
                     continue
                 if find(callee) is None or not self.verdicts[callee].valid:
