@@ -13,13 +13,18 @@ reported — every problem of the function at once — as a ``CompileError`` wit
 """
 from __future__ import annotations
 
+import __future__
+
 import ast
 import builtins
+import copy
 import inspect
+import os
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any, Callable, Optional
 
-from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
+from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceChangedError, Span
 from ..ir import (BinOp, BinOpKind, Block, Branch, Builder, CmpKind, Compare, Const, Copy, Function,
                   GetAttr, GetItem, Intrinsic, IntrinsicCall, Jump, LoadGlobal, MakeTuple, Raise,
                   Return, SetItem, Truth, UnaryKind, UnaryOp, Var)
@@ -113,6 +118,63 @@ def parse_source(py_func: Callable) -> tuple[ast.FunctionDef, SourceInfo]:
                 raise CompileError([Diagnostic(info.span(node), _UNSUPPORTED[ast.AsyncFunctionDef])])
             return node, info
     raise CompileError(f"cannot compile {py_func.__qualname__}: no 'def' found in its source")
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def compile_parsed(py_func: Callable, node: ast.FunctionDef, line_offset: int) -> Optional[CodeType]:
+    """The code object the parsed ``def`` (``node``, lines ``line_offset`` short of the file's) compiles to,
+    where ``py_func`` was defined: in the classes and functions its qualified name says (a class mangles
+    private names; an enclosing function makes its free variables cells), with the ``__future__`` flags of
+    its code. Nothing is run. None when it does not compile."""
+    code = py_func.__code__
+    fn = copy.deepcopy(node)
+    ast.increment_lineno(fn, line_offset)  # (the same lines, so that the same no-ops are kept)
+    body: list[ast.stmt] = [fn]
+    scopes = _enclosing_scopes(py_func.__qualname__)
+    free = [name for name in code.co_freevars if name != "__class__"]  # (a class gives ``__class__``)
+    if free and not any(kind == "def" for kind, _ in scopes):
+        scopes.insert(0, ("def", "_aot_enclosing"))
+    innermost_def = max((i for i, (kind, _) in enumerate(scopes) if kind == "def"), default=-1)
+    for i in reversed(range(len(scopes))):
+        kind, name = scopes[i]
+        if kind == "def":
+            cells: list[ast.stmt] = [ast.Assign(targets=[ast.Name(n, ast.Store())], value=ast.Constant(None))
+                                     for n in (free if i == innermost_def else ())]
+            body = [ast.FunctionDef(name=name, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                                  kw_defaults=[], defaults=[]),
+                                    body=cells + body, decorator_list=[], returns=None, type_params=[])]
+        else:
+            body = [ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[], type_params=[])]
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    try:
+        found: Optional[CodeType] = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
+                                            dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError, RecursionError):
+        return None
+    for name in [name for _, name in scopes] + [fn.name]:
+        found = next((c for c in found.co_consts if type(c) is CodeType and c.co_name == name), None)
+        if found is None:
+            return None
+    return found
+
+
+def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
+    """``"f.<locals>.C.g"`` → ``[("def", "f"), ("class", "C")]``: what encloses the function, outermost first."""
+    parts = qualname.split(".")[:-1]
+    scopes = []
+    i = 0
+    while i < len(parts):
+        if i + 1 < len(parts) and parts[i + 1] == "<locals>":
+            scopes.append(("def", parts[i]))
+            i += 2
+        else:
+            scopes.append(("class", parts[i]))
+            i += 1
+    return scopes
 
 
 def _assigned_names(fn: ast.FunctionDef) -> set[str]:
@@ -546,9 +608,21 @@ def _const_int(node: Optional[ast.expr]) -> Optional[int]:
     return None
 
 
-def lower_function(py_func: Callable, key: str) -> Function:
-    """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct."""
+def lower_function(py_func: Callable, key: str,
+                   same_code: Optional[Callable[[Callable, Optional[CodeType], Optional[str]], bool]] = None
+                   ) -> Function:
+    """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct.
+
+    ``same_code(py_func, code, docstring)`` (``aot.world.fingerprint.same_code``), when given, says whether
+    the source as parsed is the code Python imported (``code``: what the parsed ``def`` compiles to): the
+    file may have been saved since, and the source is read from it now. ``SourceChangedError`` when not:
+    only what runs is ever compiled."""
     node, src = parse_source(py_func)
+    if same_code is not None and not same_code(py_func, compile_parsed(py_func, node, src.line_offset),
+                                               ast.get_docstring(node, clean=False)):
+        raise SourceChangedError([Diagnostic(src.span(node), (
+            f"source changed during the build or since the import: {os.path.basename(src.file)} no longer "
+            f"holds the code of {py_func.__qualname__} that Python imported; nothing is compiled from it"))])
     globals_ = dict(getattr(py_func, "__globals__", {}))
     code = py_func.__code__
     for name in code.co_freevars:
