@@ -19,6 +19,7 @@ import ast
 import builtins
 import copy
 import inspect
+import linecache
 import os
 from dataclasses import dataclass
 from types import CodeType
@@ -149,6 +150,13 @@ def compile_parsed(py_func: Callable, node: ast.FunctionDef, line_offset: int) -
                                     body=cells + body, decorator_list=[], returns=None, type_params=[])]
         else:
             body = [ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[], type_params=[])]
+    module_source = _module_source(py_func)
+    if module_source is None:
+        return None
+    imports = module_source[1]
+    # The names the module binds by ``import`` change how calls of their attributes compile (CPython 3.11
+    # loads the attribute, not a method, of an imported name): the same names are bound by import here.
+    body = [ast.Import(names=[ast.alias(name=name) for name in imports])] + body if imports else body
     module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
     try:
         found: Optional[CodeType] = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
@@ -160,6 +168,33 @@ def compile_parsed(py_func: Callable, node: ast.FunctionDef, line_offset: int) -
         if found is None:
             return None
     return found
+
+
+_MODULES: dict[str, tuple[list[str], ast.Module, list[str]]] = {}  # file → (its lines as read, tree, imports)
+
+
+def _module_source(py_func: Callable) -> Optional[tuple[ast.Module, list[str]]]:
+    """``py_func``'s module as its file reads now, and the names it binds by ``import`` in its own scope
+    (None when it does not parse); parsed once per file and text."""
+    filename = py_func.__code__.co_filename
+    lines = linecache.getlines(filename, py_func.__globals__)
+    known = _MODULES.get(filename)
+    if known is not None and known[0] is lines:
+        return known[1], known[2]
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    names: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:  # (the module's scope: not inside functions, lambdas or classes)
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*")
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    _MODULES[filename] = (lines, tree, sorted(names))
+    return tree, _MODULES[filename][2]
 
 
 def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
@@ -608,6 +643,25 @@ def _const_int(node: Optional[ast.expr]) -> Optional[int]:
     return None
 
 
+def _is_imported(py_func: Callable, node: ast.FunctionDef, src: SourceInfo, same_code: Callable) -> bool:
+    return same_code(py_func, compile_parsed(py_func, node, src.line_offset), ast.get_docstring(node, clean=False))
+
+
+def _imported_def(py_func: Callable, same_code: Callable) -> Optional[tuple[ast.FunctionDef, SourceInfo]]:
+    """A ``def`` of ``py_func``'s name anywhere in its file as it reads now that compiles to the code Python
+    imported, and where it lies; None when there is none. (Lines added above a function move it away from
+    the line its code object remembers, where ``inspect`` looks for it.)"""
+    module_source = _module_source(py_func)
+    if module_source is None:
+        return None
+    src = SourceInfo(py_func.__code__.co_filename, 0, 0)  # (the module's tree: lines and columns as in the file)
+    name = py_func.__code__.co_name
+    for node in ast.walk(module_source[0]):
+        if isinstance(node, ast.FunctionDef) and node.name == name and _is_imported(py_func, node, src, same_code):
+            return node, src
+    return None
+
+
 def lower_function(py_func: Callable, key: str,
                    same_code: Optional[Callable[[Callable, Optional[CodeType], Optional[str]], bool]] = None
                    ) -> Function:
@@ -617,12 +671,21 @@ def lower_function(py_func: Callable, key: str,
     the source as parsed is the code Python imported (``code``: what the parsed ``def`` compiles to): the
     file may have been saved since, and the source is read from it now. ``SourceChangedError`` when not:
     only what runs is ever compiled."""
-    node, src = parse_source(py_func)
-    if same_code is not None and not same_code(py_func, compile_parsed(py_func, node, src.line_offset),
-                                               ast.get_docstring(node, clean=False)):
-        raise SourceChangedError([Diagnostic(src.span(node), (
-            f"source changed during the build or since the import: {os.path.basename(src.file)} no longer "
-            f"holds the code of {py_func.__qualname__} that Python imported; nothing is compiled from it"))])
+    try:
+        node, src = parse_source(py_func)
+    except SyntaxError:  # (what was imported parsed: the file changed)
+        if same_code is None:
+            raise
+        node, src = None, SourceInfo(py_func.__code__.co_filename, py_func.__code__.co_firstlineno - 1, 0)
+    if same_code is not None and (node is None or not _is_imported(py_func, node, src, same_code)):
+        found = _imported_def(py_func, same_code)
+        if found is None:
+            code = py_func.__code__
+            where = src.span(node) if node is not None else Span(code.co_filename, code.co_firstlineno, 1)
+            raise SourceChangedError([Diagnostic(where, (
+                f"source changed during the build or since the import: {os.path.basename(src.file)} no longer "
+                f"holds the code of {py_func.__qualname__} that Python imported; nothing is compiled from it"))])
+        node, src = found
     globals_ = dict(getattr(py_func, "__globals__", {}))
     code = py_func.__code__
     for name in code.co_freevars:
