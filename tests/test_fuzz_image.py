@@ -214,9 +214,9 @@ class Mutant:
         self.done: list[str] = []
 
     def write(self) -> None:
-        if self.forged_identity:
-            self.header["build_id"] = build_identity(self.header.get("target") or {},
-                                                     [r[0] for r in self.tables.get("ir", []) if r])
+        if self.forged_identity and isinstance(self.header.get("target"), dict):
+            self.header["build_id"] = build_identity(self.header["target"], [r[0] for r in self.tables.get("ir", [])
+                                                                             if r and type(r[0]) is bytes])
         indexed = [t for t in INDEXED_TABLES if t in self.tables]
         serializer.write_image(self.image, self.header, self.tables, indexed)
         for edit in self.raw:
@@ -457,8 +457,8 @@ def make_mutant(built: Path, other: Path, work: Path, seed: int) -> tuple[Path, 
     for mutate in rng.choices(functions, weights, k=rng.choice([1, 1, 1, 2, 3])):
         try:
             mutate(m)
-        except (IndexError, KeyError, TypeError, AttributeError, ValueError):
-            pass  # (a mutation that does not apply to what an earlier one left)
+        except (IndexError, KeyError, TypeError, AttributeError, ValueError, OSError):
+            pass  # (a mutation that does not apply to what an earlier one left: a library deleted already)
     try:
         m.write()
     except (TypeError, ValueError, serializer.ImageError):
