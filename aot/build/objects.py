@@ -71,7 +71,7 @@ ENTRY_WORDS = 5  # words per entry in ``aot_entries``: try_, vc_, def_, and wher
 def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "") -> None:
     """``aot_entries``: per code entry, in the image's order, the addresses of ``try_<symbol>``,
     ``vc_<symbol>`` and ``def_<symbol>`` (its PyMethodDef) and where its slot text (``slot_text``) starts
-    and ends in ``aot_entry_keys``; ``aot_entry_count``; and ``aot_build_id`` (``build_info``). Loading binds
+    and ends in ``aot_entry_keys`` (the texts back to back, UTF-8, NUL-terminated; positions in characters); ``aot_entry_count``; and ``aot_build_id`` (``build_info``). Loading binds
     an entry by indexing this table (one read of the whole table per library, no name looked up), and only
     when the slot says it holds that entry's key and argument types: never by position alone."""
     from llvmlite import ir
@@ -80,17 +80,18 @@ def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "
     ptr = ir.IntType(8).as_pointer()
     i64 = ir.IntType(64)
     words = []
-    keys = bytearray()
+    start = 0
     for symbol, text in entries:
         for name, ftype in ((f"try_{symbol}", try_function_type()), (f"vc_{symbol}", vectorcall_function_type())):
             words.append(ir.Function(module, ftype, name).bitcast(ptr))
         words.append(ir.GlobalVariable(module, ir.IntType(8), f"def_{symbol}"))  # (its type matters not here)
-        start = len(keys)
-        keys += text.encode()
-        words += [ir.Constant(i64, start).inttoptr(ptr), ir.Constant(i64, len(keys)).inttoptr(ptr)]
+        # (where the text starts and ends in characters: loading slices the texts decoded, not their bytes)
+        words += [ir.Constant(i64, start).inttoptr(ptr), ir.Constant(i64, start + len(text)).inttoptr(ptr)]
+        start += len(text)
+    keys = "".join(text for _, text in entries).encode() + b"\0"
     _constant(module, ir.ArrayType(ptr, len(words)), ENTRY_TABLE, words)
     _constant(module, i64, ENTRY_COUNT, len(entries))
-    _constant(module, ir.ArrayType(ir.IntType(8), len(keys) + 1), ENTRY_KEYS, bytearray(keys + b"\0"))
+    _constant(module, ir.ArrayType(ir.IntType(8), len(keys)), ENTRY_KEYS, bytearray(keys))
     text = info.encode() + b"\0"
     _constant(module, ir.ArrayType(ir.IntType(8), len(text)), BUILD_ID, bytearray(text))
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from serializer import crc32
 
 from ..world.fingerprint import COMPILER_VERSION
-from ..world.image import build_info, slot_text
+from ..world.image import build_info
 
 if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
     from ..world.image import CodeEntry, ImageContents
@@ -124,7 +124,7 @@ class PackageImage:
         self._lib: Any = None
         self._native_file: Any = None  # the library's file, open for as long as the library is loaded
         self._entry_table: Any = None  # (see ``_read_entry_table``)
-        self._slot_texts = b""  # what each slot of the entry table says it holds (``_read_entry_table``)
+        self._slot_texts = ""  # what each slot of the entry table says it holds (``_read_entry_table``)
         self.native_problem: Optional[str] = None
         self.ir_problem: Optional[str] = None  # why its stored IR is not used (``distrust_ir``)
         self._bad_ir: set[int] = set()  # entries whose own IR is not used (``instance``)
@@ -274,14 +274,12 @@ class PackageImage:
         entry table (``aot.build.objects.emit_entry_table``) at the entry's index, if that slot says it
         holds the entry's key and argument types; else why not (a cause: cure it)."""
         table = self._entry_table if self._entry_table is not None else self._read_entry_table()
-        i = 5 * entry.index
-        if i + 4 >= len(table) or not table[i]:
+        if not table:
             return self.native_problem or "native-missing"
-        start, end = table[i + 3], table[i + 4]
-        text = slot_text(entry.method, entry.argtypes).encode()
-        if end - start != len(text) or not self._slot_texts.startswith(text, start):
+        i = 5 * entry.index  # (within the table: it has a slot for every code record of this image's build)
+        if self._slot_texts[table[i + 3]:table[i + 4]] != entry.method + entry.signature:  # (``slot_text``)
             return "native-slot-mismatch"
-        return table[i], table[i + 1] or 0, table[i + 2] or 0
+        return table[i], table[i + 1], table[i + 2]
 
     def _read_entry_table(self) -> Any:
         """Every entry's addresses and where its slot text lies, read in place from the library (which is
@@ -295,8 +293,10 @@ class PackageImage:
             count = ctypes.c_int64.from_address(count_at).value
             if count == len(contents.code):  # a library of another build would disagree
                 table = memoryview((ctypes.c_void_p * (5 * count)).from_address(table_at)).cast("B").cast("P")
-                size = table[-1] if count else 0  # (where the last slot text ends: where they all end)
-                self._slot_texts = ctypes.string_at(keys_at, size)
+                try:
+                    self._slot_texts = ctypes.string_at(keys_at).decode()
+                except UnicodeDecodeError:
+                    return self._entry_table  # (no slot says anything: none is bound)
                 self._entry_table = table
         return self._entry_table
 

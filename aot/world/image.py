@@ -97,13 +97,13 @@ class CodeEntry:
     calls (from its ``call`` edges), worked out when it is made."""
 
     __slots__ = ("index", "method", "argtypes", "rettype", "owner", "_ir", "edges", "symbol", "min_world",
-                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "call_keys")
+                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "signature", "call_keys")
 
     def __init__(self, index: int, method: str, argtypes: tuple[str, ...], rettype: str, owner: str,
                  ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
                  max_world: int, state: str, boundscheck: bool = True, native_size: int = 0,
                  ir_source: Optional[Callable[[int], bytes]] = None,
-                 call_keys: Optional[tuple[InstanceKey, ...]] = None):
+                 signature: Optional[str] = None, call_keys: Optional[tuple[InstanceKey, ...]] = None):
         # (one field a statement: made once per prebuilt method on its first call, so kept to stores)
         self.index = index
         self.method = method
@@ -119,6 +119,8 @@ class CodeEntry:
         self.boundscheck = boundscheck
         self.native_size = native_size
         self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
+        # The argument types' text, as the record gives it (what a library slot is checked against, with the key)
+        self.signature = signature_text(argtypes) if signature is None else signature
         # (the instances it calls, when its maker has not worked them out already)
         self.call_keys: tuple[InstanceKey, ...] = tuple(
             [(target, _split_types(value)) for kind, target, value in edges if kind == "call"]) \
@@ -140,6 +142,8 @@ class CodeEntry:
 
     def _replace(self, **changes: Any) -> "CodeEntry":
         fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__[:-1]}
+        if "argtypes" in changes:
+            del fields["signature"]
         return CodeEntry(**{**fields, **changes})
 
     def __repr__(self) -> str:
@@ -242,7 +246,7 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
         return CodeEntry(i, refs.keys[method], refs.signatures[argtypes] or refs.signature(argtypes),
                          strings[rettype], strings[owner], None, tuple(resolved), symbol, min_world,
                          MAX_WORLD if max_world is None else max_world, strings[state], boundscheck,
-                         native_size, ir_source, tuple(calls))
+                         native_size, ir_source, strings[argtypes], tuple(calls))
     except (IndexError, TypeError, ValueError):
         raise ValueError(f"code record {i}: a number in it that should name a string, a method key or a "
                          f"constant names none") from None
@@ -306,7 +310,8 @@ def signature_text(argtypes: tuple[str, ...]) -> str:
 
 def slot_text(method: str, argtypes: tuple[str, ...]) -> str:
     """What a library's slot says it holds (``aot.build.objects.emit_entry_table``): its entry's key and
-    argument types, ``"pkg.mod:f(f64, i64)"``. Loading binds an entry only to the slot that says so."""
+    argument types, ``"pkg.mod:f(f64, i64)"``. Loading binds an entry only to the slot that says so (and
+    compares ``entry.method + entry.signature``: the text the record gives)."""
     return method + signature_text(argtypes)
 
 
