@@ -280,7 +280,7 @@ def _as_imported(funcs) -> list[bool]:
     out = []
     for f in funcs:
         node, src = parse_source(f)
-        out.append(same_code(f, compile_parsed(f, node, src.line_offset), ast.get_docstring(node, clean=False)))
+        out.append(same_code(f, compile_parsed(f, node), ast.get_docstring(node, clean=False)))
     return out
 
 

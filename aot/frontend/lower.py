@@ -17,7 +17,6 @@ import __future__
 
 import ast
 import builtins
-import copy
 import inspect
 import linecache
 import os
@@ -126,15 +125,17 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
-def compile_parsed(py_func: Callable, node: ast.FunctionDef, line_offset: int) -> Optional[CodeType]:
-    """The code object the parsed ``def`` (``node``, lines ``line_offset`` short of the file's) compiles to,
-    where ``py_func`` was defined: in the classes and functions its qualified name says (a class mangles
-    private names; an enclosing function makes its free variables cells), with the ``__future__`` flags of
-    its code. Nothing is run. None when it does not compile."""
+def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> Optional[CodeType]:
+    """The code object the parsed ``def`` (``node``, not changed) compiles to where ``py_func`` was defined:
+    in the classes and functions its qualified name says (a class mangles private names; an enclosing
+    function makes its free variables cells), in a module that binds the same names by ``import``, with the
+    ``__future__`` flags of its code. Nothing is run. None when it does not compile. (Its lines may be
+    shifted from the file's: what the compiler makes of lines depends on how they follow each other only.)"""
     code = py_func.__code__
-    fn = copy.deepcopy(node)
-    ast.increment_lineno(fn, line_offset)  # (the same lines, so that the same no-ops are kept)
-    body: list[ast.stmt] = [fn]
+    module_source = _module_source(py_func)
+    if module_source is None:
+        return None
+    body: list[ast.stmt] = [node]
     scopes = _enclosing_scopes(py_func.__qualname__)
     free = [name for name in code.co_freevars if name != "__class__"]  # (a class gives ``__class__``)
     if free and not any(kind == "def" for kind, _ in scopes):
@@ -143,31 +144,36 @@ def compile_parsed(py_func: Callable, node: ast.FunctionDef, line_offset: int) -
     for i in reversed(range(len(scopes))):
         kind, name = scopes[i]
         if kind == "def":
-            cells: list[ast.stmt] = [ast.Assign(targets=[ast.Name(n, ast.Store())], value=ast.Constant(None))
+            cells: list[ast.stmt] = [_placed(ast.Assign(targets=[_placed(ast.Name(n, ast.Store()))],
+                                                        value=_placed(ast.Constant(None))))
                                      for n in (free if i == innermost_def else ())]
-            body = [ast.FunctionDef(name=name, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
-                                                                  kw_defaults=[], defaults=[]),
-                                    body=cells + body, decorator_list=[], returns=None, type_params=[])]
+            body = [_placed(ast.FunctionDef(name=name, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                                          kw_defaults=[], defaults=[]),
+                                            body=cells + body, decorator_list=[], returns=None, type_params=[]))]
         else:
-            body = [ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[], type_params=[])]
-    module_source = _module_source(py_func)
-    if module_source is None:
-        return None
-    imports = module_source[1]
+            body = [_placed(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[],
+                                         type_params=[]))]
     # The names the module binds by ``import`` change how calls of their attributes compile (CPython 3.11
     # loads the attribute, not a method, of an imported name): the same names are bound by import here.
-    body = [ast.Import(names=[ast.alias(name=name) for name in imports])] + body if imports else body
-    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    imports = module_source[1]
+    if imports:
+        body.insert(0, _placed(ast.Import(names=[_placed(ast.alias(name=name)) for name in imports])))
     try:
-        found: Optional[CodeType] = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
-                                            dont_inherit=True)
+        found: Optional[CodeType] = compile(ast.Module(body=body, type_ignores=[]), code.co_filename, "exec",
+                                            flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError, TypeError, RecursionError):
         return None
-    for name in [name for _, name in scopes] + [fn.name]:
+    for name in [name for _, name in scopes] + [node.name]:
         found = next((c for c in found.co_consts if type(c) is CodeType and c.co_name == name), None)
         if found is None:
             return None
     return found
+
+
+def _placed(node: Any) -> Any:
+    """A node made here, at the first line (the parsed ``def`` keeps its own positions: nothing walks it)."""
+    node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1, 0, 1, 0
+    return node
 
 
 _MODULES: dict[str, tuple[list[str], ast.Module, list[str]]] = {}  # file → (its lines as read, tree, imports)
@@ -644,7 +650,7 @@ def _const_int(node: Optional[ast.expr]) -> Optional[int]:
 
 
 def _is_imported(py_func: Callable, node: ast.FunctionDef, src: SourceInfo, same_code: Callable) -> bool:
-    return same_code(py_func, compile_parsed(py_func, node, src.line_offset), ast.get_docstring(node, clean=False))
+    return same_code(py_func, compile_parsed(py_func, node), ast.get_docstring(node, clean=False))
 
 
 def _imported_def(py_func: Callable, same_code: Callable) -> Optional[tuple[ast.FunctionDef, SourceInfo]]:
