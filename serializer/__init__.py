@@ -132,6 +132,7 @@ __all__ = [
     "encode_image",
     "map_file",
     "open_image",
+    "open_regular",
     "read_header",
     "read_image",
     "record",
@@ -583,8 +584,9 @@ def _str_keyed_map(pairs: list) -> dict:
     return dict(pairs)
 
 
-def _open_regular(path: str) -> BinaryIO:
-    """Open unbuffered for reading without ever blocking (a FIFO), and refuse anything but a regular file."""
+def open_regular(path: str) -> BinaryIO:
+    """Open unbuffered for reading without ever blocking (a FIFO), and refuse anything but a regular file
+    (ImageError). The loader opens a native library with it too, and loads it through this descriptor."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
@@ -846,7 +848,7 @@ def open_image(path: PathLike) -> ImageFile:
     demand. Mapping, not reading: the pages come straight from the page cache, with no copy into fresh
     memory (which costs more than the checksum on some virtual machines)."""
     p = os.fspath(path)
-    f = _open_regular(p)
+    f = open_regular(p)
     with f:
         try:
             size = os.fstat(f.fileno()).st_size
@@ -870,7 +872,7 @@ def read_header(path: PathLike) -> dict[str, Any]:
     ``open_image`` checks the directory, ``read_image`` everything.
     """
     p = os.fspath(path)
-    f = _open_regular(p)
+    f = open_regular(p)
     with f:
         try:
             size = os.fstat(f.fileno()).st_size

@@ -154,3 +154,27 @@ def test_owner_texts_round_trip(text, owner):
 def test_malformed_owner_texts_are_refused(text):
     with pytest.raises(ValueError):
         Owner.parse(text)
+
+
+def test_first_call_copies_of_the_cpu_owner_text_match_its_home():
+    """The loader and the runtime state keep the ``cpu`` owner's text themselves (importing ``owners`` would add
+    a module to every first call); it must stay the home's."""
+    from aot.runtime import loader, state
+    assert loader._CPU == state._CPU == CPU
+
+
+def test_valid_first_calls_import_no_cause_and_no_invalidation(tmp_path):
+    """What a package's valid first calls import beyond the image reader: edge rules, nothing else of the world."""
+    import subprocess
+    import sys
+    code = ("import sys, aot\n"
+            "@aot.jit\n"
+            "def f(x: float) -> float:\n"
+            "    return x\n"
+            "print(sorted(m for m in sys.modules if m.startswith('aot.world')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    imported = eval(out.stdout)
+    assert "aot.world.causes" not in imported and "aot.world.invalidation" not in imported
+    assert "aot.world.owners" not in imported and "aot.world.edges" not in imported

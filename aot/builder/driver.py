@@ -44,14 +44,26 @@ from ..world.image import (
     CodeEntry,
     ImageContents,
     InstanceKey,
+    build_identity,
+    build_info,
     edge_to_record,
     entry_state,
     instance_from_entry,
+    slot_text,
 )
 from ..world.owners import CPU, PTX
 from ..world.validate import CurrentWorld, Validator
 from .config import BuildConfig, check_cpu_name, load_config
-from .objects import DISPATCHER, ENTRY_COUNT, ENTRY_TABLE, ObjectJob, StoredInstance, compile_object
+from .objects import (
+    BUILD_ID,
+    DISPATCHER,
+    ENTRY_COUNT,
+    ENTRY_KEYS,
+    ENTRY_TABLE,
+    ObjectJob,
+    StoredInstance,
+    compile_object,
+)
 
 RUNTIME_OBJECT = "aot_runtime"
 
@@ -188,7 +200,8 @@ class _Builder:
         self.result.reused += sum(1 for k in instances if k in reused)
         self.result.built += sum(1 for k in instances if k not in reused)
         contents = self.contents(instances, root, world)
-        objects = self.objects(package, instances, target, contents, previous)
+        header["build_id"] = build_identity(header["target"], [e.ir for e in contents.ordered()])
+        objects = self.objects(package, instances, target, contents, previous, build_info(header))
         return image_path, header, contents, objects
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
@@ -212,6 +225,8 @@ class _Builder:
             return None
         try:
             contents = ImageContents.from_tables(image.tables)
+            if image.header.get("build_id") != build_identity(header["target"], [e.ir for e in contents.ordered()]):
+                return None  # its IR is not what its build wrote: nothing of it is reused
             try:
                 cache = serializer.read_image(image_path.with_suffix(".objects"))
                 if all(cache.header.get(k) == v for k, v in header.items()):
@@ -268,7 +283,7 @@ class _Builder:
         return contents
 
     def objects(self, package: str, instances: dict, target: Any, contents: ImageContents,
-                previous: ImageContents | None) -> list[bytes]:
+                previous: ImageContents | None, info: str) -> list[bytes]:
         jobs: list[ObjectJob] = []
         for module_name, exported in object_groups(instances):
             reach = self.reachable(exported, instances)
@@ -280,7 +295,7 @@ class _Builder:
             jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt,
                                   tuple(stored)))
         jobs.append(ObjectJob(RUNTIME_OBJECT, target.triple, target.cpu, target.features, target.opt, (), True,
-                              tuple(e.symbol for e in contents.ordered())))
+                              tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()), info))
         results: dict[str, bytes] = {}
         todo = []
         for job in jobs:
@@ -326,13 +341,12 @@ functions (the entry table, the PyMethodDefs) become relative relocations, which
 looking a single name up. The full symbol table is left out (``EXPORTS`` are in the dynamic one): the
 library is checksummed on every first call."""
 
-EXPORTS: tuple[str, ...] = (ENTRY_TABLE, ENTRY_COUNT, DISPATCHER, "def_*") if sys.platform.startswith("linux") \
-    else ()
-"""What the library exports: the entry table (entries are bound through it, not by name), the native
-dispatcher, and each entry's ``PyMethodDef`` (looked up by name only when a builtin is asked for). The
-dynamic symbol table, checksummed and mapped on every first call, is then a quarter of what exporting
-every function made it; ``add_native_sizes`` keeps the functions' sizes in the image instead. With the
-full symbol table left out too, the library of a 1,000-method package is 1.13 MB instead of 1.67 MB."""
+EXPORTS: tuple[str, ...] = (ENTRY_TABLE, ENTRY_COUNT, ENTRY_KEYS, BUILD_ID, DISPATCHER) \
+    if sys.platform.startswith("linux") else ()
+"""What the library exports: the entry table (entries are bound through it, not by name: it holds each
+entry's ``PyMethodDef`` too), its slot texts, the build identity, and the native dispatcher. The dynamic
+symbol table, checksummed and mapped on every first call, is then a small fraction of what exporting every
+function made it; ``add_native_sizes`` keeps the functions' sizes in the image instead."""
 
 
 def add_native_sizes(contents: ImageContents, objects: list[bytes]) -> None:

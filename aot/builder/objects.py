@@ -44,45 +44,63 @@ class ObjectJob:
     opt: int
     instances: tuple[StoredInstance, ...]
     runtime: bool = False  # the object holding the shared dispatcher and the entry table
-    entries: tuple[str, ...] = ()  # (runtime object) the symbol of every code entry, in the image's order
+    # (runtime object) every code entry in the image's order: its symbol and its slot text (``slot_text``)
+    entries: tuple[tuple[str, str], ...] = ()
+    build_info: str = ""  # (runtime object) what the library says it is (``build_info``)
 
     def encode(self) -> bytes:
         return msgpack.packb([self.module, self.triple, self.cpu, self.features, self.opt,
-                              [i.record() for i in self.instances], self.runtime, list(self.entries)],
-                             use_bin_type=True)
+                              [i.record() for i in self.instances], self.runtime,
+                              [list(e) for e in self.entries], self.build_info], use_bin_type=True)
 
     @classmethod
     def decode(cls, data: bytes) -> "ObjectJob":
-        m, triple, cpu, features, opt, insts, runtime, entries = msgpack.unpackb(data, raw=False)
+        m, triple, cpu, features, opt, insts, runtime, entries, info = msgpack.unpackb(data, raw=False)
         return cls(m, triple, cpu, features, opt, tuple(StoredInstance.from_record(r) for r in insts), runtime,
-                   tuple(entries))
+                   tuple((symbol, text) for symbol, text in entries), info)
 
     def cache_key(self) -> str:
         return hashlib.sha256(self.encode()).hexdigest()
 
 
-ENTRY_TABLE, ENTRY_COUNT = "aot_entries", "aot_entry_count"
+ENTRY_TABLE, ENTRY_COUNT, ENTRY_KEYS, BUILD_ID = "aot_entries", "aot_entry_count", "aot_entry_keys", "aot_build_id"
 DISPATCHER = "aot_dispatch"  # the native dispatcher of method objects with several specializations
+ENTRY_WORDS = 5  # words per entry in ``aot_entries``: try_, vc_, def_, and where its slot text starts and ends
 
 
-def emit_entry_table(module, symbols: tuple[str, ...]) -> None:
-    """``aot_entries``: the addresses of ``try_<symbol>`` and ``vc_<symbol>`` of every code entry, two per
-    entry in the image's order, and ``aot_entry_count``. Loading binds an entry by indexing this table
-    (one read of the whole table per library), not by looking two names up in the dynamic symbol table."""
+def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "") -> None:
+    """``aot_entries``: per code entry, in the image's order, the addresses of ``try_<symbol>``,
+    ``vc_<symbol>`` and ``def_<symbol>`` (its PyMethodDef) and where its slot text (``slot_text``) starts
+    and ends in ``aot_entry_keys`` (the texts back to back, UTF-8, NUL-terminated; positions in characters); ``aot_entry_count``; and ``aot_build_id`` (``build_info``). Loading binds
+    an entry by indexing this table (one read of the whole table per library, no name looked up), and only
+    when the slot says it holds that entry's key and argument types: never by position alone."""
     from llvmlite import ir
 
     from ..codegen.cpython import try_function_type, vectorcall_function_type
     ptr = ir.IntType(8).as_pointer()
-    addresses = []
-    for symbol in symbols:
+    i64 = ir.IntType(64)
+    words = []
+    start = 0
+    for symbol, text in entries:
         for name, ftype in ((f"try_{symbol}", try_function_type()), (f"vc_{symbol}", vectorcall_function_type())):
-            addresses.append(ir.Function(module, ftype, name).bitcast(ptr))
-    table = ir.GlobalVariable(module, ir.ArrayType(ptr, len(addresses)), ENTRY_TABLE)
-    table.initializer = ir.Constant(ir.ArrayType(ptr, len(addresses)), addresses)
-    table.global_constant = True
-    count = ir.GlobalVariable(module, ir.IntType(64), ENTRY_COUNT)
-    count.initializer = ir.Constant(ir.IntType(64), len(symbols))
-    count.global_constant = True
+            words.append(ir.Function(module, ftype, name).bitcast(ptr))
+        words.append(ir.GlobalVariable(module, ir.IntType(8), f"def_{symbol}"))  # (its type matters not here)
+        # (where the text starts and ends in characters: loading slices the texts decoded, not their bytes)
+        words += [ir.Constant(i64, start).inttoptr(ptr), ir.Constant(i64, start + len(text)).inttoptr(ptr)]
+        start += len(text)
+    keys = "".join(text for _, text in entries).encode() + b"\0"
+    _constant(module, ir.ArrayType(ptr, len(words)), ENTRY_TABLE, words)
+    _constant(module, i64, ENTRY_COUNT, len(entries))
+    _constant(module, ir.ArrayType(ir.IntType(8), len(keys)), ENTRY_KEYS, bytearray(keys))
+    text = info.encode() + b"\0"
+    _constant(module, ir.ArrayType(ir.IntType(8), len(text)), BUILD_ID, bytearray(text))
+
+
+def _constant(module, ltype, name: str, value) -> None:
+    from llvmlite import ir
+    gv = ir.GlobalVariable(module, ltype, name)
+    gv.initializer = ir.Constant(ltype, value)
+    gv.global_constant = True
 
 
 class _KeyOnly:
@@ -122,7 +140,7 @@ def compile_object(payload: bytes) -> bytes:
     if job.runtime:
         module = ir.Module(name=job.module)
         emit_dispatcher(ModuleContext(module, target), DISPATCHER)
-        emit_entry_table(module, job.entries)
+        emit_entry_table(module, job.entries, job.build_info)
     else:
         module, _ = build_module(job.module, roots, lambda k: instances[k][0], target,
                                  lambda key: options.get(key, CodegenOptions()))

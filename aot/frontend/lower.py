@@ -13,13 +13,18 @@ reported — every problem of the function at once — as a ``CompileError`` wit
 """
 from __future__ import annotations
 
+import __future__
+
 import ast
 import builtins
 import inspect
+import linecache
+import os
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any, Callable, Optional
 
-from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
+from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceChangedError, Span
 from ..ir import (BinOp, BinOpKind, Block, Branch, Builder, CmpKind, Compare, Const, Copy, Function,
                   GetAttr, GetItem, Intrinsic, IntrinsicCall, Jump, LoadGlobal, MakeTuple, Raise,
                   Return, SetItem, Truth, UnaryKind, UnaryOp, Var)
@@ -113,6 +118,104 @@ def parse_source(py_func: Callable) -> tuple[ast.FunctionDef, SourceInfo]:
                 raise CompileError([Diagnostic(info.span(node), _UNSUPPORTED[ast.AsyncFunctionDef])])
             return node, info
     raise CompileError(f"cannot compile {py_func.__qualname__}: no 'def' found in its source")
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> Optional[CodeType]:
+    """The code object the parsed ``def`` (``node``, not changed) compiles to where ``py_func`` was defined:
+    in the classes and functions its qualified name says (a class mangles private names; an enclosing
+    function makes its free variables cells), in a module that binds the same names by ``import``, with the
+    ``__future__`` flags of its code. Nothing is run. None when it does not compile. (Its lines may be
+    shifted from the file's: what the compiler makes of lines depends on how they follow each other only.)"""
+    code = py_func.__code__
+    module_source = _module_source(py_func)
+    if module_source is None:
+        return None
+    body: list[ast.stmt] = [node]
+    scopes = _enclosing_scopes(py_func.__qualname__)
+    free = [name for name in code.co_freevars if name != "__class__"]  # (a class gives ``__class__``)
+    if free and not any(kind == "def" for kind, _ in scopes):
+        scopes.insert(0, ("def", "_aot_enclosing"))
+    innermost_def = max((i for i, (kind, _) in enumerate(scopes) if kind == "def"), default=-1)
+    for i in reversed(range(len(scopes))):
+        kind, name = scopes[i]
+        if kind == "def":
+            cells: list[ast.stmt] = [_placed(ast.Assign(targets=[_placed(ast.Name(n, ast.Store()))],
+                                                        value=_placed(ast.Constant(None))))
+                                     for n in (free if i == innermost_def else ())]
+            body = [_placed(ast.FunctionDef(name=name, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                                          kw_defaults=[], defaults=[]),
+                                            body=cells + body, decorator_list=[], returns=None, type_params=[]))]
+        else:
+            body = [_placed(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[],
+                                         type_params=[]))]
+    # The names the module binds by ``import`` change how calls of their attributes compile (CPython 3.11
+    # loads the attribute, not a method, of an imported name): the same names are bound by import here.
+    imports = module_source[1]
+    if imports:
+        body.insert(0, _placed(ast.Import(names=[_placed(ast.alias(name=name)) for name in imports])))
+    try:
+        found: Optional[CodeType] = compile(ast.Module(body=body, type_ignores=[]), code.co_filename, "exec",
+                                            flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError, RecursionError):
+        return None
+    for name in [name for _, name in scopes] + [node.name]:
+        found = next((c for c in found.co_consts if type(c) is CodeType and c.co_name == name), None)
+        if found is None:
+            return None
+    return found
+
+
+def _placed(node: Any) -> Any:
+    """A node made here, at the first line (the parsed ``def`` keeps its own positions: nothing walks it)."""
+    node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1, 0, 1, 0
+    return node
+
+
+_MODULES: dict[str, tuple[list[str], ast.Module, list[str]]] = {}  # file → (its lines as read, tree, imports)
+
+
+def _module_source(py_func: Callable) -> Optional[tuple[ast.Module, list[str]]]:
+    """``py_func``'s module as its file reads now, and the names it binds by ``import`` in its own scope
+    (None when it does not parse); parsed once per file and text."""
+    filename = py_func.__code__.co_filename
+    lines = linecache.getlines(filename, py_func.__globals__)
+    known = _MODULES.get(filename)
+    if known is not None and known[0] is lines:
+        return known[1], known[2]
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    names: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:  # (the module's scope: not inside functions, lambdas or classes)
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*")
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    _MODULES[filename] = (lines, tree, sorted(names))
+    return tree, _MODULES[filename][2]
+
+
+def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
+    """``"f.<locals>.C.g"`` → ``[("def", "f"), ("class", "C")]``: what encloses the function, outermost first."""
+    parts = qualname.split(".")[:-1]
+    scopes = []
+    i = 0
+    while i < len(parts):
+        if i + 1 < len(parts) and parts[i + 1] == "<locals>":
+            scopes.append(("def", parts[i]))
+            i += 2
+        else:
+            scopes.append(("class", parts[i]))
+            i += 1
+    return scopes
 
 
 def _assigned_names(fn: ast.FunctionDef) -> set[str]:
@@ -546,9 +649,49 @@ def _const_int(node: Optional[ast.expr]) -> Optional[int]:
     return None
 
 
-def lower_function(py_func: Callable, key: str) -> Function:
-    """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct."""
-    node, src = parse_source(py_func)
+def _is_imported(py_func: Callable, node: ast.FunctionDef, src: SourceInfo, same_code: Callable) -> bool:
+    return same_code(py_func, compile_parsed(py_func, node), ast.get_docstring(node, clean=False))
+
+
+def _imported_def(py_func: Callable, same_code: Callable) -> Optional[tuple[ast.FunctionDef, SourceInfo]]:
+    """A ``def`` of ``py_func``'s name anywhere in its file as it reads now that compiles to the code Python
+    imported, and where it lies; None when there is none. (Lines added above a function move it away from
+    the line its code object remembers, where ``inspect`` looks for it.)"""
+    module_source = _module_source(py_func)
+    if module_source is None:
+        return None
+    src = SourceInfo(py_func.__code__.co_filename, 0, 0)  # (the module's tree: lines and columns as in the file)
+    name = py_func.__code__.co_name
+    for node in ast.walk(module_source[0]):
+        if isinstance(node, ast.FunctionDef) and node.name == name and _is_imported(py_func, node, src, same_code):
+            return node, src
+    return None
+
+
+def lower_function(py_func: Callable, key: str,
+                   same_code: Optional[Callable[[Callable, Optional[CodeType], Optional[str]], bool]] = None
+                   ) -> Function:
+    """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct.
+
+    ``same_code(py_func, code, docstring)`` (``aot.world.fingerprint.same_code``), when given, says whether
+    the source as parsed is the code Python imported (``code``: what the parsed ``def`` compiles to): the
+    file may have been saved since, and the source is read from it now. ``SourceChangedError`` when not:
+    only what runs is ever compiled."""
+    try:
+        node, src = parse_source(py_func)
+    except SyntaxError:  # (what was imported parsed: the file changed)
+        if same_code is None:
+            raise
+        node, src = None, SourceInfo(py_func.__code__.co_filename, py_func.__code__.co_firstlineno - 1, 0)
+    if same_code is not None and (node is None or not _is_imported(py_func, node, src, same_code)):
+        found = _imported_def(py_func, same_code)
+        if found is None:
+            code = py_func.__code__
+            where = src.span(node) if node is not None else Span(code.co_filename, code.co_firstlineno, 1)
+            raise SourceChangedError([Diagnostic(where, (
+                f"source changed during the build or since the import: {os.path.basename(src.file)} no longer "
+                f"holds the code of {py_func.__qualname__} that Python imported; nothing is compiled from it"))])
+        node, src = found
     globals_ = dict(getattr(py_func, "__globals__", {}))
     code = py_func.__code__
     for name in code.co_freevars:

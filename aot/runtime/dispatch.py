@@ -17,11 +17,13 @@ from __future__ import annotations
 import _thread
 import ctypes
 import inspect
+import sys
 import typing
 from functools import lru_cache
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
+from ..diagnostics import SourceChangedError
 from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts,
                      parse_signature, parse_type, typeof)
 from ..world import MethodDef, MethodOptions
@@ -45,7 +47,9 @@ class Specialization:
         self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
         self.try_address = try_address
         self.vectorcall_address = vectorcall_address  # this specialization alone as the vectorcall (0: none)
-        self.def_address = def_address  # its PyMethodDef, from which the builtin is made when first asked for
+        # Its PyMethodDef, from which the builtin is made when first asked for (for an image entry: from the
+        # same slot of the library's entry table as its code, never looked up by a stored name).
+        self.def_address = def_address
         self.image, self.entry = image, entry  # the image entry it was loaded from (None: compiled here)
         self._builtin: Any = None
 
@@ -60,8 +64,6 @@ class Specialization:
     def builtin(self) -> Any:
         """The specialization as a real builtin function (``METH_FASTCALL``)."""
         if self._builtin is None:
-            if not self.def_address and self.image is not None:
-                self.def_address = self.image.address("def_" + self.entry.symbol) or 0
             if not self.def_address:
                 raise RuntimeError(f"{self!r}: its native code has no PyMethodDef")
             self._builtin = builtin_from_def(self.def_address)
@@ -199,7 +201,7 @@ class Dispatcher:
     the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
     makes none."""
 
-    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables")
+    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "uncompiled")
 
     def __init__(self, mdef: MethodDef):
         self.obj = mdef.method
@@ -208,6 +210,7 @@ class Dispatcher:
         self.specs: tuple[Specialization, ...] = ()
         self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
         self._tables: Optional[tuple[Any, ...]] = None  # every table published stays alive (a call may walk one)
+        self.uncompiled: Optional[set[tuple[Type, ...]]] = None  # argument types whose calls run ``.py_func``
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -256,9 +259,11 @@ class Dispatcher:
         return None
 
     def obtain(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None, rt: Any = None
-               ) -> Specialization:
+               ) -> Optional[Specialization]:
         """A specialization from the image when its entry is valid, else one compiled now (``texts``: the
-        argument types' texts, when the caller has them; ``rt``: the runtime, when the caller has it).
+        argument types' texts, when the caller has them; ``rt``: the runtime, when the caller has it); None
+        when nothing can be compiled from the method's source as it reads now (``compile``): the call runs
+        ``.py_func``.
 
         One thread at a time loads or compiles: threads making the same first call at once get the one
         specialization the first of them made (not one each, published over each other while another
@@ -281,23 +286,28 @@ class Dispatcher:
         finally:
             _OBTAINING.release()
 
-    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Specialization:
+    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Optional[Specialization]:
         rt = rt or runtime()
         bound = image.bind(entry)
-        if bound is None:  # valid IR, unusable native code: generate code from the IR, no inference
+        if type(bound) is not tuple:  # valid IR, unusable native code (``bound``: the cause): code from the IR
+            from ..world.causes import IR_DAMAGED
             instance = image.instance(entry, self.mdef)
-            if instance is None:  # the IR is damaged: the image is rejected now
-                return self.compile(argtypes, image.rejection)
-            from ..world.causes import NATIVE_MISSING
-            cause = image.native_problem or NATIVE_MISSING
+            if instance is None:  # the image's IR is damaged (the image is rejected now) or this entry's is
+                return self.compile(argtypes, IR_DAMAGED if image.rejected is None else image.rejection)
+            cause = bound
             rt.check_strict(self.mdef.key, argtypes, cause)
-            compiled = rt.compiler.cure(instance, self.mdef)
+            try:
+                compiled = rt.compiler.cure(instance, self.mdef)
+            except Exception as err:  # stored IR that decodes yet does not compile: as if damaged
+                rt.compiler.forget_stored()
+                image.distrust_ir(err)
+                return self.compile(argtypes, IR_DAMAGED)
             rt.record("cured", self.mdef.key, entry.argtypes, cause=cause)
             spec = Specialization(argtypes, entry.rettype, "image", compiled.try_address,
                                   compiled.vectorcall_address, compiled.def_address)
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
-            spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], 0, image, entry)
+            spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], bound[2], image, entry)
         if entry.call_keys:
             rt.add_loaded(image, entry)
         self.specs += (spec,)
@@ -305,13 +315,22 @@ class Dispatcher:
         return spec
 
     def compile(self, argtypes: tuple[Type, ...], cause: Optional["Cause"] = None, image: Any = None,
-                rejected: Any = None) -> Specialization:
-        """Infer and compile now, because of ``cause`` (no entry, when not given)."""
-        if cause is None:
-            from ..world.causes import NO_ENTRY as cause
+                rejected: Any = None) -> Optional[Specialization]:
+        """A specialization inferred and compiled now, because of ``cause`` (no entry, when not given); None when
+        the method's source (or a callee's) no longer holds the code Python imported: nothing is compiled, and
+        calls with these types run ``.py_func``."""
+        from ..world.causes import NO_ENTRY, SOURCE_CHANGED
+        cause = cause or NO_ENTRY
         rt = runtime()
+        if self.uncompiled is not None and argtypes in self.uncompiled:
+            rt.check_strict(self.mdef.key, argtypes, SOURCE_CHANGED)
+            return None
         rt.check_strict(self.mdef.key, argtypes, cause)
-        compiled = rt.compiler.compile(self.mdef, argtypes)
+        try:
+            compiled = _compiled(rt, self.mdef, argtypes)
+        except SourceChangedError as err:
+            self.interpret(rt, argtypes, err)
+            return None
         spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
         rt.invalidation.add((self.mdef.key, tuple(map(str, argtypes))), rt.compiler.reachable_keys(compiled.instance))
@@ -319,6 +338,18 @@ class Dispatcher:
                               compiled.vectorcall_address, compiled.def_address)
         self.add(spec)
         return spec
+
+    def interpret(self, rt: Any, argtypes: tuple[Type, ...], err: SourceChangedError) -> None:
+        """Calls with ``argtypes`` run ``.py_func`` from now on: the source no longer holds what was imported.
+        An ``invalidated`` event (nothing compiled) with cause ``source-changed``, and one line on stderr."""
+        if self.uncompiled is None:
+            self.uncompiled = set()
+        self.uncompiled.add(argtypes)
+        from ..world.causes import SOURCE_CHANGED
+        rt.record("invalidated", self.mdef.key, argtypes, cause=SOURCE_CHANGED)
+        where = err.diagnostics[0] if err.diagnostics else None
+        print(f"aot: {self.mdef.key}({', '.join(map(str, argtypes))}) runs as plain Python: "
+              f"{f'{where.span}: {where.message}' if where is not None else err}", file=sys.stderr)
 
     # ------------------------------------------------------------------ slow path
     def fallback(self, *args: Any, **kwargs: Any) -> Any:
@@ -359,7 +390,8 @@ class Dispatcher:
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
-            self.obtain(argtypes, texts, rt)
+            if self.obtain(argtypes, texts, rt) is None:
+                return self.mdef.py_func(*args)
             return self.obj(*args)  # natively, through the specialization just published
         if declared:
             n = len(argtypes)
@@ -375,12 +407,14 @@ class Dispatcher:
                 converted = tuple(map(_convert, args, target))
             spec = self.find(target)
             if spec is None:
-                self.obtain(target, getattr(target, "texts", None))
+                if self.obtain(target, getattr(target, "texts", None)) is None:
+                    return self.mdef.py_func(*args)
                 return self.obj(*converted)  # natively, through the table just extended
             return self.call(spec, converted, argtypes)
         spec = self.find(argtypes)
         if spec is None:
-            self.obtain(argtypes)
+            if self.obtain(argtypes) is None:
+                return self.mdef.py_func(*args)
             return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
 
@@ -519,6 +553,24 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
             return False
         stack.extend(fresh.callees)
     return True
+
+
+def _compiled(rt: Any, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Any:
+    """``rt.compiler.compile``. Should it fail other than with a ``CompileError`` where instances made from
+    images' stored IR took part (seeded callees: IR that passes its checksum and decodes, yet does not
+    compile), that IR is not used again, and the method is compiled once more from source alone."""
+    from ..diagnostics import CompileError
+    try:
+        return rt.compiler.compile(mdef, argtypes)
+    except CompileError:
+        raise
+    except Exception as err:
+        if not rt.compiler.forget_stored():
+            raise  # (no stored IR took part: a compiler bug, which must show)
+        for image in list(rt.loader.images.values()):
+            if image is not None:
+                image.distrust_ir(err)
+        return rt.compiler.compile(mdef, argtypes)
 
 
 _OPTIONS = {True: MethodOptions(boundscheck=True), False: MethodOptions(boundscheck=False)}

@@ -111,6 +111,22 @@ class Compiler:
         return Compiled(inst, self.engine.address(export.try_symbol), self.engine.address(export.def_symbol),
                         export.symbol, self.engine.address(export.vectorcall_symbol))
 
+    def forget_stored(self) -> bool:
+        """Drop every instance made from an image's stored IR (``stored_ir``) and every instance that relied
+        on one, after such IR failed to compile; whether there was any."""
+        done = self.inferencer.done
+        stored = {k for k, inst in done.items() if hasattr(type(inst), "stored_ir")}
+        if not stored:
+            return False
+        stale, grew = set(stored), True
+        while grew:
+            callers = {k for k, inst in done.items() if k not in stale and any(c in stale for c in inst.callees)}
+            stale |= callers
+            grew = bool(callers)
+        self.inferencer.forget(stale)
+        self.inferencer.partial.clear()
+        return True
+
     def _method(self, key: str):
         mdef = self.rt.table.methods.get(key)
         if mdef is None:

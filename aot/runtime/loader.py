@@ -7,12 +7,17 @@
 Importing a package reads none of this: a method's first call does. The image is found through its
 module's own ``__file__`` (never the current directory): ``<top package>/__aot__/<package>.cpu.aotimg``
 beside ``<package>.cpu.so``. Opening it checks the header and the table directory, and the header is the
-gate (format and compiler version, Python ABI, target, CPU features). Each table is checksummed when it is
-first read: the index and code tables on the first call (then only the records of the modules
-used are decoded, ``aot.world.image.ImageIndex``), the typed IR only if an entry must be cured. A rejected
-or damaged image is reported once, as one line, and none of its native code is ever executed. The shared
-library is loaded only after its checksum matches the header, and entries are bound by index into its
-``aot_entries`` table.
+gate (every header field the loader reads has its type; format and compiler version, Python ABI, target,
+CPU features). Each table is checksummed when it is first read: the index and code tables on the first
+call (then only the records of the modules used are decoded, ``aot.world.image.ImageIndex``), the typed IR
+only if an entry must be cured. A rejected or damaged image is reported once, as one line, and none of its
+native code is ever executed.
+
+The shared library must be a bare file name in the image's own folder. It is loaded only after its
+checksum matches the header, and through the very descriptor it was checksummed from (a build renaming
+another library over it meanwhile changes nothing); then it must say it is of the image's build (its
+``aot_build_id``). Entries are bound by index into its ``aot_entries`` table, each only to a slot that says
+it holds that entry's key and argument types.
 """
 from __future__ import annotations
 
@@ -23,14 +28,24 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from serializer import crc32
 
-from ..world.causes import (NATIVE_CHECKSUM_MISMATCH, NATIVE_MISSING, NATIVE_UNLOADABLE, NO_ENTRY, Cause,
-                             CauseKind)
 from ..world.fingerprint import COMPILER_VERSION
-from ..world.owners import CPU
+from ..world.image import build_info
 
 if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
+    from ..world.causes import Cause
     from ..world.image import CodeEntry, ImageContents
     from ..world.validate import Validator
+
+# The ``cpu`` owner's text, ``aot.world.owners.CPU`` (a test ties the two): importing that module, or
+# ``aot.world.causes``, here would add a module to every package's first calls (a tenth of a millisecond);
+# causes are imported where one is made, which a valid entry never needs.
+_CPU = "cpu"
+
+
+def _cause(name: str) -> "Cause":
+    """The cause ``aot.world.causes.<name>``."""
+    from ..world import causes
+    return getattr(causes, name)
 
 _dlsym = ctypes.CDLL(None).dlsym
 _dlsym.restype = ctypes.c_void_p
@@ -73,6 +88,39 @@ def _missing_features(features: str) -> list[str]:
     return missing
 
 
+# Every header field the loader reads, with its type (msgpack decodes exact types: a bool is no int here).
+_HEADER_FIELDS = {"compiler_version": str, "python": str, "owner": str, "target": dict, "native": dict,
+                  "build_id": str}
+_HEADER_MAPS = {"target": {"triple": str, "cpu": str, "features": str},
+                "native": {"file": str, "crc32": int}}
+
+
+def header_problem(header: Any) -> Optional[str]:
+    """What is malformed in an image's header (a field missing or of another type, a library that is not a
+    bare file name in the image's folder), or None. Once per image: the gate and the loader then read the
+    fields as what they are."""
+    if type(header) is not dict:
+        return "the header is not a map"
+    for name, kind in _HEADER_FIELDS.items():
+        value = header.get(name)
+        if type(value) is not kind:
+            return f"header field {name} is {'missing' if value is None else 'a ' + type(value).__name__}"
+        for field, kind in _HEADER_MAPS.get(name, {}).items():
+            inner = value.get(field)
+            if type(inner) is not kind:
+                return f"header field {name}.{field} is {'missing' if inner is None else 'a ' + type(inner).__name__}"
+    if not bare_file_name(header["native"]["file"]):
+        return f"header field native.file is not a file name in the image's folder: {header['native']['file']!r}"
+    return None
+
+
+def bare_file_name(name: str) -> bool:
+    """Whether ``name`` names a file in the folder it is joined to, and nothing else: no separator, no
+    ``.`` or ``..``, no NUL (only a library in the image's own folder is ever loaded)."""
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name \
+        and (os.altsep is None or os.altsep not in name)
+
+
 class PackageImage:
     """One package's CPU image: its header now, its body and library when first needed."""
 
@@ -86,9 +134,13 @@ class PackageImage:
         self._contents: Optional["ImageContents"] = None
         self._validator: Optional["Validator"] = None
         self._lib: Any = None
+        self._native_file: Any = None  # the library's file, open for as long as the library is loaded
         self._entry_table: Any = None  # (see ``_read_entry_table``)
-        self.native_problem: Optional[Cause] = None
-        self.rejected: Optional[str] = None  # why the whole image is rejected (see ``rejection``)
+        self._slot_texts = ""  # what each slot of the entry table says it holds (``_read_entry_table``)
+        self.native_problem: Optional["Cause"] = None
+        self.ir_problem: Optional[str] = None  # why its stored IR is not used (``distrust_ir``)
+        self._bad_ir: set[int] = set()  # entries whose own IR is not used (``instance``)
+        self.rejected: Optional[str] = None
 
     # ------------------------------------------------------------------ body
     @property
@@ -112,9 +164,10 @@ class PackageImage:
         print(f"aot: ignoring image {self.path}: {self.rejection}; its methods compile on demand", file=sys.stderr)
 
     @property
-    def rejection(self) -> Cause:
+    def rejection(self) -> "Cause":
         """The cause of every instance of a rejected image."""
-        return Cause(CauseKind.IMAGE_INCOMPATIBLE, self.rejected or "")
+        from ..world.causes import Cause
+        return Cause.image_incompatible(self.rejected or "")
 
     @property
     def validator(self) -> Optional["Validator"]:
@@ -126,7 +179,7 @@ class PackageImage:
             self._validator = Validator(contents, self.rt.current_world, self.rt.env.debug_reject)
         return self._validator
 
-    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], Optional[Cause]]:
+    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], Optional["Cause"]]:
         """The entry for ``key(argtypes)`` and why it is not valid (None when it is)."""
         validator = (self._validator or self.validator) if self.rejected is None else None
         if validator is None:
@@ -135,7 +188,7 @@ class PackageImage:
             instance = (key, argtypes)
             entry = validator.contents.entry(instance)
             if entry is None:
-                return None, NO_ENTRY
+                return None, _cause("NO_ENTRY")
             return entry, validator.check(instance, entry).cause
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
             self.reject(f"damaged: {err}")
@@ -157,37 +210,72 @@ class PackageImage:
         return {k for k, _ in seen}
 
     def instance(self, entry: "CodeEntry", method: Any):
-        """The inferred instance ``entry`` stores, to cure it from; None when the image's IR is damaged
-        (which rejects the image: the IR table is checksummed when first read)."""
-        from ..world.image import instance_from_entry
+        """The inferred instance ``entry`` stores, to cure it or seed an inference from, its IR decoded and
+        checked now; None when there is none to use: the image's IR table is damaged or not its build's
+        (which rejects the image), or this entry's IR does not decode or fit the entry, or the image's IR
+        failed to compile once (``distrust_ir``): the entry is then compiled from source."""
+        from ..world.image import check_stored, instance_from_entry
+        if self.ir_problem is not None or entry.index in self._bad_ir:
+            return None
         try:
             entry.ir
         except ValueError as err:
             self.reject(f"damaged: {err}")
             return None
-        return instance_from_entry(entry, method, self.root)
+        try:
+            instance = instance_from_entry(entry, method, self.root)
+            check_stored(instance, entry)
+        except Exception as err:  # (ValueError from the check; anything from types no parser expects)
+            self._bad_ir.add(entry.index)
+            print(f"aot: ignoring the typed IR of {entry.method}({', '.join(entry.argtypes)}) in {self.path}: "
+                  f"{err}; it compiles from source", file=sys.stderr)
+            return None
+        return instance
+
+    def distrust_ir(self, err: BaseException) -> None:
+        """Stored IR of this image failed to compile: none of it is used again (said once)."""
+        if self.ir_problem is None:
+            self.ir_problem = f"{type(err).__name__}: {err}"
+            print(f"aot: ignoring the typed IR in {self.path}: it does not compile ({self.ir_problem}); "
+                  f"its entries compile from source", file=sys.stderr)
 
     # ------------------------------------------------------------------ native code
-    def _load_checked(self) -> tuple[Any, Optional[Cause]]:
-        """Load the library the header names if its bytes match their checksum; else why not."""
-        from serializer import map_file
-        native = self.header.get("native") or {}
-        so = os.path.join(os.path.dirname(self.path), str(native.get("file", "")))
+    def _load_checked(self) -> tuple[Any, Optional["Cause"]]:
+        """Load the library the header names if its bytes match their checksum and it says it is of this
+        image's build; else why not. It is loaded through the descriptor its bytes were checksummed from
+        (``/proc/self/fd/N``), which stays open, so that the number never names another library."""
+        from serializer import ImageError, map_file, open_regular
+        native = self.header["native"]  # (its fields' types are checked by the gate: ``header_problem``)
+        so = os.path.join(os.path.dirname(self.path), native["file"])
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
-            with open(so, "rb") as f, map_file(f, whole=True) as data:
-                matches = crc32(data) == native.get("crc32")
-        except (OSError, ValueError):  # missing, unreadable, or empty
-            return None, NATIVE_MISSING
-        if not matches:
-            return None, NATIVE_CHECKSUM_MISMATCH
+            f = open_regular(so)
+        except ImageError:  # missing, unreadable, or not a regular file
+            return None, _cause("NATIVE_MISSING")
         try:
-            return ctypes.CDLL(str(so)), None
+            with map_file(f, whole=True) as data:
+                matches = crc32(data) == native["crc32"]
+        except (OSError, ValueError):  # (empty)
+            f.close()
+            return None, _cause("NATIVE_MISSING")
+        if not matches:
+            f.close()
+            return None, _cause("NATIVE_CHECKSUM_MISMATCH")
+        fd_path = f"/proc/self/fd/{f.fileno()}"
+        try:
+            lib = ctypes.CDLL(fd_path if os.path.exists(fd_path) else so)
         except OSError:
-            return None, NATIVE_UNLOADABLE
+            f.close()
+            return None, _cause("NATIVE_UNLOADABLE")
+        self._native_file = f
+        at = _dlsym(lib._handle, b"aot_build_id")
+        if not at or ctypes.string_at(at) != build_info(self.header).encode():
+            return None, _cause("NATIVE_OTHER_BUILD")  # (loaded, and never used)
+        return lib, None
 
     @property
     def lib(self) -> Any:
-        """The shared library, loaded only if it exists and matches the checksum in the header."""
+        """The shared library, loaded only if it exists, matches the checksum in the header and says it is of
+        this image's build."""
         if self._lib is None and self.native_problem is None:
             self._lib, self.native_problem = self._load_checked()
         return self._lib
@@ -198,27 +286,35 @@ class PackageImage:
             return None
         return _dlsym(lib._handle, symbol.encode()) or None
 
-    def bind(self, entry: "CodeEntry") -> Optional[tuple[int, int]]:
-        """``(try_, vectorcall)`` addresses of an entry's native code, or None (cure it): read from the
-        library's entry table (``aot.builder.objects.emit_entry_table``) at the entry's index. Its ``def_``
-        (the builtin's PyMethodDef) is looked up by name only if the builtin is asked for."""
+    def bind(self, entry: "CodeEntry") -> Any:
+        """``(try_, vectorcall, PyMethodDef)`` addresses of an entry's native code, read from the library's
+        entry table (``aot.builder.objects.emit_entry_table``) at the entry's index, if that slot says it
+        holds the entry's key and argument types; else why not (a cause: cure it)."""
         table = self._entry_table if self._entry_table is not None else self._read_entry_table()
-        i = 2 * entry.index
-        if i + 1 >= len(table) or not table[i]:
-            return None
-        return table[i], table[i + 1] or 0
+        if not table:
+            return self.native_problem or _cause("NATIVE_MISSING")
+        i = 5 * entry.index  # (within the table: it has a slot for every code record of this image's build)
+        if self._slot_texts[table[i + 3]:table[i + 4]] != entry.method + entry.signature:  # (``slot_text``)
+            return _cause("NATIVE_SLOT_MISMATCH")
+        return table[i], table[i + 1], table[i + 2]
 
     def _read_entry_table(self) -> Any:
-        """Every entry's two addresses, read in place from the library (which is never unloaded): each is
-        made an int when its entry is bound. Empty when the library or its table is unusable."""
+        """Every entry's addresses and where its slot text lies, read in place from the library (which is
+        never unloaded): each is made an int when its entry is bound; and the slot texts (one copy). Empty
+        when the library or its table is unusable."""
         self._entry_table = ()
         count_at, table_at = self.address("aot_entry_count"), self.address("aot_entries")
+        keys_at = self.address("aot_entry_keys")
         contents = self.contents
-        if count_at and table_at and contents is not None:
+        if count_at and table_at and keys_at and contents is not None:
             count = ctypes.c_int64.from_address(count_at).value
             if count == len(contents.code):  # a library of another build would disagree
-                table = (ctypes.c_void_p * (2 * count)).from_address(table_at)
-                self._entry_table = memoryview(table).cast("B").cast("P")
+                table = memoryview((ctypes.c_void_p * (5 * count)).from_address(table_at)).cast("B").cast("P")
+                try:
+                    self._slot_texts = ctypes.string_at(keys_at).decode()
+                except UnicodeDecodeError:
+                    return self._entry_table  # (no slot says anything: none is bound)
+                self._entry_table = table
         return self._entry_table
 
 
@@ -264,20 +360,22 @@ class Loader:
 
     @staticmethod
     def incompatibility(header: dict[str, Any]) -> Optional[str]:
-        if header.get("compiler_version") != COMPILER_VERSION:
+        """Why an image with this header cannot be used here (``damaged: …`` for a malformed header), or None."""
+        if header.get("compiler_version") != COMPILER_VERSION:  # (another version's header may hold anything)
             return f"compiler-version {header.get('compiler_version')} (this is {COMPILER_VERSION})"
+        problem = header_problem(header)
+        if problem is not None:
+            return f"damaged: {problem}"
         if header.get("python") != python_abi():
             return f"python-abi {header.get('python')} (this is {python_abi()})"
-        if header.get("owner") != CPU:
+        if header.get("owner") != _CPU:
             return f"owner {header.get('owner')}"
-        target = header.get("target") or {}
-        if not isinstance(target, dict):
-            return "no target"
-        triple = str(target.get("triple", ""))
+        target = header["target"]
+        triple = target["triple"]
         machine = os.uname().machine
         if not triple.startswith(machine):
             return f"target {triple} (this machine is {machine})"
-        missing = _missing_features(str(target.get("features", "")))
+        missing = _missing_features(target["features"])
         if missing:
             return f"cpu-features missing here: {','.join(missing[:5])}"
         return None

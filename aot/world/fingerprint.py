@@ -86,6 +86,25 @@ def definition(py_func: Callable, options: Any = None) -> bytes:
         _TRAILER if options is None else options.trailer), _MARSHAL_VERSION)
 
 
+def same_code(py_func: Callable, code: Optional[types.CodeType], docstring: Optional[str]) -> bool:
+    """Whether ``code``, compiled from a function's source as the file reads now (``docstring``: the one it
+    has there, or None), is the code ``py_func`` runs: equal in everything a ``definition`` covers of a code
+    object (lines, places' names and the docstring left out). What is compiled must be what was imported."""
+    if code is None:
+        return False
+    imported = py_func.__code__
+    first = imported.co_consts[0] if imported.co_consts else None
+    imported_doc = first if docstring is not None and type(first) is str else py_func.__doc__
+    return _code_definition(code, docstring) == _code_definition(imported, imported_doc)
+
+
+def _code_definition(code: types.CodeType, docstring: Optional[str]) -> bytes:
+    consts = code.co_consts
+    if docstring is not None and consts and consts[0] == docstring:
+        consts = (None,) + consts[1:]
+    return marshal.dumps(_code_fields(code, consts), _MARSHAL_VERSION)
+
+
 def fingerprint(py_func: Callable, options: Any = None) -> str:
     """A method's fingerprint: a 128-bit BLAKE2b hash of its ``definition``."""
     return fingerprint_of(definition(py_func, options))

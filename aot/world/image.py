@@ -86,13 +86,13 @@ class CodeEntry:
     calls (from its ``call`` edges), worked out when it is made."""
 
     __slots__ = ("index", "method", "argtypes", "rettype", "owner", "_ir", "edges", "symbol", "min_world",
-                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "call_keys")
+                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "signature", "call_keys")
 
     def __init__(self, index: int, method: str, argtypes: tuple[str, ...], rettype: str, owner: str,
                  ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
                  max_world: int, state: str, boundscheck: bool = True, native_size: int = 0,
                  ir_source: Optional[Callable[[int], bytes]] = None,
-                 call_keys: Optional[tuple[InstanceKey, ...]] = None):
+                 signature: Optional[str] = None, call_keys: Optional[tuple[InstanceKey, ...]] = None):
         # (one field a statement: made once per prebuilt method on its first call, so kept to stores)
         self.index = index
         self.method = method
@@ -108,6 +108,8 @@ class CodeEntry:
         self.boundscheck = boundscheck
         self.native_size = native_size
         self._ir_source = ir_source  # reads the IR of code record ``index`` from the image, when first asked
+        # The argument types' text, as the record gives it (what a library slot is checked against, with the key)
+        self.signature = signature_text(argtypes) if signature is None else signature
         # (the instances it calls, when its maker has not worked them out already)
         self.call_keys: tuple[InstanceKey, ...] = tuple(
             [(target, _split_types(value)) for kind, target, value in edges if kind == EdgeKind.CALL]) \
@@ -129,6 +131,8 @@ class CodeEntry:
 
     def _replace(self, **changes: Any) -> "CodeEntry":
         fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__[:-1]}
+        if "argtypes" in changes:
+            del fields["signature"]
         return CodeEntry(**{**fields, **changes})
 
     def __repr__(self) -> str:
@@ -232,7 +236,7 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
         return CodeEntry(i, refs.keys[method], refs.signatures[argtypes] or refs.signature(argtypes),
                          strings[rettype], strings[owner], None, tuple(resolved), symbol, min_world,
                          MAX_WORLD if max_world is None else max_world, strings[state], boundscheck,
-                         native_size, ir_source, tuple(calls))
+                         native_size, ir_source, strings[argtypes], tuple(calls))
     except (IndexError, TypeError, ValueError):
         raise ValueError(f"code record {i}: a number in it that should name a string, a method key or a "
                          f"constant names none") from None
@@ -294,6 +298,34 @@ def signature_text(argtypes: tuple[str, ...]) -> str:
     """``("f64[:, :]", "i64")`` → ``"(f64[:, :], i64)"``: what call edges record (``_split_types`` undoes
     it)."""
     return "(" + ", ".join(argtypes) + ")"
+
+
+def slot_text(method: str, argtypes: tuple[str, ...]) -> str:
+    """What a library's slot says it holds (``aot.build.objects.emit_entry_table``): its entry's key and
+    argument types, ``"pkg.mod:f(f64, i64)"``. Loading binds an entry only to the slot that says so (and
+    compares ``entry.method + entry.signature``: the text the record gives)."""
+    return method + signature_text(argtypes)
+
+
+def build_info(header: Mapping[str, Any]) -> str:
+    """What the library of the image with this header says it is (its ``aot_build_id``): the image's build
+    identity (``build_identity``) and the target, one per line."""
+    target = header["target"]
+    return f"{header['build_id']}\n{target['triple']}\n{target['cpu']}\n{target['features']}"
+
+
+def build_identity(target: Mapping[str, Any], irs: Any) -> str:
+    """The build identity an image and its library share: a hash of the target and of every entry's typed
+    IR, in order (what the native code was generated from). Content-derived, so builds stay reproducible;
+    loading compares it with the library's before binding (``build_info``), and with the IR it reads before
+    curing from it."""
+    from serializer import checksum  # (BLAKE2b: not imported on the way to binding prebuilt code)
+    digest = checksum(f"{target.get('triple')}\n{target.get('cpu')}\n{target.get('features')}".encode(),
+                      digest_size=16)
+    for ir in irs:
+        digest.update(len(ir).to_bytes(8, "little"))
+        digest.update(ir)
+    return digest.hexdigest()
 
 
 def _ir_bytes(index: int, rec: Any) -> bytes:
@@ -397,7 +429,7 @@ class ImageIndex:
                 or self.keys != sorted(self.keys):
             raise ValueError("the index table does not fit the code table")
         self._image = image
-        self._ir_records: Any = None
+        self._irs: Optional[list[bytes]] = None  # every entry's IR, once read and checked (``ir``)
         self._ir_reader = self.ir  # one bound method, shared by every entry
         self._decoded: list[bool] = [False] * n  # whose code records are decoded (a module at a time)
         self._code_records: list = [None] * len(self.records)
@@ -488,17 +520,26 @@ class ImageIndex:
         self._decoded[lo:hi] = [True] * (hi - lo)
 
     def ir(self, index: int) -> bytes:
-        """The IR of code record ``index`` (ValueError when the image's ``ir`` table is damaged)."""
+        """The IR of code record ``index`` (ValueError when the image's ``ir`` table is damaged, or is not
+        the IR its build identity says: all of it is read, and checked, when some is first needed)."""
+        irs = self._irs
+        if irs is None:
+            irs = self._irs = self._checked_irs()
+        return irs[index]
+
+    def _checked_irs(self) -> list[bytes]:
         try:
-            records = self._ir_records
-            if records is None:
-                records = self._image.records("ir")
-                if len(records) != len(self.records):
-                    raise ValueError(f"{len(records)} IR records for {len(self.records)} code records")
-                self._ir_records = records
-            return _ir_bytes(index, records[index])
+            records = self._image.records("ir")
+            if len(records) != len(self.records):
+                raise ValueError(f"{len(records)} IR records for {len(self.records)} code records")
+            irs = [_ir_bytes(i, rec) for i, rec in enumerate(records.run(0, len(records)) if len(records) else ())]
         except ImageError as err:
             raise ValueError(str(err)) from None
+        header = self._image.header
+        target = header.get("target")
+        if type(target) is not dict or build_identity(target, irs) != header.get("build_id"):
+            raise ValueError("the typed IR is not the IR of the image's build (its build identity differs)")
+        return irs
 
 
 class _LazyView(Mapping):
@@ -662,6 +703,26 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
             return self._function
 
     return StoredInstance()
+
+
+def check_stored(instance: Any, entry: CodeEntry) -> None:
+    """Decode the typed IR of an instance rebuilt from ``entry`` (``instance_from_entry``) and check that it
+    is that entry's (name, parameter and return types) and well formed; ValueError saying why not. Runs
+    before stored IR is compiled or seeds an inference: a checksum says the bytes are the ones written,
+    not that they make sense."""
+    from ..ir.verifier import IRVerifyError, verify
+    try:
+        fn = instance.function
+    except Exception as err:  # (msgpack, the IR's own constructors, type parsing: anything a byte can upset)
+        raise ValueError(f"its typed IR does not decode ({type(err).__name__}: {err})") from None
+    if fn.name != entry.method or len(fn.params) != len(instance.argtypes) \
+            or [fn.types.get(p) for p in fn.params] != list(instance.argtypes) \
+            or fn.return_type != instance.return_type:
+        raise ValueError("its typed IR is not the IR of this entry (name, parameter or return types differ)")
+    try:
+        verify(fn)
+    except IRVerifyError as err:
+        raise ValueError(f"its typed IR is malformed ({err})") from None
 
 
 def entry_state(edges: tuple["Edge", ...]) -> str:

@@ -64,7 +64,8 @@ class MethodDef:
     def untyped(self) -> Function:
         if self._untyped is None:
             from ..frontend import lower_function
-            self._untyped = lower_function(self.py_func, self.key)
+            from .fingerprint import same_code
+            self._untyped = lower_function(self.py_func, self.key, same_code)
         return self._untyped
 
     def resolve_name(self, name: str) -> Any:
