@@ -88,9 +88,10 @@ def _missing_features(features: str) -> list[str]:
     return missing
 
 
-# Every header field the loader reads, with its type (msgpack decodes exact types: a bool is no int here).
-_HEADER_FIELDS = {"compiler_version": str, "python": str, "owner": str, "target": dict, "native": dict,
-                  "build_id": str}
+# Every header field an image of any owner has, with its type (msgpack decodes exact types: a bool is no int
+# here), and those a CPU image adds: its library, and the build identity the library must also carry.
+_HEADER_FIELDS = {"compiler_version": str, "python": str, "owner": str, "target": dict}
+_CPU_HEADER_FIELDS = {"native": dict, "build_id": str}
 _HEADER_MAPS = {"target": {"triple": str, "cpu": str, "features": str},
                 "native": {"file": str, "crc32": int}}
 
@@ -101,7 +102,8 @@ def header_problem(header: Any) -> Optional[str]:
     fields as what they are."""
     if type(header) is not dict:
         return "the header is not a map"
-    for name, kind in _HEADER_FIELDS.items():
+    fields = _HEADER_FIELDS if header.get("owner") != _CPU else {**_HEADER_FIELDS, **_CPU_HEADER_FIELDS}
+    for name, kind in fields.items():
         value = header.get(name)
         if type(value) is not kind:
             return f"header field {name} is {'missing' if value is None else 'a ' + type(value).__name__}"
@@ -109,7 +111,7 @@ def header_problem(header: Any) -> Optional[str]:
             inner = value.get(field)
             if type(inner) is not kind:
                 return f"header field {name}.{field} is {'missing' if inner is None else 'a ' + type(inner).__name__}"
-    if not bare_file_name(header["native"]["file"]):
+    if "native" in fields and not bare_file_name(header["native"]["file"]):
         return f"header field native.file is not a file name in the image's folder: {header['native']['file']!r}"
     return None
 
@@ -359,8 +361,10 @@ class Loader:
         return image
 
     @staticmethod
-    def incompatibility(header: dict[str, Any]) -> Optional[str]:
-        """Why an image with this header cannot be used here (``damaged: …`` for a malformed header), or None."""
+    def incompatibility(header: dict[str, Any], owner: str = _CPU) -> Optional[str]:
+        """Why an image with this header cannot be used here by ``owner`` (``damaged: …`` for a malformed
+        header), or None. The one gate: the loader asks it for CPU images, the tools for images of any owner
+        (a ptx image's target is chosen per device when a kernel is launched, so it has no target checks)."""
         if header.get("compiler_version") != COMPILER_VERSION:  # (another version's header may hold anything)
             return f"compiler-version {header.get('compiler_version')} (this is {COMPILER_VERSION})"
         problem = header_problem(header)
@@ -368,8 +372,10 @@ class Loader:
             return f"damaged: {problem}"
         if header.get("python") != python_abi():
             return f"python-abi {header.get('python')} (this is {python_abi()})"
-        if header.get("owner") != _CPU:
+        if header.get("owner") != owner:
             return f"owner {header.get('owner')}"
+        if owner != _CPU:
+            return None
         target = header["target"]
         triple = target["triple"]
         machine = os.uname().machine

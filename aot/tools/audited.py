@@ -23,7 +23,6 @@ from serializer import ImageError, crc32
 from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import CodeEntry, ImageContents, InstanceKey
-from ..world.owners import CPU
 from .errors import AuditError
 from .ptxtext import ptx_functions
 
@@ -127,15 +126,10 @@ class AuditedImage:
         return out
 
     def gate(self) -> str | None:
-        """Why this machine would reject the image as a whole, or None: the loader's own file gate.
-
-        The loader gates CPU images, so for an image of another owner it answers ``owner ptx`` once the
-        checks every image must pass (compiler version, Python ABI) hold; that answer is no rejection here."""
+        """Why this machine would reject the image as a whole, or None: the loader's own gate, for the image's
+        owner."""
         from ..runtime.loader import Loader
-        why = Loader.incompatibility(self.header)
-        if why is not None and self.owner != CPU and why == f"owner {self.header.get('owner')}":
-            return None
-        return why
+        return Loader.incompatibility(self.header, self.owner)
 
 
 def read_audited(path: Path) -> AuditedImage:
