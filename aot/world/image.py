@@ -25,6 +25,10 @@ entries folded in). Reading records, an edge's numbers are turned into text once
 (``_References``): entries share their edges, and modules share most of theirs. An open-ended
 ``max_world`` is nil.
 
+The header's ``build_id`` (``build_identity``: a hash of the target and of every entry's IR, in order) is
+what image and library share: the library says it too (``build_info``), and each of its entry-table slots
+says which entry it holds (``slot_text``); the IR is checked against it when first read.
+
 Records are positional and only ever extended (see ``serializer``, "Records"); these schemas are the one
 place that names their fields. The encoding of the code record's fields changed with compiler version
 0.7.0 (images of another compiler version are rejected by their header before any table is read).
