@@ -1,8 +1,9 @@
 """The ``aot`` command line: parse, call the library, print.
 
-    $ aot ir numkit.core:clamp "f64, f64, f64" --llvm
-    $ aot build fixtures/numkit && aot verify fixtures/numkit && aot inspect fixtures/numkit --verify
+$ aot ir numkit.core:clamp "f64, f64, f64" --llvm
+$ aot build fixtures/numkit && aot verify fixtures/numkit && aot inspect fixtures/numkit --verify
 """
+
 from __future__ import annotations
 
 import importlib
@@ -30,6 +31,7 @@ def ir_command(method: str, argtypes: str, stage: str | None) -> None:
     """Print the typed IR of METHOD (pkg.mod:function) for ARGTYPES ("f64, i64[:]")."""
     from aot import CompileError
     from aot.ir.parser import split_top
+
     module_name, _, name = method.partition(":")
     try:
         obj = getattr(importlib.import_module(module_name), name)
@@ -46,8 +48,13 @@ def ir_command(method: str, argtypes: str, stage: str | None) -> None:
 
 @main.command("build")
 @click.argument("path", default=".", type=click.Path(file_okay=False))
-@click.option("--target", "targets", multiple=True, type=click.Choice(["cpu", "ptx"]),
-              help="targets to build (default: [tool.aot] targets)")
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    type=click.Choice(["cpu", "ptx"]),
+    help="targets to build (default: [tool.aot] targets)",
+)
 @click.option("--jobs", "-j", default=1, type=click.IntRange(min=1), help="compile modules in N processes")
 @click.option("--strict", is_flag=True, help="write nothing when any method fails to compile")
 @click.option("--json", "as_json", is_flag=True, help="end with one JSON summary line on stdout")
@@ -63,8 +70,7 @@ def build_command(path: str, targets: tuple[str, ...], jobs: int, strict: bool, 
         if tty:
             width = 30
             filled = int(width * (done + 1) / max(total, 1))
-            click.echo(f"\r{what:<24} [{'#' * filled}{'.' * (width - filled)}] {done + 1}/{total}", nl=False,
-                       err=True)
+            click.echo(f"\r{what:<24} [{'#' * filled}{'.' * (width - filled)}] {done + 1}/{total}", nl=False, err=True)
 
     try:
         result = build_project(path, jobs=jobs, strict=strict, progress=progress, targets=targets or None)
@@ -79,8 +85,11 @@ def build_command(path: str, targets: tuple[str, ...], jobs: int, strict: bool, 
     for line in result.errors:
         click.echo(line, err=True)
     written = "nothing written (--strict)" if strict and result.failed else ", ".join(result.images) or "no image"
-    click.echo(f"aot build: {result.built} built, {result.reused} reused, {result.failed} failed "
-               f"in {result.seconds:.2f} s: {written}", err=as_json)
+    click.echo(
+        f"aot build: {result.built} built, {result.reused} reused, {result.failed} failed "
+        f"in {result.seconds:.2f} s: {written}",
+        err=as_json,
+    )
     if as_json:
         click.echo(json.dumps(result.summary()))
     sys.exit(1 if result.failed else 0)
@@ -94,12 +103,14 @@ def _fail(message: str) -> NoReturn:
 
 def _style():
     from aot.tools.report import Style
+
     encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower().replace("-", "")
     return Style(color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), unicode=encoding.startswith("utf"))
 
 
 def _signature_width() -> int:
     from aot.tools.report import SIGNATURE_WIDTH
+
     if not sys.stdout.isatty():
         return SIGNATURE_WIDTH
     columns = shutil.get_terminal_size((120, 24)).columns
@@ -114,10 +125,21 @@ def _signature_width() -> int:
 @click.option("--llvm", "llvm_method", metavar="METHOD", help="print the LLVM IR of METHOD (from the stored IR)")
 @click.option("--asm", "asm_method", metavar="METHOD", help="print the assembly of METHOD (from the stored IR)")
 @click.option("--ptx", "ptx_method", metavar="METHOD", help="print the PTX of METHOD")
-@click.option("--until", metavar="PASS", help="with --ir: the IR right after pass PASS (resolve, simplify-cfg …), "
-                                              "inferred again from the current sources")
-def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | None, llvm_method: str | None,
-                    asm_method: str | None, ptx_method: str | None, until: str | None) -> None:
+@click.option(
+    "--until",
+    metavar="PASS",
+    help="with --ir: the IR right after pass PASS (resolve, simplify-cfg …), inferred again from the current sources",
+)
+def inspect_command(
+    path: str,
+    as_json: bool,
+    verify: bool,
+    ir_method: str | None,
+    llvm_method: str | None,
+    asm_method: str | None,
+    ptx_method: str | None,
+    until: str | None,
+) -> None:
     """List the entries of the images at PATH (an image, an __aot__ folder, a package or a project).
 
     METHOD is pkg.mod:function, optionally with argument types: 'numkit.stats:mean(f64[:])'. The exit
@@ -128,8 +150,12 @@ def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | Non
     from aot.tools.report import format_table
     from aot.tools.showcode import show_code
     from aot.tools.verify import verify_sources
-    stages = [(s, m) for s, m in (("ir", ir_method), ("llvm", llvm_method), ("asm", asm_method),
-                                   ("ptx", ptx_method)) if m is not None]
+
+    stages = [
+        (s, m)
+        for s, m in (("ir", ir_method), ("llvm", llvm_method), ("asm", asm_method), ("ptx", ptx_method))
+        if m is not None
+    ]
     if len(stages) > 1:
         _fail("give only one of --ir, --llvm, --asm, --ptx")
     if stages and (as_json or verify):
@@ -155,8 +181,12 @@ def inspect_command(path: str, as_json: bool, verify: bool, ir_method: str | Non
 
 @main.command("verify")
 @click.argument("path")
-@click.option("--import", "import_", is_flag=True,
-              help="also import the packages (and run the workload) in a fresh interpreter with AOT_STRICT=1")
+@click.option(
+    "--import",
+    "import_",
+    is_flag=True,
+    help="also import the packages (and run the workload) in a fresh interpreter with AOT_STRICT=1",
+)
 def verify_command(path: str, import_: bool) -> None:
     """Exit 0 when every entry of the images at PATH is valid against the current sources, else 1."""
     from aot.tools.errors import AuditError
@@ -164,6 +194,7 @@ def verify_command(path: str, import_: bool) -> None:
     from aot.tools.locate import select
     from aot.tools.report import format_verify
     from aot.tools.verify import verify_sources
+
     try:
         sel = select(path)
         report = verify_sources(sel)
@@ -181,6 +212,7 @@ def clean_command(path: str) -> None:
     """Remove the images (and their native code) of PATH: a project, a package, an __aot__ folder or an image."""
     from aot.tools.clean import clean
     from aot.tools.errors import AuditError
+
     try:
         removed = clean(path)
     except AuditError as err:

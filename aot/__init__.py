@@ -1,14 +1,15 @@
 """aot: ahead-of-time (and just-in-time) compilation of a Python package's numeric functions.
 
-    import aot
+import aot
 
-    @aot.jit
-    def norm2(a: aot.f64[:]) -> float:
-        s = 0.0
-        for x in a:
-            s += x * x
-        return s
+@aot.jit
+def norm2(a: aot.f64[:]) -> float:
+    s = 0.0
+    for x in a:
+        s += x * x
+    return s
 """
+
 from __future__ import annotations
 
 from . import gpu
@@ -29,8 +30,30 @@ from .types import U64 as u64
 
 __version__ = "0.7.0"
 
-__all__ = ["CompileError", "Event", "NoDeviceError", "StrictModeError", "boolean", "events", "f32", "f64", "gpu",
-           "i8", "i16", "i32", "i64", "jit", "kernel", "stats", "strict", "u8", "u16", "u32", "u64", "world"]
+__all__ = [
+    "CompileError",
+    "Event",
+    "NoDeviceError",
+    "StrictModeError",
+    "boolean",
+    "events",
+    "f32",
+    "f64",
+    "gpu",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "jit",
+    "kernel",
+    "stats",
+    "strict",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "world",
+]
 
 
 def world() -> int:

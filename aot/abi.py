@@ -10,6 +10,7 @@ those of 64-bit CPython 3.10–3.13, neither debug nor free-threaded builds (the
 Prebuilt libraries bake them in, so changing one needs a new compiler version; ``tests/test_abi.py`` pins each
 value and checks it against CPython itself. Pure Python, importable without llvmlite.
 """
+
 from __future__ import annotations
 
 POINTER_SIZE = 8

@@ -7,6 +7,7 @@
 Every IR op carries a ``Span``; every error the compiler reports for user code is a ``Diagnostic``
 collected into a ``CompileError`` (one line per problem, all problems of a function at once).
 """
+
 from __future__ import annotations
 
 import linecache

@@ -14,6 +14,7 @@ ids are ``int`` (i64). As plain Python they only work inside an emulated launch 
 runs the threads of a block one after another, or — when the kernel has barriers or shared memory — as
 Python threads meeting at each ``sync_threads()``; anywhere else they raise ``RuntimeError``.
 """
+
 from __future__ import annotations
 
 import array
@@ -28,8 +29,18 @@ from .types import ScalarType
 if TYPE_CHECKING:
     from .ir.ops import Intrinsic
 
-__all__ = ["atomic_add", "block_dim", "block_id", "emulate_grid", "global_id", "grid_dim", "launch_dims",
-           "shared_array", "sync_threads", "thread_id"]
+__all__ = [
+    "atomic_add",
+    "block_dim",
+    "block_id",
+    "emulate_grid",
+    "global_id",
+    "grid_dim",
+    "launch_dims",
+    "shared_array",
+    "sync_threads",
+    "thread_id",
+]
 
 Dim3 = tuple[int, int, int]
 
@@ -107,8 +118,10 @@ _current = threading.local()  # the emulated GPU thread running on this Python t
 def _thread(name: str) -> _Thread:
     ctx = getattr(_current, "thread", None)
     if ctx is None:
-        raise RuntimeError(f"aot.gpu.{name}() can only run inside a kernel launch: kernel[grid, block](…), "
-                           f"or kernel.emulate[grid, block](…) for plain Python")
+        raise RuntimeError(
+            f"aot.gpu.{name}() can only run inside a kernel launch: kernel[grid, block](…), "
+            f"or kernel.emulate[grid, block](…) for plain Python"
+        )
     return ctx
 
 
@@ -184,8 +197,19 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return dims
 
 
-_TYPECODES = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H", "u32": "I", "u64": "Q",
-              "f32": "f", "f64": "d", "boolean": "B"}
+_TYPECODES = {
+    "i8": "b",
+    "i16": "h",
+    "i32": "i",
+    "i64": "q",
+    "u8": "B",
+    "u16": "H",
+    "u32": "I",
+    "u64": "Q",
+    "f32": "f",
+    "f64": "d",
+    "boolean": "B",
+}
 
 
 def _zeros(dims: tuple[int, ...], dtype: ScalarType) -> Any:
@@ -204,12 +228,12 @@ def _zeros(dims: tuple[int, ...], dtype: ScalarType) -> Any:
 
 # ---------------------------------------------------------------------------------------- launches
 
+
 def launch_dims(value: Any, what: str) -> Dim3:
     """``grid``/``block`` of a launch as three positive ints: ``4`` → (4, 1, 1), ``(8, 2)`` → (8, 2, 1)."""
     dims = value if isinstance(value, tuple) else (value,)
     if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
-        raise ValueError(f"the {what} of a launch must be a positive int or a tuple of 1 to 3 of them, "
-                         f"not {value!r}")
+        raise ValueError(f"the {what} of a launch must be a positive int or a tuple of 1 to 3 of them, not {value!r}")
     return tuple(dims) + (1,) * (3 - len(dims))
 
 
@@ -250,8 +274,10 @@ def emulate_grid(py_func: Callable, grid: Any, block: Any, args: Sequence[Any], 
                 assert blk.barrier is not None
                 blk.barrier.leave()
 
-        workers = [threading.Thread(target=body, args=(k, _Thread(tid, bid, bdim, gdim, blk), blk, errors), daemon=True)
-                   for k, tid in enumerate(threads)]
+        workers = [
+            threading.Thread(target=body, args=(k, _Thread(tid, bid, bdim, gdim, blk), blk, errors), daemon=True)
+            for k, tid in enumerate(threads)
+        ]
         for w in workers:
             w.start()
         for w in workers:
@@ -273,6 +299,14 @@ def _run(py_func: Callable, args: Sequence[Any], ctx: _Thread) -> None:
 def intrinsic_functions() -> dict[Callable, Intrinsic]:
     """The functions of this namespace that compiled code resolves to intrinsics."""
     from .ir.ops import Intrinsic  # the IR loads only when something is compiled
-    return {thread_id: Intrinsic.THREAD_ID, block_id: Intrinsic.BLOCK_ID, block_dim: Intrinsic.BLOCK_DIM,
-            grid_dim: Intrinsic.GRID_DIM, global_id: Intrinsic.GLOBAL_ID, sync_threads: Intrinsic.SYNC_THREADS,
-            atomic_add: Intrinsic.ATOMIC_ADD, shared_array: Intrinsic.SHARED_ARRAY}
+
+    return {
+        thread_id: Intrinsic.THREAD_ID,
+        block_id: Intrinsic.BLOCK_ID,
+        block_dim: Intrinsic.BLOCK_DIM,
+        grid_dim: Intrinsic.GRID_DIM,
+        global_id: Intrinsic.GLOBAL_ID,
+        sync_threads: Intrinsic.SYNC_THREADS,
+        atomic_add: Intrinsic.ATOMIC_ADD,
+        shared_array: Intrinsic.SHARED_ARRAY,
+    }

@@ -11,6 +11,7 @@ Scalar types are module constants (``I64``, ``F64``, ``BOOL`` …). ``BOTTOM`` i
 lattice's least element); ``join`` returns ``None`` where two types conflict (the lattice's top, which the
 inference reports as an error rather than representing).
 """
+
 from __future__ import annotations
 
 import math
@@ -107,9 +108,7 @@ F64 = ScalarType("f64", "f", 64)
 BOOL = ScalarType("boolean", "b", 1)
 NONE = ScalarType("none", "n", 0)
 
-SCALARS: dict[str, ScalarType] = {
-    t.name: t for t in (I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, BOOL, NONE)
-}
+SCALARS: dict[str, ScalarType] = {t.name: t for t in (I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, BOOL, NONE)}
 SCALARS["bool"] = BOOL
 SCALARS["int"] = I64
 SCALARS["float"] = F64
@@ -202,6 +201,7 @@ AnyType = ScalarType | ArrayType | TupleType | PyValueType | _Bottom
 
 # --------------------------------------------------------------------------------------------- lattice
 
+
 def join(a: Type, b: Type) -> Type | None:
     """Least upper bound of two types; ``None`` when they conflict.
 
@@ -282,6 +282,7 @@ def arith_type(t: ScalarType) -> ScalarType:
 
 # ------------------------------------------------------------------------------------- signatures
 
+
 class SignatureError(ValueError):
     """A malformed type or signature string."""
 
@@ -361,7 +362,7 @@ class _TypeParser:
         start = self.pos
         while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
             self.pos += 1
-        name = self.text[start:self.pos]
+        name = self.text[start : self.pos]
         if name not in SCALARS:
             raise self.fail(f"unknown type name {name!r}")
         scalar = SCALARS[name]
@@ -390,9 +391,22 @@ class _TypeParser:
 
 # Buffer-protocol format characters (after an optional '@', '=' or '<' byte order) for each dtype.
 _FORMAT_KIND = {
-    "b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "n": "i",
-    "B": "u", "H": "u", "I": "u", "L": "u", "Q": "u", "N": "u",
-    "e": "f", "f": "f", "d": "f", "?": "b",
+    "b": "i",
+    "h": "i",
+    "i": "i",
+    "l": "i",
+    "q": "i",
+    "n": "i",
+    "B": "u",
+    "H": "u",
+    "I": "u",
+    "L": "u",
+    "Q": "u",
+    "N": "u",
+    "e": "f",
+    "f": "f",
+    "d": "f",
+    "?": "b",
 }
 
 
@@ -460,11 +474,15 @@ def accepts(declared: Type, actual: Type) -> bool:
     if declared == actual:
         return True
     if isinstance(declared, ArrayType) and isinstance(actual, ArrayType):
-        return (declared.dtype == actual.dtype and declared.ndim == actual.ndim
-                and (declared.layout == "A" or actual.layout == "C"))
+        return (
+            declared.dtype == actual.dtype
+            and declared.ndim == actual.ndim
+            and (declared.layout == "A" or actual.layout == "C")
+        )
     if isinstance(declared, TupleType) and isinstance(actual, TupleType):
         return len(declared.items) == len(actual.items) and all(
-            accepts(d, a) for d, a in zip(declared.items, actual.items))
+            accepts(d, a) for d, a in zip(declared.items, actual.items)
+        )
     return False
 
 

@@ -1,10 +1,10 @@
 """Errors of external tools, each carrying the command line that reproduces it.
 
-    LinkerError("linking /p/cpu.so failed (exit status 1)", ["cc", "-shared", "-o", "/t/tmp.so", "/t/m0.o"],
-                output="/t/m0.o: file not recognized: file format not recognized")
-    str(...)  ->  "linking /p/cpu.so failed (exit status 1)
-                     /t/m0.o: file not recognized: file format not recognized
-                   to reproduce: cc -shared -o /t/tmp.so /t/m0.o"
+LinkerError("linking /p/cpu.so failed (exit status 1)", ["cc", "-shared", "-o", "/t/tmp.so", "/t/m0.o"],
+            output="/t/m0.o: file not recognized: file format not recognized")
+str(...)  ->  "linking /p/cpu.so failed (exit status 1)
+                 /t/m0.o: file not recognized: file format not recognized
+               to reproduce: cc -shared -o /t/tmp.so /t/m0.o"
 """
 
 from __future__ import annotations

@@ -45,8 +45,9 @@ def _bitcode(path: str) -> bytes:
     return Path(path).read_bytes()
 
 
-def link_ptx(modules: Sequence[str], arch: str, keep: Iterable[str], *, opt: int = 3,
-             libdevice: Path | None = None) -> str:
+def link_ptx(
+    modules: Sequence[str], arch: str, keep: Iterable[str], *, opt: int = 3, libdevice: Path | None = None
+) -> str:
     """Link LLVM IR modules (text) and the libdevice functions they call; PTX for ``arch`` (``"sm_80"``)."""
     import llvmlite.binding as llvm
 
@@ -73,9 +74,11 @@ def link_ptx(modules: Sequence[str], arch: str, keep: Iterable[str], *, opt: int
     if any(f.is_declaration and f.name.startswith(_LIBDEVICE_PREFIX) for f in linked.functions):
         path = libdevice or find_libdevice()
         if path is None:
-            raise LinkerError("the kernels call libdevice (math functions) but libdevice.10.bc was not found "
-                              "(looked at $AOT_LIBDEVICE, and nvvm/libdevice under $CUDA_HOME, $CUDA_PATH and "
-                              "/usr/local/cuda); install the CUDA toolkit or set AOT_LIBDEVICE")
+            raise LinkerError(
+                "the kernels call libdevice (math functions) but libdevice.10.bc was not found "
+                "(looked at $AOT_LIBDEVICE, and nvvm/libdevice under $CUDA_HOME, $CUDA_PATH and "
+                "/usr/local/cuda); install the CUDA toolkit or set AOT_LIBDEVICE"
+            )
         try:
             lib = llvm.parse_bitcode(_bitcode(str(path)))
         except (OSError, RuntimeError) as e:

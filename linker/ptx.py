@@ -105,8 +105,17 @@ _CONSTANT = re.compile(r"(\d+) bytes cmem\[\d+\]")
 
 
 def _blank_usage(entry: bool) -> dict[str, int]:
-    return dict(entry=entry, registers=0, spills=0, spill_stores=0, spill_loads=0, stack_frame=0,
-                shared=0, constant=0, barriers=0)
+    return dict(
+        entry=entry,
+        registers=0,
+        spills=0,
+        spill_stores=0,
+        spill_loads=0,
+        stack_frame=0,
+        shared=0,
+        constant=0,
+        barriers=0,
+    )
 
 
 def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:

@@ -54,8 +54,9 @@ def find_cc() -> list[str]:
     return ["cc"]
 
 
-def link_shared(objects: Sequence[bytes], out_path: Path, *, extra_args: Sequence[str] = (),
-                exports: Sequence[str] = ()) -> Path:
+def link_shared(
+    objects: Sequence[bytes], out_path: Path, *, extra_args: Sequence[str] = (), exports: Sequence[str] = ()
+) -> Path:
     """Link relocatable (PIC) object files into the shared library ``out_path``, atomically.
 
     ``extra_args`` go after the objects (libraries such as ``-lm`` belong there).  ``exports``, when
@@ -83,8 +84,7 @@ def link_shared(objects: Sequence[bytes], out_path: Path, *, extra_args: Sequenc
         cmd = [*cc, "-shared", "-o", str(tmp_so), *map(str, inputs), *REPRODUCIBLE_FLAGS, *extra_args]
         if exports:
             script = work / "exports.map"
-            script.write_text("{\n  global:\n" + "".join(f"    {name};\n" for name in exports)
-                              + "  local: *;\n};\n")
+            script.write_text("{\n  global:\n" + "".join(f"    {name};\n" for name in exports) + "  local: *;\n};\n")
             cmd.append(f"-Wl,--version-script={script}")
         try:
             proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")

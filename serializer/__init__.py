@@ -103,7 +103,7 @@ import stat
 import struct
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO, Union
+from typing import TYPE_CHECKING, Any, BinaryIO
 from zlib import crc32 as _crc32
 
 import msgpack
@@ -111,8 +111,8 @@ import msgpack
 if TYPE_CHECKING:  # (annotations only: typing's unions cost an import of this module a tenth of a ms)
     from pathlib import Path
 
-    PathLike = Union[str, "os.PathLike[str]"]
-    _Value = Union[None, bool, int, float, str, bytes, list, dict]
+    PathLike = str | os.PathLike[str]
+    _Value = None | bool | int | float | str | bytes | list | dict
 
 __all__ = [
     "DIGEST_SIZE",
@@ -180,7 +180,10 @@ class RecordSchema:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RecordSchema) and (self.table, self.required, self.optional) == (
-            other.table, other.required, other.optional)
+            other.table,
+            other.required,
+            other.optional,
+        )
 
     def __hash__(self) -> int:
         return hash((self.table, self.required))
@@ -188,7 +191,7 @@ class RecordSchema:
     def __repr__(self) -> str:
         return f"RecordSchema({self.table!r}, {self.required!r}, {self.optional!r})"
 
-    def check(self) -> "RecordSchema":
+    def check(self) -> RecordSchema:
         names = self.fields
         if not all(isinstance(n, str) and n for n in names):
             raise TypeError(f"{self.table}: field names must be non-empty strings: {names!r}")
@@ -238,7 +241,7 @@ class RecordSchema:
         return out
 
 
-def record(table: str, *fields: Union[str, tuple[str, Any]]) -> RecordSchema:
+def record(table: str, *fields: str | tuple[str, Any]) -> RecordSchema:
     """A schema from field specs: ``"name"`` is required, ``("name", default)`` was appended later.
 
     Required fields must all come before the first appended one.
@@ -318,7 +321,7 @@ class Image:
     def __repr__(self) -> str:
         return f"Image(path={self.path!r}, header={self.header!r}, tables={self.tables!r})"
 
-    def records(self, schema: "RecordSchema") -> list[dict[str, Any]]:
+    def records(self, schema: RecordSchema) -> list[dict[str, Any]]:
         """Unpack the table named ``schema.table``; a bad or missing table is an ImageError."""
         rows = self.tables.get(schema.table)
         if rows is None:
@@ -326,7 +329,7 @@ class Image:
         return _unpack_records(self.path, schema, rows)
 
 
-def _unpack_records(path: str, schema: "RecordSchema", rows: list[list[Any]]) -> list[dict[str, Any]]:
+def _unpack_records(path: str, schema: RecordSchema, rows: list[list[Any]]) -> list[dict[str, Any]]:
     try:
         return schema.unpack_all(rows)
     except RecordError as e:
@@ -443,8 +446,9 @@ def _array_header(n: int) -> bytes:
     return b"\xdd" + struct.pack(">I", n)
 
 
-def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, Any],
-                indexed: Iterable[str] = ()) -> None:
+def write_image(
+    path: PathLike, header: Mapping[str, Any], tables: Mapping[str, Any], indexed: Iterable[str] = ()
+) -> None:
     """Encode and write atomically: a reader sees the old file or the new one, never a mix.
 
     The bytes go to a temporary file in the same folder, are fsynced, and the file is
@@ -453,6 +457,7 @@ def write_image(path: PathLike, header: Mapping[str, Any], tables: Mapping[str, 
     from pathlib import Path  # writers only: readers (every first call of a method) never import pathlib
 
     from .files import atomic_write_bytes
+
     data = encode_image(header, tables, indexed)
     target = Path(path)
     try:
@@ -631,8 +636,14 @@ class ImageFile:
 
     __slots__ = ("path", "header", "names", "_data", "_segments", "_cache", "_verified")
 
-    def __init__(self, path: str, header: dict[str, Any], names: tuple[str, ...], data: Any,
-                 segments: dict[str, tuple[int, int, int]]) -> None:
+    def __init__(
+        self,
+        path: str,
+        header: dict[str, Any],
+        names: tuple[str, ...],
+        data: Any,
+        segments: dict[str, tuple[int, int, int]],
+    ) -> None:
         self.path = path
         self.header = header
         self.names = names
@@ -642,7 +653,7 @@ class ImageFile:
         self._verified = False  # every table's checksum checked already (``verify``)
 
     @classmethod
-    def from_bytes(cls, data: bytes, path: PathLike = "<bytes>") -> "ImageFile":
+    def from_bytes(cls, data: bytes, path: PathLike = "<bytes>") -> ImageFile:
         """Check the container around the tables (not the tables themselves); ``path`` names errors."""
         p = os.fspath(path)
         view = memoryview(data).cast("B")  # bytes, or a read-only mapping of the file: never copied
@@ -664,16 +675,18 @@ class ImageFile:
         for i, entry in enumerate(directory):
             # [name, length, crc]; like records, an entry may gain trailing fields an older reader ignores
             if not (
-                type(entry) is list and len(entry) >= 3 and type(entry[0]) is str
-                and type(entry[1]) is int and entry[1] >= 0
-                and type(entry[2]) is int and 0 <= entry[2] <= _MAX_U32
+                type(entry) is list
+                and len(entry) >= 3
+                and type(entry[0]) is str
+                and type(entry[1]) is int
+                and entry[1] >= 0
+                and type(entry[2]) is int
+                and 0 <= entry[2] <= _MAX_U32
             ):
                 raise ImageError(p, f"malformed directory: entry {i} is not [name, length, checksum]", "malformed")
             name, length, crc = entry[0], entry[1], entry[2]
             if names and name <= names[-1]:
-                raise ImageError(
-                    p, f"malformed directory: table {name!r} is out of order or repeated", "malformed"
-                )
+                raise ImageError(p, f"malformed directory: table {name!r} is out of order or repeated", "malformed")
             names.append(name)
             segments[name] = (start, start + length, crc)
             start += length
@@ -747,7 +760,7 @@ class ImageFile:
                 return bytes(data[at:]), 0, end - start - at  # (another buffer: its slices may not be bytes)
         raise ImageError(self.path, f"malformed table {name!r}: not one record of one bin", "malformed")
 
-    def records(self, name: str) -> "Records":
+    def records(self, name: str) -> Records:
         """The records of an indexed table (see ``encode_image``), each decoded only when asked for.
 
         The table's checksum and its offsets are checked now. A table written without offsets (by a tool
@@ -769,9 +782,10 @@ class ImageFile:
         else:  # pragma: no cover - a big-endian machine
             offsets = struct.unpack(f"<{count + 1}I", blob)
         header = _array_header(count)
-        if offsets[0] != len(header) or bytes(data[:len(header)]) != header or offsets[count] != len(data):
-            raise ImageError(self.path, f"malformed table {name + OFFSETS!r}: it does not fit table {name!r}",
-                             "malformed")
+        if offsets[0] != len(header) or bytes(data[: len(header)]) != header or offsets[count] != len(data):
+            raise ImageError(
+                self.path, f"malformed table {name + OFFSETS!r}: it does not fit table {name!r}", "malformed"
+            )
         return Records(self.path, name, data, offsets)
 
     def __repr__(self) -> str:
@@ -805,17 +819,22 @@ class Records:
             raise IndexError(f"{self.what} has no records {i} to {j - 1}")
         start, end = offsets[i], offsets[j]
         if not offsets[0] <= start < end <= offsets[count]:
-            raise ImageError(self.path, f"malformed {self.what}: records {i} to {j - 1} lie outside it",
-                             "malformed")
+            raise ImageError(self.path, f"malformed {self.what}: records {i} to {j - 1} lie outside it", "malformed")
         try:  # (limits: msgpack's defaults are the size of the bytes at hand)
-            run = _unpackb(b"".join((_array_header(j - i), self._data[start:end])), use_list=False,
-                           ext_hook=_reject_ext, object_pairs_hook=_str_keyed_map)
+            run = _unpackb(
+                b"".join((_array_header(j - i), self._data[start:end])),
+                use_list=False,
+                ext_hook=_reject_ext,
+                object_pairs_hook=_str_keyed_map,
+            )
         except Exception as e:  # msgpack raises ValueError, TypeError, UnicodeError, StackError, ...
-            raise ImageError(self.path, f"malformed {self.what} records {i} to {j - 1}: {type(e).__name__}: {e}",
-                             "malformed") from None
+            raise ImageError(
+                self.path, f"malformed {self.what} records {i} to {j - 1}: {type(e).__name__}: {e}", "malformed"
+            ) from None
         if not all(map(tuple.__instancecheck__, run)):
-            raise ImageError(self.path, f"malformed {self.what}: a record among {i} to {j - 1} is not a list",
-                             "malformed")
+            raise ImageError(
+                self.path, f"malformed {self.what}: a record among {i} to {j - 1} is not a list", "malformed"
+            )
         return run
 
 
@@ -828,8 +847,11 @@ def _decode_all(f: ImageFile) -> Image:
     """Every table checked; all but the offsets of indexed ones decoded (they tell how the file is laid
     out, not what it holds)."""
     f.verify()
-    return Image(f.path, f.header, {name: f.table(name) for name in f.names
-                                    if not (name.endswith(OFFSETS) and f.has(name[:-len(OFFSETS)]))})
+    return Image(
+        f.path,
+        f.header,
+        {name: f.table(name) for name in f.names if not (name.endswith(OFFSETS) and f.has(name[: -len(OFFSETS)]))},
+    )
 
 
 def map_file(f: BinaryIO, whole: bool = False) -> Any:
@@ -837,6 +859,7 @@ def map_file(f: BinaryIO, whole: bool = False) -> Any:
     next (a checksum of a library), so its pages are read in at once where the system can (Linux);
     otherwise each page comes in when first read (an image, whose IR a first call does not read)."""
     import mmap
+
     populate = getattr(mmap, "MAP_POPULATE", 0) if whole else 0
     if populate:
         return mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)

@@ -7,6 +7,7 @@ A function is ``[name, params, file, span, [[var, type]…], return type, blocks
 ``[label, ops]``; an op is ``[opname, field…, span]`` in the field order the printer uses. Types are
 their signature strings; constants are msgpack values, tuples restored from the variable's type.
 """
+
 from __future__ import annotations
 
 import os
@@ -72,8 +73,15 @@ def function_to_record(fn: Function, root: str) -> list:
             rec.append(_span(op.span))
             ops.append(rec)
         blocks.append([block.label, ops])
-    return [fn.name, list(fn.params), _relative(fn.file, root), _span(fn.span),
-            [[name, str(t)] for name, t in sorted(fn.types.items())], str(fn.return_type), blocks]
+    return [
+        fn.name,
+        list(fn.params),
+        _relative(fn.file, root),
+        _span(fn.span),
+        [[name, str(t)] for name, t in sorted(fn.types.items())],
+        str(fn.return_type),
+        blocks,
+    ]
 
 
 def function_from_record(rec: list, root: str) -> Function:
@@ -104,6 +112,13 @@ def encode_function(fn: Function, root: str = "") -> bytes:
 
 def decode_function(data: bytes, root: str = "") -> Function:
     limit = len(data)
-    rec = msgpack.unpackb(data, raw=False, strict_map_key=True, max_str_len=limit, max_bin_len=limit,
-                          max_array_len=limit, max_map_len=limit)
+    rec = msgpack.unpackb(
+        data,
+        raw=False,
+        strict_map_key=True,
+        max_str_len=limit,
+        max_bin_len=limit,
+        max_array_len=limit,
+        max_map_len=limit,
+    )
     return function_from_record(rec, root)

@@ -9,6 +9,7 @@
 Everything runs the code of this checkout (``PYTHONPATH`` = the repository root), never an installed
 ``aot``: ``aot_build`` runs ``cli.main`` with ``sys.executable``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,10 +63,15 @@ class Done:
         return json.loads(lines[-1])
 
 
-def aot_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300,
-            cwd: Path | None = None) -> Done:
-    proc = subprocess.run([sys.executable, "-c", CLI, *args], capture_output=True, text=True,
-                          env=env or base_env(), timeout=timeout, cwd=cwd)
+def aot_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd: Path | None = None) -> Done:
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, *args],
+        capture_output=True,
+        text=True,
+        env=env or base_env(),
+        timeout=timeout,
+        cwd=cwd,
+    )
     return Done(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -74,8 +80,13 @@ def aot_build(project: Path, *args: str, env: dict[str, str] | None = None) -> D
 
 
 def aot_build_popen(project: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", CLI, "build", str(project), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=base_env())
+    return subprocess.Popen(
+        [sys.executable, "-c", CLI, "build", str(project), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=base_env(),
+    )
 
 
 def image_path(project: Path, package: str) -> Path:
@@ -161,8 +172,15 @@ class Run:
         return [e for e in self["events"] if e["kind"] == kind]
 
 
-def run_python(project: Path, code: str, *, env: dict[str, str] | None = None, cwd: Path | None = None,
-               timeout: float = 240, check: bool = True) -> Run:
+def run_python(
+    project: Path,
+    code: str,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 240,
+    check: bool = True,
+) -> Run:
     """Run ``PRELUDE + code`` in a fresh interpreter with ``project`` first on the path.
 
     The script lives in its own folder beside the project (which is its ``sys.path[0]``), and runs in
@@ -172,8 +190,14 @@ def run_python(project: Path, code: str, *, env: dict[str, str] | None = None, c
     text = PRELUDE + "\n" + textwrap.dedent(code)
     script = folder / f"probe_{hashlib.sha1(text.encode()).hexdigest()[:12]}.py"
     script.write_text(text)
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=cwd or folder,
-                          env=base_env(env, path=[project]), timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=cwd or folder,
+        env=base_env(env, path=[project]),
+        timeout=timeout,
+    )
     lines = proc.stdout.strip().splitlines()
     report = None
     if lines:
@@ -191,7 +215,7 @@ def run_python(project: Path, code: str, *, env: dict[str, str] | None = None, c
 # Every call of numkit's workload, with results kept, plus helpers to compare them with plain Python.
 # ``call_all()`` calls the compiled methods; ``compare(got)`` then calls each ``.py_func`` on fresh copies
 # of the same arguments (after the events of interest were taken: plain Python calls compiled callees).
-CALLS = '''
+CALLS = """
 import math
 import numpy as np
 import numkit
@@ -273,9 +297,9 @@ CALLS = [
     ("ntheory.is_odd", ntheory.is_odd, lambda: (7,)),
     ("ntheory.isqrt", ntheory.isqrt, lambda: (1000,)),
 ]
-'''
+"""
 
-MUTUAL_CALLS = '''
+MUTUAL_CALLS = """
 import mutual
 from mutual import evens, odds, other
 
@@ -288,7 +312,7 @@ CALLS = [
     ("evens.half", evens.half, lambda: (7,)),
     ("odds.triple", odds.triple, lambda: (5,)),
 ]
-'''
+"""
 
 # Calling and comparing; appended after CALLS or MUTUAL_CALLS.
 COMPARE = '''
@@ -344,8 +368,8 @@ def results(got):
 '''
 
 # The common scenario: call everything, take the events, compare with plain Python, report.
-CALL_AND_REPORT = '''
+CALL_AND_REPORT = """
 got = call_all()
 snap = snapshot()
 report(mismatches=compare(got), errors=[[g[0], g[5]] for g in got if g[5]], **snap)
-'''
+"""

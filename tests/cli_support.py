@@ -6,6 +6,7 @@ and check ``aot inspect --json`` against SPEC.md §5 by hand (no jsonschema depe
     result = invoke("inspect", str(project))        # click's CliRunner, same process
     assert schema_problems(json.loads(proc.stdout)) == []
 """
+
 from __future__ import annotations
 
 import os
@@ -36,15 +37,23 @@ def aot_command() -> list[str]:
 
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AOT_") and k != "NO_COLOR"}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                                                        if p])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     env.update(extra)
     return env
 
 
 def run_aot(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*aot_command(), *args], cwd=str(cwd or REPO), env=env or clean_env(),
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [*aot_command(), *args],
+        cwd=str(cwd or REPO),
+        env=env or clean_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 class Invoked:
@@ -59,6 +68,7 @@ class Invoked:
 
 def invoke(*args: str) -> Invoked:
     import cli
+
     try:
         runner = CliRunner(mix_stderr=False)  # click < 8.2
     except TypeError:
@@ -111,6 +121,7 @@ def assert_one_line_error(out: Any, *needles: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- schema
 
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -160,16 +171,30 @@ def schema_problems(doc: Any, verify: bool = False) -> list[str]:
             continue
         for j, e in enumerate(image["entries"]):
             we = f"{w}.entries[{j}]"
-            required = {"method", "argtypes", "rettype", "owner", "min_world", "max_world", "edges", "symbol",
-                        "ir_bytes", "native_bytes"}
+            required = {
+                "method",
+                "argtypes",
+                "rettype",
+                "owner",
+                "min_world",
+                "max_world",
+                "edges",
+                "symbol",
+                "ir_bytes",
+                "native_bytes",
+            }
             if verify:
                 required.add("status")
             optional = {"reason"} if verify else set()
             if not keys(we, e, required, optional):
                 continue
             typed(f"{we}.method", e["method"], lambda v: isinstance(v, str) and ":" in v, "pkg.mod:qualname")
-            typed(f"{we}.argtypes", e["argtypes"], lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
-                  "[str]")
+            typed(
+                f"{we}.argtypes",
+                e["argtypes"],
+                lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+                "[str]",
+            )
             typed(f"{we}.rettype", e["rettype"], lambda v: isinstance(v, str) and v, "str")
             typed(f"{we}.owner", e["owner"], lambda v: isinstance(v, str) and v, "str")
             typed(f"{we}.min_world", e["min_world"], lambda v: _is_int(v) and 0 <= v <= MAX_WORLD, "u64")

@@ -4,6 +4,7 @@ Two switches hold for the whole suite: the runtime runs the IR verifier after ev
 (``AOT_VERIFY_PASSES=1``, set before any runtime reads its environment), and ``--update-goldens`` is the only
 way golden files get written (``goldens.py``).
 """
+
 import os
 
 import pytest
@@ -15,8 +16,12 @@ os.environ.setdefault("AOT_VERIFY_PASSES", "1")
 
 
 def pytest_addoption(parser):
-    parser.addoption(UPDATE_FLAG, action="store_true", default=False,
-                     help="rewrite the golden files under tests/golden/ from this run (review the diff)")
+    parser.addoption(
+        UPDATE_FLAG,
+        action="store_true",
+        default=False,
+        help="rewrite the golden files under tests/golden/ from this run (review the diff)",
+    )
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The numkit fixture is imported from a private copy without any built image, so tests
 that exercise the in-process compiler never pick up an image someone built into fixtures/ (the README's
 first command does)."""
+
 from __future__ import annotations
 
 import atexit

@@ -5,6 +5,7 @@
 A missing or different golden file fails the test; only ``python3 -m pytest --update-goldens`` writes them,
 so a deleted golden cannot quietly come back as whatever the compiler prints today. Review the diff.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -23,11 +24,17 @@ def check_golden(path: Path, text: str, update: bool) -> None:
         path.write_text(text)
         return
     if not path.exists():
-        pytest.fail(f"golden file {path} is missing: write it with 'python3 -m pytest {UPDATE_FLAG}' "
-                    f"and review it", pytrace=False)
+        pytest.fail(
+            f"golden file {path} is missing: write it with 'python3 -m pytest {UPDATE_FLAG}' and review it",
+            pytrace=False,
+        )
     expected = path.read_text()
     if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
-                                            f"{path} (golden)", "(this run)"))
-        pytest.fail(f"output differs from golden file {path} (if the change is intended, rewrite it with "
-                    f"'python3 -m pytest {UPDATE_FLAG}' and review the diff):\n{diff}", pytrace=False)
+        diff = "".join(
+            difflib.unified_diff(expected.splitlines(True), text.splitlines(True), f"{path} (golden)", "(this run)")
+        )
+        pytest.fail(
+            f"output differs from golden file {path} (if the change is intended, rewrite it with "
+            f"'python3 -m pytest {UPDATE_FLAG}' and review the diff):\n{diff}",
+            pytrace=False,
+        )

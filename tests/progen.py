@@ -48,6 +48,7 @@ The generator draws all its decisions from a ``Chooser``: ``RandomChooser`` (a `
 quick sweeps, ``HypothesisChooser`` (a Hypothesis ``draw``) for the property test, where smaller draws
 mean simpler programs, so failures shrink to small sources.
 """
+
 from __future__ import annotations
 
 import ast
@@ -59,24 +60,64 @@ INT, FLOAT, BOOL = "int", "float", "bool"
 SCALARS = (INT, FLOAT, BOOL)
 
 INT64_MAX = 2**63 - 1
-VAR_BOUND = 2**31            # |v| <= VAR_BOUND for every int variable, parameter, argument, return
-EXPR_LIMIT = 2**62           # |v| <= EXPR_LIMIT for every int intermediate value
-EXACT_FLOAT = 2**53          # ints that meet floats stay exactly representable as f64
-MAX_ITER = 20                # iterations of one loop
-CLAMP_BOUND = 2**20          # |int(clamped float)| <= 1e6 < 2**20
+VAR_BOUND = 2**31  # |v| <= VAR_BOUND for every int variable, parameter, argument, return
+EXPR_LIMIT = 2**62  # |v| <= EXPR_LIMIT for every int intermediate value
+EXACT_FLOAT = 2**53  # ints that meet floats stay exactly representable as f64
+MAX_ITER = 20  # iterations of one loop
+CLAMP_BOUND = 2**20  # |int(clamped float)| <= 1e6 < 2**20
 
 # Moduli used to pull an int back into range; |m| <= VAR_BOUND, nonzero, both signs.
 VAR_MODULI = (1000003, 65521, -65537, 97, -101, 2**31 - 1, -(2**31) + 1, 7919)
-SMALL_MODULI = (97, -101, 1009, 65521, -7919, 13)       # |m| <= 2**17, for ** 3 and shifts
+SMALL_MODULI = (97, -101, 1009, 65521, -7919, 13)  # |m| <= 2**17, for ** 3 and shifts
 
 INT_CONSTS = (0, 1, 2, 3, 5, 7, 10, -1, -3, -8, 100, 255, 12345, -9876543, 2**31 - 1, -(2**31), 2**40)
-FLOAT_CONSTS = ("0.0", "1.0", "0.5", "-2.5", "3.0", "-0.0", "0.1", "1e-300", "1e300", "1e10", "-7.25",
-                "math.pi", "math.e", "math.inf", "-math.inf", "math.nan", "2.0", "1e-3", "5e-324")
+FLOAT_CONSTS = (
+    "0.0",
+    "1.0",
+    "0.5",
+    "-2.5",
+    "3.0",
+    "-0.0",
+    "0.1",
+    "1e-300",
+    "1e300",
+    "1e10",
+    "-7.25",
+    "math.pi",
+    "math.e",
+    "math.inf",
+    "-math.inf",
+    "math.nan",
+    "2.0",
+    "1e-3",
+    "5e-324",
+)
 DIVISORS = (2, 3, -2, 7, -5, 1, -1, 97, 1000003, -65521)
 
 SPECIAL_INTS = (0, 1, -1, 2, -2, 3, 7, -7, 10, 100, -100, 2**31, -(2**31), 2**31 - 1, 65536, -65537)
-SPECIAL_FLOATS = (0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.5, -7.25, 1e-300, -1e-300, 5e-324, 1e300,
-                  -1e300, 1e10, 700.0, 710.0, math.pi, math.inf, -math.inf, math.nan)
+SPECIAL_FLOATS = (
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    3.5,
+    -7.25,
+    1e-300,
+    -1e-300,
+    5e-324,
+    1e300,
+    -1e300,
+    1e10,
+    700.0,
+    710.0,
+    math.pi,
+    math.inf,
+    -math.inf,
+    math.nan,
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -136,8 +177,8 @@ class HypothesisChooser(Chooser):
 @dataclass(frozen=True)
 class Expr:
     text: str
-    type: object          # INT, FLOAT, BOOL, or a tuple of them
-    bound: object = 0     # INT: max |value|; tuple: per-element bounds; else unused
+    type: object  # INT, FLOAT, BOOL, or a tuple of them
+    bound: object = 0  # INT: max |value|; tuple: per-element bounds; else unused
 
 
 @dataclass(frozen=True)
@@ -145,17 +186,17 @@ class Helper:
     name: str
     params: tuple
     ret: object
-    cost: int             # loop iterations (weighted by callees) one call can cost
+    cost: int  # loop iterations (weighted by callees) one call can cost
 
 
 @dataclass(frozen=True)
 class Program:
     source: str
     entry: str
-    params: tuple         # parameter types of the entry, INT or FLOAT
-    ret: object           # return type of the entry
+    params: tuple  # parameter types of the entry, INT or FLOAT
+    ret: object  # return type of the entry
 
-    def __repr__(self):   # readable in Hypothesis' "Falsifying example"
+    def __repr__(self):  # readable in Hypothesis' "Falsifying example"
         return f"Program(params={self.params!r}, ret={self.ret!r}, source=\n{self.source})"
 
 
@@ -172,8 +213,19 @@ def _int_lit(v: int) -> str:
 
 
 class FunctionGen:
-    def __init__(self, ch: Chooser, name: str, params: tuple, ret, callees: list, consts: dict,
-                 budget: int, max_depth: int, max_stmts: int, decorated: bool):
+    def __init__(
+        self,
+        ch: Chooser,
+        name: str,
+        params: tuple,
+        ret,
+        callees: list,
+        consts: dict,
+        budget: int,
+        max_depth: int,
+        max_stmts: int,
+        decorated: bool,
+    ):
         self.ch = ch
         self.name = name
         self.ret = ret
@@ -187,11 +239,11 @@ class FunctionGen:
         # stored first: a later assignment inside a loop reaches earlier reads on the next iteration.
         # Loop variables and counters (never assigned by the body) and tuple elements keep exact bounds.
         self.scope: dict[str, tuple] = {}
-        self.protected: set[str] = set()       # loop variables and counters: never assigned
+        self.protected: set[str] = set()  # loop variables and counters: never assigned
         self.counter = 0
-        self.mult = 1                          # loop iterations enclosing the current point
+        self.mult = 1  # loop iterations enclosing the current point
         self.cost = 1
-        self.loops = 0                         # enclosing loops (for break/continue)
+        self.loops = 0  # enclosing loops (for break/continue)
         self.lines: list[str] = []
         self.indent = 1
         self.used_callees: set[str] = set()
@@ -212,8 +264,7 @@ class FunctionGen:
         self.lines.append("    " * self.indent + line)
 
     def vars_of(self, t, assignable=False):
-        return [n for n, (vt, _) in self.scope.items()
-                if vt == t and not (assignable and n in self.protected)]
+        return [n for n, (vt, _) in self.scope.items() if vt == t and not (assignable and n in self.protected)]
 
     def tuples(self):
         return [(n, vt, b) for n, (vt, b) in self.scope.items() if isinstance(vt, tuple)]
@@ -280,8 +331,9 @@ class FunctionGen:
         vars_ = self.vars_of(t)
         consts = [n for n, (ct, _) in self.consts.items() if ct == t]
         elems = self.tuple_elems(t)
-        kind = ch.weighted([(6 if vars_ else 0, "var"), (3, "lit"), (1 if consts else 0, "const"),
-                            (1 if elems else 0, "elem")])
+        kind = ch.weighted(
+            [(6 if vars_ else 0, "var"), (3, "lit"), (1 if consts else 0, "const"), (1 if elems else 0, "elem")]
+        )
         if kind == "var":
             n = ch.pick(vars_)
             return Expr(n, t, self.scope[n][1])
@@ -303,8 +355,19 @@ class FunctionGen:
             return self.leaf(INT)
         ch = self.ch
         helpers = self.callable_helpers(INT)
-        kind = ch.weighted([(4, "leaf"), (6, "binop"), (1, "unary"), (2, "absminmax"), (1, "ifexp"),
-                            (1, "andor"), (2, "from_float"), (1, "from_bool"), (3 if helpers else 0, "call")])
+        kind = ch.weighted(
+            [
+                (4, "leaf"),
+                (6, "binop"),
+                (1, "unary"),
+                (2, "absminmax"),
+                (1, "ifexp"),
+                (1, "andor"),
+                (2, "from_float"),
+                (1, "from_bool"),
+                (3 if helpers else 0, "call"),
+            ]
+        )
         d = depth - 1
         if kind == "leaf":
             return self.leaf(INT)
@@ -347,7 +410,7 @@ class FunctionGen:
             return Expr(_int_lit(v), INT, abs(v))
         b = self.to_bound(self.gen_int(d), VAR_BOUND)
         if kind == "raw":
-            return b                                    # may be zero: ZeroDivisionError must match
+            return b  # may be zero: ZeroDivisionError must match
         if kind == "or1":
             return Expr(f"({b.text} or 1)", INT, max(b.bound, 1))
         return Expr(f"(abs({b.text}) + 1)", INT, b.bound + 1)
@@ -400,8 +463,10 @@ class FunctionGen:
         simple = f.text.isidentifier()
         forms = ["min(max({f}, -1e6), 1e6)", "max(min({f}, 1e6), -1e6)"]
         if simple:
-            forms += ["({f} if abs({f}) < 1e6 else 0.5)",
-                      "({f} % 1000.0 if math.isfinite({f}) else {f})"]     # inf: OverflowError
+            forms += [
+                "({f} if abs({f}) < 1e6 else 0.5)",
+                "({f} % 1000.0 if math.isfinite({f}) else {f})",
+            ]  # inf: OverflowError
         return ch.pick(forms).format(f=f.text)
 
     def float_to_int(self, d: int) -> Expr:
@@ -412,13 +477,25 @@ class FunctionGen:
     def gen_float(self, depth: int) -> Expr:
         if depth <= 0:
             if self.ch.chance(0.15) and self.vars_of(INT):
-                return Expr(f"float({self.leaf(INT).text})", FLOAT)   # leaves are <= 2**53 or literal
+                return Expr(f"float({self.leaf(INT).text})", FLOAT)  # leaves are <= 2**53 or literal
             return self.leaf(FLOAT)
         ch = self.ch
         helpers = self.callable_helpers(FLOAT)
-        kind = ch.weighted([(4, "leaf"), (6, "binop"), (2, "pow"), (1, "unary"), (2, "absminmax"),
-                            (1, "ifexp"), (1, "andor"), (4, "math"), (1, "from_int"), (1, "intdiv"),
-                            (3 if helpers else 0, "call")])
+        kind = ch.weighted(
+            [
+                (4, "leaf"),
+                (6, "binop"),
+                (2, "pow"),
+                (1, "unary"),
+                (2, "absminmax"),
+                (1, "ifexp"),
+                (1, "andor"),
+                (4, "math"),
+                (1, "from_int"),
+                (1, "intdiv"),
+                (3 if helpers else 0, "call"),
+            ]
+        )
         d = depth - 1
         if kind == "leaf":
             return self.leaf(FLOAT)
@@ -482,10 +559,26 @@ class FunctionGen:
 
     def math_call(self, d: int) -> Expr:
         ch = self.ch
-        fn = ch.pick(("sqrt", "exp", "log", "sin", "cos", "tanh", "atan", "fabs", "log1p", "hypot",
-                      "atan2", "copysign", "fmod", "floor"))
+        fn = ch.pick(
+            (
+                "sqrt",
+                "exp",
+                "log",
+                "sin",
+                "cos",
+                "tanh",
+                "atan",
+                "fabs",
+                "log1p",
+                "hypot",
+                "atan2",
+                "copysign",
+                "fmod",
+                "floor",
+            )
+        )
         x = self.gen_float(d)
-        if fn == "floor":                      # math.floor returns int; back to float through an int op
+        if fn == "floor":  # math.floor returns int; back to float through an int op
             return Expr(f"(math.floor({self.clamp(x)}) * 0.5)", FLOAT)
         if fn == "copysign":
             # The sign bit of a NaN made by an operation (inf - inf, 0 * inf) is unspecified: hardware
@@ -498,13 +591,18 @@ class FunctionGen:
                 y = Expr(f"(abs({y.text}) + 1.0)", FLOAT)
             return Expr(f"math.{fn}({x.text}, {y.text})", FLOAT)
         if ch.chance(0.15) and fn in ("sqrt", "exp", "sin", "fabs"):
-            i = self.exact(self.gen_int(d))     # math functions accept ints too
+            i = self.exact(self.gen_int(d))  # math functions accept ints too
             return Expr(f"math.{fn}({i.text})", FLOAT)
         guarded = ch.chance(0.5)
         if guarded:
-            arg = {"sqrt": "abs({x})", "log": "(abs({x}) + 1.0)", "log1p": "abs({x})",
-                   "exp": "min({x}, 700.0)", "sin": "({x} % 6.25)", "cos": "min(max({x}, -1e6), 1e6)",
-                   }.get(fn, "{x}").format(x=x.text)
+            arg = {
+                "sqrt": "abs({x})",
+                "log": "(abs({x}) + 1.0)",
+                "log1p": "abs({x})",
+                "exp": "min({x}, 700.0)",
+                "sin": "({x} % 6.25)",
+                "cos": "min(max({x}, -1e6), 1e6)",
+            }.get(fn, "{x}").format(x=x.text)
         else:
             arg = x.text
         return Expr(f"math.{fn}({arg})", FLOAT)
@@ -516,8 +614,7 @@ class FunctionGen:
                 return self.leaf(BOOL)
             return self.compare(0)
         ch = self.ch
-        kind = ch.weighted([(6, "compare"), (1, "leaf"), (2, "not"), (3, "andor"), (1, "chain"),
-                            (1, "isx")])
+        kind = ch.weighted([(6, "compare"), (1, "leaf"), (2, "not"), (3, "andor"), (1, "chain"), (1, "isx")])
         d = depth - 1
         if kind == "compare":
             return self.compare(d)
@@ -580,7 +677,7 @@ class FunctionGen:
     def statements(self, depth: int, n: int):
         for _ in range(n):
             if self.statement(depth):
-                break                          # a terminator: anything after it would be dead code
+                break  # a terminator: anything after it would be dead code
 
     def loop_cap_ok(self, cap: int) -> bool:
         return self.mult * cap <= self.budget
@@ -590,20 +687,22 @@ class FunctionGen:
         nested = depth < self.max_depth
         reassignable = [n for t in SCALARS for n in self.vars_of(t, assignable=True)]
         arith = self.vars_of(INT, True) + self.vars_of(FLOAT, True)
-        kind = ch.weighted([
-            (6, "assign"),
-            (3 if reassignable else 0, "reassign"),
-            (3 if arith else 0, "augassign"),
-            (4 if nested else 0, "if"),
-            (3 if nested and self.loop_cap_ok(2) else 0, "for"),
-            (2 if nested and self.loop_cap_ok(2) else 0, "while"),
-            (1, "tuple"),
-            (2 if self.callable_helpers() else 0, "call"),
-            (3 if self.loops else 0, "jump"),
-            (1 if depth > 0 else 0, "return"),
-            (1, "raise"),
-            (1 if depth > 0 else 0, "pass"),
-        ])
+        kind = ch.weighted(
+            [
+                (6, "assign"),
+                (3 if reassignable else 0, "reassign"),
+                (3 if arith else 0, "augassign"),
+                (4 if nested else 0, "if"),
+                (3 if nested and self.loop_cap_ok(2) else 0, "for"),
+                (2 if nested and self.loop_cap_ok(2) else 0, "while"),
+                (1, "tuple"),
+                (2 if self.callable_helpers() else 0, "call"),
+                (3 if self.loops else 0, "jump"),
+                (1 if depth > 0 else 0, "return"),
+                (1, "raise"),
+                (1 if depth > 0 else 0, "pass"),
+            ]
+        )
         return getattr(self, "stmt_" + kind)(depth)
 
     def stmt_assign(self, depth):
@@ -682,7 +781,7 @@ class FunctionGen:
         """Arguments of ``range`` and the most iterations they allow (<= MAX_ITER)."""
         ch = self.ch
 
-        def small(lo, hi):          # an int in [lo, hi], often computed at run time
+        def small(lo, hi):  # an int in [lo, hi], often computed at run time
             if ch.chance(0.5):
                 return _int_lit(ch.integer(lo, hi))
             e = self.to_bound(self.gen_int(ch.integer(0, 1)), VAR_BOUND)
@@ -696,7 +795,7 @@ class FunctionGen:
             return f"{small(-10, 10)}, {small(-10, 10)}", MAX_ITER
         step = ch.pick((-1, 2, -2, 3, -3, 1))
         if step < 0 and ch.chance(0.5):
-            return f"{small(0, MAX_ITER - 1)}, -1, {step}", MAX_ITER   # the classic countdown
+            return f"{small(0, MAX_ITER - 1)}, -1, {step}", MAX_ITER  # the classic countdown
         return f"{small(-10, 10)}, {small(-10, 10)}, {step}", 20 // abs(step) + 1
 
     def loop_body(self, depth, cap):
@@ -723,7 +822,7 @@ class FunctionGen:
         self.scope[k] = (INT, MAX_ITER)
         self.protected.add(k)
         self.loop_body(depth, cap)
-        self.scope = saved              # the loop variable is unbound after an empty range
+        self.scope = saved  # the loop variable is unbound after an empty range
         self.loop_else(depth)
         return False
 
@@ -738,7 +837,7 @@ class FunctionGen:
         self.protected.add(w)
         form = ch.weighted([(3, "plain"), (2, "and"), (1, "true")])
         saved_mult = self.mult
-        self.mult *= n              # the condition runs in the loop too
+        self.mult *= n  # the condition runs in the loop too
         cond = self.gen_cond(ch.integer(0, 2)).text if form == "and" else None
         self.mult = saved_mult
         if form == "plain":
@@ -823,10 +922,10 @@ class FunctionGen:
         d = self.expr_depth()
         c1, c2 = self.gen_cond(d).text, self.gen_cond(d).text
         if self.ch.chance(0.4):
-            self.emit(f"assert {c1} or {c2}, \"generated assertion\"")
+            self.emit(f'assert {c1} or {c2}, "generated assertion"')
         else:
             self.emit(f"if {c1} and {c2}:")
-            self.emit(f"    raise {self.ch.pick(('ValueError', 'ArithmeticError', 'RuntimeError'))}(\"generated\")")
+            self.emit(f'    raise {self.ch.pick(("ValueError", "ArithmeticError", "RuntimeError"))}("generated")')
         return False
 
     def stmt_pass(self, depth):
@@ -888,16 +987,16 @@ def generate(ch: Chooser, entry: str = "entry") -> Program:
         if isinstance(ret, tuple):
             ret = ret[:2]
         budget = 20 if n == 0 else 400
-        g = FunctionGen(ch, f"h{n}", params, ret, list(helpers), consts, budget=budget,
-                        max_depth=2, max_stmts=4, decorated=False)
-        forced = helpers[-1] if helpers and ch.chance(0.8) else None   # h1 calls h0
+        g = FunctionGen(
+            ch, f"h{n}", params, ret, list(helpers), consts, budget=budget, max_depth=2, max_stmts=4, decorated=False
+        )
+        forced = helpers[-1] if helpers and ch.chance(0.8) else None  # h1 calls h0
         texts.append(g.generate(forced))
         helpers.append(Helper(g.name, params, ret, g.cost))
 
     params = tuple(ch.pick((INT, FLOAT)) for _ in range(ch.integer(1, 3)))
     ret = _ret_type(ch, allow_bool=True)
-    g = FunctionGen(ch, entry, params, ret, helpers, consts, budget=2000, max_depth=3, max_stmts=7,
-                    decorated=True)
+    g = FunctionGen(ch, entry, params, ret, helpers, consts, budget=2000, max_depth=3, max_stmts=7, decorated=True)
     forced = ch.pick(helpers) if helpers and ch.chance(0.7) else None
     texts.append(g.generate(forced))
 
@@ -931,8 +1030,11 @@ def random_args(rng: random.Random, params: tuple) -> tuple:
         if t == INT:
             out.append(rng.choice(SPECIAL_INTS) if rng.random() < 0.5 else rng.randint(-VAR_BOUND, VAR_BOUND))
         else:
-            out.append(rng.choice(SPECIAL_FLOATS) if rng.random() < 0.5
-                       else rng.choice((1.0, 1e3, 1e-3, 1e20)) * (rng.random() * 2 - 1))
+            out.append(
+                rng.choice(SPECIAL_FLOATS)
+                if rng.random() < 0.5
+                else rng.choice((1.0, 1e3, 1e-3, 1e20)) * (rng.random() * 2 - 1)
+            )
     return tuple(out)
 
 
@@ -1024,15 +1126,21 @@ class _Instrument(ast.NodeTransformer):
         for tgt in node.targets:
             names = tgt.elts if isinstance(tgt, ast.Tuple) else [tgt]
             for n in names:
-                out.append(ast.Expr(ast.Call(ast.Name("__name_chk__", ast.Load()),
-                                             [ast.Constant(n.id), ast.Name(n.id, ast.Load())], [])))
+                out.append(
+                    ast.Expr(
+                        ast.Call(
+                            ast.Name("__name_chk__", ast.Load()), [ast.Constant(n.id), ast.Name(n.id, ast.Load())], []
+                        )
+                    )
+                )
         return out
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         name = node.target.id
-        value = ast.Call(ast.Name("__chk__", ast.Load()),
-                         [ast.BinOp(ast.Name(name, ast.Load()), node.op, node.value)], [])
+        value = ast.Call(
+            ast.Name("__chk__", ast.Load()), [ast.BinOp(ast.Name(name, ast.Load()), node.op, node.value)], []
+        )
         return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), node)
 
 

@@ -10,6 +10,7 @@ they compute the expected ``file:line:col`` of a construct from the function's r
 ``ast`` that a node of the expected kind really starts there (a self-check of the test, independent of the
 compiler).
 """
+
 from __future__ import annotations
 
 import array
@@ -188,8 +189,7 @@ def outcome(fn, args):
         return Outcome(error=e)
 
 
-def check(f, *args, close=False, rel_tol=1e-12, signed_zero=True, messages=False, raises=None,
-          expect=_MISSING):
+def check(f, *args, close=False, rel_tol=1e-12, signed_zero=True, messages=False, raises=None, expect=_MISSING):
     """Run ``f.py_func`` and ``f`` on deep copies of ``args`` and assert they agree.
 
     - results: :func:`same` (type-aware, NaN-aware; ``close`` allows ``rel_tol`` for transcendental results);
@@ -253,9 +253,17 @@ def check_raises(f, *args, exc, messages=False):
 # --------------------------------------------------------------------------------------------------------
 
 NP_TYPES = {
-    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
-    "f32": np.float32, "f64": np.float64, "boolean": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "u8": np.uint8,
+    "u16": np.uint16,
+    "u32": np.uint32,
+    "u64": np.uint64,
+    "f32": np.float32,
+    "f64": np.float64,
+    "boolean": np.bool_,
 }
 
 
@@ -311,8 +319,11 @@ def assert_node_at(loc, node_type):
     """Self-check of a test: a node of `node_type` starts at loc = (file, line, col) in the file's AST."""
     path, line, col = loc
     for node in ast.walk(_file_ast(path)):
-        if isinstance(node, node_type) and getattr(node, "lineno", None) == line \
-                and getattr(node, "col_offset", None) == col - 1:
+        if (
+            isinstance(node, node_type)
+            and getattr(node, "lineno", None) == line
+            and getattr(node, "col_offset", None) == col - 1
+        ):
             return
     raise AssertionError(f"test bug: no {node_type.__name__} node starts at {path}:{line}:{col}")
 

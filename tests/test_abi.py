@@ -4,6 +4,7 @@ Generated code reads CPython's objects and aot's method objects through raw offs
 cleanly, it reads or calls garbage. So each value is checked where it comes from: ctypes mirrors of CPython's
 structs, live objects read at the table's offsets, the method type's members, and the dispatcher's LLVM IR.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -21,16 +22,46 @@ from aot.runtime.methodtype import method_type
 # Prebuilt libraries bake these values in, and a library is only rejected when the compiler version changes:
 # a change here must be deliberate (a new layout, a new version), never a side effect.
 PINNED = {
-    "POINTER_SIZE": 8, "PY_OBJECT_HEAD_SIZE": 16, "PY_OBJECT_TYPE": 8, "PY_FLOAT_VALUE": 16, "PY_TUPLE_SIZE": 16,
-    "PY_TUPLE_ITEMS": 24, "PY_BUFFER_SIZE": 80, "PY_BUFFER_BUF": 0, "PY_BUFFER_ITEMSIZE": 24, "PY_BUFFER_NDIM": 36,
-    "PY_BUFFER_FORMAT": 40, "PY_BUFFER_SHAPE": 48, "PY_BUFFER_STRIDES": 56, "PyBUF_WRITABLE": 0x1,
-    "PyBUF_FORMAT": 0x4, "PyBUF_STRIDES": 0x18, "PY_METHOD_DEF_SIZE": 32, "PY_METHOD_DEF_FLAGS": 16,
-    "METH_FASTCALL": 0x80, "PY_VECTORCALL_ARGUMENTS_OFFSET": 1 << 63,
-    "METHOD_VECTORCALL": 16, "METHOD_DICT": 24, "METHOD_UNUSED": 32, "METHOD_TABLE": 40, "METHOD_COUNT": 48,
-    "METHOD_FALLBACK": 56, "METHOD_DEFINITION": 64, "METHOD_WRAPPED": 72, "METHOD_BASIC_SIZE": 80,
+    "POINTER_SIZE": 8,
+    "PY_OBJECT_HEAD_SIZE": 16,
+    "PY_OBJECT_TYPE": 8,
+    "PY_FLOAT_VALUE": 16,
+    "PY_TUPLE_SIZE": 16,
+    "PY_TUPLE_ITEMS": 24,
+    "PY_BUFFER_SIZE": 80,
+    "PY_BUFFER_BUF": 0,
+    "PY_BUFFER_ITEMSIZE": 24,
+    "PY_BUFFER_NDIM": 36,
+    "PY_BUFFER_FORMAT": 40,
+    "PY_BUFFER_SHAPE": 48,
+    "PY_BUFFER_STRIDES": 56,
+    "PyBUF_WRITABLE": 0x1,
+    "PyBUF_FORMAT": 0x4,
+    "PyBUF_STRIDES": 0x18,
+    "PY_METHOD_DEF_SIZE": 32,
+    "PY_METHOD_DEF_FLAGS": 16,
+    "METH_FASTCALL": 0x80,
+    "PY_VECTORCALL_ARGUMENTS_OFFSET": 1 << 63,
+    "METHOD_VECTORCALL": 16,
+    "METHOD_DICT": 24,
+    "METHOD_UNUSED": 32,
+    "METHOD_TABLE": 40,
+    "METHOD_COUNT": 48,
+    "METHOD_FALLBACK": 56,
+    "METHOD_DEFINITION": 64,
+    "METHOD_WRAPPED": 72,
+    "METHOD_BASIC_SIZE": 80,
 }
-METHOD_SLOTS = ("METHOD_VECTORCALL", "METHOD_DICT", "METHOD_UNUSED", "METHOD_TABLE", "METHOD_COUNT",
-                "METHOD_FALLBACK", "METHOD_DEFINITION", "METHOD_WRAPPED")
+METHOD_SLOTS = (
+    "METHOD_VECTORCALL",
+    "METHOD_DICT",
+    "METHOD_UNUSED",
+    "METHOD_TABLE",
+    "METHOD_COUNT",
+    "METHOD_FALLBACK",
+    "METHOD_DEFINITION",
+    "METHOD_WRAPPED",
+)
 
 
 class PyObjectHead(ctypes.Structure):
@@ -46,16 +77,28 @@ class PyTupleObject(ctypes.Structure):
 
 
 class PyBuffer(ctypes.Structure):
-    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.c_void_p), ("len", ctypes.c_ssize_t),
-                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int), ("ndim", ctypes.c_int),
-                ("format", ctypes.c_char_p), ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
-                ("strides", ctypes.POINTER(ctypes.c_ssize_t)), ("suboffsets", ctypes.POINTER(ctypes.c_ssize_t)),
-                ("internal", ctypes.c_void_p)]
+    _fields_ = [
+        ("buf", ctypes.c_void_p),
+        ("obj", ctypes.c_void_p),
+        ("len", ctypes.c_ssize_t),
+        ("itemsize", ctypes.c_ssize_t),
+        ("readonly", ctypes.c_int),
+        ("ndim", ctypes.c_int),
+        ("format", ctypes.c_char_p),
+        ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("strides", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("suboffsets", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("internal", ctypes.c_void_p),
+    ]
 
 
 class PyMethodDef(ctypes.Structure):
-    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p), ("ml_flags", ctypes.c_int),
-                ("ml_doc", ctypes.c_char_p)]
+    _fields_ = [
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    ]
 
 
 def _pointer_at(obj: object, offset: int) -> int:
@@ -68,6 +111,7 @@ def test_the_table_holds_the_pinned_layout() -> None:
 
 
 # ------------------------------------------------------------------------------------------ CPython
+
 
 def test_object_layouts_match_ctypes_mirrors_and_live_objects() -> None:
     assert ctypes.sizeof(ctypes.c_void_p) == abi.POINTER_SIZE
@@ -87,8 +131,14 @@ def test_object_layouts_match_ctypes_mirrors_and_live_objects() -> None:
 
 def test_py_buffer_layout_matches_a_ctypes_mirror_and_a_real_view() -> None:
     assert ctypes.sizeof(PyBuffer) == abi.PY_BUFFER_SIZE
-    offsets = {"buf": abi.PY_BUFFER_BUF, "itemsize": abi.PY_BUFFER_ITEMSIZE, "ndim": abi.PY_BUFFER_NDIM,
-               "format": abi.PY_BUFFER_FORMAT, "shape": abi.PY_BUFFER_SHAPE, "strides": abi.PY_BUFFER_STRIDES}
+    offsets = {
+        "buf": abi.PY_BUFFER_BUF,
+        "itemsize": abi.PY_BUFFER_ITEMSIZE,
+        "ndim": abi.PY_BUFFER_NDIM,
+        "format": abi.PY_BUFFER_FORMAT,
+        "shape": abi.PY_BUFFER_SHAPE,
+        "strides": abi.PY_BUFFER_STRIDES,
+    }
     assert {name: getattr(PyBuffer, name).offset for name in offsets} == offsets
     a = np.zeros((3, 4), dtype=np.float32)[:, ::2]
     raw = (ctypes.c_char * abi.PY_BUFFER_SIZE)()
@@ -121,6 +171,7 @@ def test_method_def_layout_matches_ctypes_and_the_generated_struct() -> None:
     from aot.codegen.context import ModuleContext
     from aot.codegen.cpython import emit_fastcall_wrapper, try_function_type
     from aot.targets import CpuTarget
+
     assert ctypes.sizeof(PyMethodDef) == abi.PY_METHOD_DEF_SIZE
     assert PyMethodDef.ml_flags.offset == abi.PY_METHOD_DEF_FLAGS
     target = CpuTarget.host()
@@ -136,6 +187,7 @@ def test_method_def_layout_matches_ctypes_and_the_generated_struct() -> None:
 
 
 # ------------------------------------------------------------------------------------------ the method object
+
 
 def test_method_slots_are_distinct_aligned_and_inside_the_object() -> None:
     offsets = sorted(getattr(abi, name) for name in METHOD_SLOTS)
@@ -171,6 +223,7 @@ def test_the_generated_dispatcher_reads_the_tables_slots() -> None:
     from aot.codegen.context import ModuleContext
     from aot.codegen.cpython import emit_dispatcher
     from aot.targets import CpuTarget
+
     module = ir.Module(name="dispatch")
     emit_dispatcher(ModuleContext(module, CpuTarget.host()))
     offsets = {int(o) for o in re.findall(r"getelementptr i8, i8\* %\S+, i64 (\d+)", str(module))}
@@ -184,6 +237,7 @@ def _twice(x):
 
 def test_a_method_with_two_specializations_dispatches_natively() -> None:
     from aot.runtime import runtime
+
     assert _twice(3) == 6 and _twice(1.25) == 2.5
     assert _twice._aot_count == 2 and _twice._aot_vectorcall == runtime().compiler.dispatcher_address()
     for _ in range(3):  # through the dispatcher's table walk

@@ -9,6 +9,7 @@ failures, incremental rebuilds and configuration errors (SPEC.md §4-§6, issue 
 Every build runs the command line of this checkout in a subprocess; the packages built are imported only
 in fresh interpreters (``buildsupport.run_python``), never in the test process.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,6 +61,7 @@ def aot_files(project: Path, package: str = "numkit") -> dict[str, bytes]:
 
 # ------------------------------------------------------------------------------------------ the cold build
 
+
 @pytest.fixture(scope="module")
 def cold(tmp_path_factory):
     """numkit built once, with ``--jobs 1 --json``: (project, the build's Done)."""
@@ -87,7 +89,9 @@ def contents(image) -> ImageContents:
 @pytest.fixture(scope="module")
 def current(project):
     """What a fresh interpreter (with another hash seed) says about numkit's methods now."""
-    run = run_python(project, """
+    run = run_python(
+        project,
+        """
         import numkit
         from aot.runtime import runtime
         from aot.world.fingerprint import definition, fingerprint
@@ -95,7 +99,9 @@ def current(project):
         ours = {k: m for k, m in rt.table.methods.items() if k.startswith("numkit.")}
         report(fingerprints={k: fingerprint(m.py_func, m.options) for k, m in ours.items()},
                definitions={k: definition(m.py_func, m.options).hex() for k, m in ours.items()})
-    """, env={"PYTHONHASHSEED": "4711"})
+    """,
+        env={"PYTHONHASHSEED": "4711"},
+    )
     return run
 
 
@@ -140,8 +146,9 @@ def test_methods_table_holds_every_method_with_its_fingerprint(image, current):
     assert stored == now, "fingerprints must be the same in every process (another hash seed here)"
     assert all(re.fullmatch(r"[0-9a-f]{16,64}", fp) for fp in stored.values())
     definitions = {rec[0]: rec[2] for rec in methods}
-    assert {k: d.hex() for k, d in definitions.items()} == current["definitions"], \
+    assert {k: d.hex() for k, d in definitions.items()} == current["definitions"], (
         "what validation compares must be the same in every process too"
+    )
     assert all(fingerprint_of(definitions[k]) == fp for k, fp in stored.items())
 
 
@@ -182,10 +189,10 @@ def test_code_entries(project, image, contents):
 def test_entries_cover_declared_recorded_and_callee_specializations(contents):
     code = contents.code
     assert ("numkit.core:sqr", ("f64",)) in code and ("numkit.core:sqr", ("i64",)) in code  # signatures=
-    assert ("numkit.core:clamp", ("f64", "f64", "f64")) in code                              # annotations
-    assert ("numkit.stats:minmax", ("f64[::1]",)) in code                                    # the workload
+    assert ("numkit.core:clamp", ("f64", "f64", "f64")) in code  # annotations
+    assert ("numkit.stats:minmax", ("f64[::1]",)) in code  # the workload
     assert ("numkit.core:weighted3", ("(f64, f64, f64)",)) in code
-    assert ("numkit.stats:mean", ("f64[::1]",)) in code               # only reached by max_abs_dev's inference
+    assert ("numkit.stats:mean", ("f64[::1]",)) in code  # only reached by max_abs_dev's inference
     assert code[("numkit.core:clamp", ("f64", "f64", "f64"))].rettype == "f64"
     assert code[("numkit.stats:minmax", ("f64[::1]",))].rettype == "(f64, f64)"
 
@@ -193,8 +200,9 @@ def test_entries_cover_declared_recorded_and_callee_specializations(contents):
 def test_edges(contents):
     code = contents.code
     assert ("global", "numkit.core:EPS", 1e-12) in code[("numkit.core:almost_equal", ("f64", "f64"))].edges
-    assert ("global", "numkit.core:WEIGHTS", [0.25, 0.5, 0.25]) in code[("numkit.core:weighted3",
-                                                                         ("(f64, f64, f64)",))].edges
+    assert ("global", "numkit.core:WEIGHTS", [0.25, 0.5, 0.25]) in code[
+        ("numkit.core:weighted3", ("(f64, f64, f64)",))
+    ].edges
     even = code[("numkit.ntheory:is_even", ("i64",))]
     odd = code[("numkit.ntheory:is_odd", ("i64",))]
     assert ("numkit.ntheory:is_odd", ("i64",)) in set(even.call_keys)
@@ -207,10 +215,16 @@ def test_objects_group_each_modules_methods(project):
     # Object files live beside the image (for incremental builds), one per module or per group of
     # OBJECT_METHODS methods of a larger module, so that an edit recompiles a few methods only.
     from aot.builder.driver import OBJECT_METHODS
+
     cache = serializer.read_image(image_path(project, "numkit").with_suffix(".objects"))
     names = {m for m in ImageContents.from_tables(cache.tables).objects if m.startswith("numkit.")}
     assert {n.split("#")[0] for n in names} == {
-        "numkit.core", "numkit.ntheory", "numkit.roots", "numkit.stats", "numkit.stencil"}
+        "numkit.core",
+        "numkit.ntheory",
+        "numkit.roots",
+        "numkit.stats",
+        "numkit.stencil",
+    }
     assert any("#" in n for n in names) and OBJECT_METHODS == 6
 
 
@@ -225,15 +239,23 @@ def test_image_reads_back_identically(project, image):
 
 # --------------------------------------------------------------------------------------------- damage
 
+
 def _damaged(data: bytes, how: str, rng: random.Random) -> bytes:
     if how.startswith("truncated-"):
         return data[: int(how.split("-")[1]) if how.split("-")[1] != "half" else len(data) // 2]
     if how in ("flip-code", "flip-index"):  # in a table the first call of any method reads
         offset = sum(serializer.ImageFile.from_bytes(data).span(how.split("-")[1])) // 2
-        return data[:offset] + bytes([data[offset] ^ 0x10]) + data[offset + 1:]
+        return data[:offset] + bytes([data[offset] ^ 0x10]) + data[offset + 1 :]
     if how.startswith("flip-"):
-        offset = {"magic": 3, "version": 9, "lengths": 14, "digest": 40, "header": serializer.PREAMBLE_SIZE + 3,
-                  "body": len(data) // 2, "last": len(data) - 1}[how.split("-")[1]]
+        offset = {
+            "magic": 3,
+            "version": 9,
+            "lengths": 14,
+            "digest": 40,
+            "header": serializer.PREAMBLE_SIZE + 3,
+            "body": len(data) // 2,
+            "last": len(data) - 1,
+        }[how.split("-")[1]]
         out = bytearray(data)
         out[offset] ^= 0x10
         return bytes(out)
@@ -253,12 +275,24 @@ def _damaged(data: bytes, how: str, rng: random.Random) -> bytes:
 
 
 DAMAGE = {
-    "truncated-0": "truncated", "truncated-5": "truncated", "truncated-60": "truncated",
-    f"truncated-{serializer.PREAMBLE_SIZE + 7}": "truncated", "truncated-half": "truncated",
-    "flip-magic": "bad-magic", "flip-version": "format-version", "flip-lengths": ("truncated", "corrupt"),
-    "flip-digest": "corrupt", "flip-header": "corrupt", "flip-body": "corrupt", "flip-last": "corrupt",
-    "random": "bad-magic", "random-after-magic": ("truncated", "corrupt"), "wrong-magic": "bad-magic",
-    "elf": "bad-magic", "newer-version": "format-version", "trailing": "corrupt",
+    "truncated-0": "truncated",
+    "truncated-5": "truncated",
+    "truncated-60": "truncated",
+    f"truncated-{serializer.PREAMBLE_SIZE + 7}": "truncated",
+    "truncated-half": "truncated",
+    "flip-magic": "bad-magic",
+    "flip-version": "format-version",
+    "flip-lengths": ("truncated", "corrupt"),
+    "flip-digest": "corrupt",
+    "flip-header": "corrupt",
+    "flip-body": "corrupt",
+    "flip-last": "corrupt",
+    "random": "bad-magic",
+    "random-after-magic": ("truncated", "corrupt"),
+    "wrong-magic": "bad-magic",
+    "elf": "bad-magic",
+    "newer-version": "format-version",
+    "trailing": "corrupt",
 }
 
 
@@ -300,8 +334,7 @@ IMPORT_PROBE = """
 """
 
 
-@pytest.mark.parametrize("how", ["truncated-half", "flip-code", "flip-index", "random", "wrong-magic",
-                                 "newer-version"])
+@pytest.mark.parametrize("how", ["truncated-half", "flip-code", "flip-index", "random", "wrong-magic", "newer-version"])
 def test_damaged_image_is_rejected_at_import_with_one_warning(project, tmp_path, how):
     copy = copy_project(project, tmp_path / "numkit", images=True)
     path = image_path(copy, "numkit")
@@ -315,6 +348,7 @@ def test_damaged_image_is_rejected_at_import_with_one_warning(project, tmp_path,
 
 
 # ---------------------------------------------------------------------------------------- reproducibility
+
 
 def test_rebuild_after_removing_the_images_is_byte_identical(project, tmp_path):
     """``rm -rf __aot__`` and build again (here in another folder, so the path must not matter either, and
@@ -346,6 +380,7 @@ def test_no_absolute_path_of_the_build_machine_in_the_outputs(project):
 
 # ---------------------------------------------------------------------------------------------- concurrency
 
+
 def test_two_concurrent_builds_leave_a_valid_image(tmp_path):
     project = copy_project(FIXTURES / "numkit", tmp_path / "numkit")
     first = aot_build_popen(project, "--json")
@@ -372,15 +407,20 @@ def test_what_a_killed_build_leaves_behind_the_next_build_removes(tmp_path):
     import signal
     import subprocess
     import time
+
     project = write_project(tmp_path / "fp", GOODPKG)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     mark = tmp_path / "linking"
     slow_cc = tmp_path / "slow-cc.sh"
     slow_cc.write_text(f"#!/bin/sh\ntouch '{mark}'\nexec sleep 120\n")
-    killed = subprocess.Popen([sys.executable, "-c", CLI, "build", str(project)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True,
-                              env=base_env({"TMPDIR": str(tmp), "CC": f"sh {slow_cc}"}))
+    killed = subprocess.Popen(
+        [sys.executable, "-c", CLI, "build", str(project)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=base_env({"TMPDIR": str(tmp), "CC": f"sh {slow_cc}"}),
+    )
     try:
         deadline = time.monotonic() + 240
         while not mark.exists() and killed.poll() is None and time.monotonic() < deadline:
@@ -403,10 +443,16 @@ def test_what_a_killed_build_leaves_behind_the_next_build_removes(tmp_path):
     os.utime(left[0], (hours_ago, hours_ago))
     folder = project / "failpkg" / "__aot__"
     folder.mkdir(exist_ok=True)
-    gone = [left[0], planted(folder / f".failpkg.cpu.aotimg.{dead}.0123abcd.tmp", old=False),
-            planted(folder / f".failpkg.cpu.so.{alive}.89abcdef.tmp", old=True)]
-    kept = [planted(tmp / f"aot-link-{dead}-young", old=False), planted(tmp / f"aot-link-{alive}-running", old=True),
-            planted(folder / f".failpkg.cpu.so.{alive}.01234567.tmp", old=False)]
+    gone = [
+        left[0],
+        planted(folder / f".failpkg.cpu.aotimg.{dead}.0123abcd.tmp", old=False),
+        planted(folder / f".failpkg.cpu.so.{alive}.89abcdef.tmp", old=True),
+    ]
+    kept = [
+        planted(tmp / f"aot-link-{dead}-young", old=False),
+        planted(tmp / f"aot-link-{alive}-running", old=True),
+        planted(folder / f".failpkg.cpu.so.{alive}.01234567.tmp", old=False),
+    ]
     done = aot_build(project, env=base_env({"TMPDIR": str(tmp)}))
     assert done.rc == 0, done.stderr[-2000:]
     assert [p for p in gone if p.exists()] == []
@@ -480,10 +526,14 @@ def test_a_failing_method_is_reported_and_the_rest_still_build(tmp_path):
     assert len(done.summary["images"]) == 1
     contents = image_contents(project, "failpkg")
     assert set(contents.code) == {("failpkg.good:add", ("f64", "f64")), ("failpkg.bad:twice", ("f64",))}
-    run = run_python(project, """
+    run = run_python(
+        project,
+        """
         from failpkg import good, bad
         report(r=[good.add(1.0, 2.0), bad.twice(4.0), bad.broken.py_func(1)])
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert run["r"] == [3.0, 8.0, 2] and run["stats"]["loaded"] == 2
 
 
@@ -509,6 +559,7 @@ def test_strict_build_with_a_failing_method_keeps_the_previous_image(tmp_path):
 
 # ------------------------------------------------------------------------------------------- incremental
 
+
 @pytest.fixture
 def built_copy(project, tmp_path) -> Path:
     return copy_project(project, tmp_path / "numkit", images=True)
@@ -523,14 +574,20 @@ def test_no_change_rebuild_reuses_everything(built_copy, contents):
 
 
 def _changed_entries(old: ImageContents, new: ImageContents) -> set:
-    return {k for k in old.code if k not in new.code or old.code[k].ir != new.code[k].ir
-            or old.code[k].edges != new.code[k].edges}
+    return {
+        k
+        for k in old.code
+        if k not in new.code or old.code[k].ir != new.code[k].ir or old.code[k].edges != new.code[k].edges
+    }
 
 
-@pytest.mark.parametrize("method, module, old, new", [
-    ("numkit.ntheory:gcd", "ntheory", "        a, b = b, a % b\n", "        a, b = b, a - (a // b) * b\n"),
-    ("numkit.core:sqr", "core", "    return x * x\n", "    return x * x + 0\n"),
-])
+@pytest.mark.parametrize(
+    "method, module, old, new",
+    [
+        ("numkit.ntheory:gcd", "ntheory", "        a, b = b, a % b\n", "        a, b = b, a - (a // b) * b\n"),
+        ("numkit.core:sqr", "core", "    return x * x\n", "    return x * x + 0\n"),
+    ],
+)
 def test_editing_one_method_rebuilds_exactly_it_and_its_callers(built_copy, contents, method, module, old, new):
     path = built_copy / "numkit" / f"{module}.py"
     text = path.read_text()
@@ -602,22 +659,26 @@ def test_a_rebuild_over_a_foreign_or_damaged_previous_output(built_copy, project
     done = aot_build(built_copy, "--json")
     assert done.rc == 0, done.stderr
     entries = len(image_contents(project, "numkit").code)
-    if damage == "library-deleted":   # the entries and object files in the image are still good: relink only
+    if damage == "library-deleted":  # the entries and object files in the image are still good: relink only
         assert done.summary["built"] == 0 and done.summary["reused"] == entries
-    else:                             # nothing of another compiler's (or a damaged) image is reused
+    else:  # nothing of another compiler's (or a damaged) image is reused
         assert done.summary["built"] == entries and done.summary["reused"] == 0
     assert aot_files(built_copy) == aot_files(project)
 
 
 # ---------------------------------------------------------------------------------------- errors of usage
 
-@pytest.mark.parametrize("toml, key", [
-    ('[tool.aot]\npackages = ["failpkg"]\n\n[tool.aot.cpu]\nopt = 7\n', "[tool.aot.cpu] opt"),
-    ('[tool.aot]\npackages = ["failpkg"]\ntargets = ["gpu"]\n', "[tool.aot] targets"),
-    ('[tool.aot]\npakages = ["failpkg"]\n', "pakages"),
-    ('[tool.aot]\npackages = "failpkg"\n', "[tool.aot] packages"),
-    ('[tool.aot]\npackages = ["failpkg"]\n\n[tool.aot.cpu]\ncpu = "x86-64-v99"\n', "[tool.aot.cpu] cpu"),  # (#23)
-])
+
+@pytest.mark.parametrize(
+    "toml, key",
+    [
+        ('[tool.aot]\npackages = ["failpkg"]\n\n[tool.aot.cpu]\nopt = 7\n', "[tool.aot.cpu] opt"),
+        ('[tool.aot]\npackages = ["failpkg"]\ntargets = ["gpu"]\n', "[tool.aot] targets"),
+        ('[tool.aot]\npakages = ["failpkg"]\n', "pakages"),
+        ('[tool.aot]\npackages = "failpkg"\n', "[tool.aot] packages"),
+        ('[tool.aot]\npackages = ["failpkg"]\n\n[tool.aot.cpu]\ncpu = "x86-64-v99"\n', "[tool.aot.cpu] cpu"),  # (#23)
+    ],
+)
 def test_configuration_error_exits_2_naming_key_and_file(tmp_path, toml, key):
     project = write_project(tmp_path / "fp", FAILPKG)
     (project / "pyproject.toml").write_text('[project]\nname = "failpkg"\n\n' + toml)
@@ -647,8 +708,13 @@ def test_a_package_that_fails_to_import_is_one_clear_error(tmp_path):
 
 def test_a_package_that_calls_sys_exit_at_import_is_one_clear_error(tmp_path):
     """Issue #23: ``sys.exit(3)`` in a module of the package ended the build with status 3 and no word."""
-    project = write_project(tmp_path / "fp", dict(GOODPKG, **{"failpkg/__init__.py": "from . import good, quits\n",
-                                                              "failpkg/quits.py": "import sys\n\nsys.exit(3)\n"}))
+    project = write_project(
+        tmp_path / "fp",
+        dict(
+            GOODPKG,
+            **{"failpkg/__init__.py": "from . import good, quits\n", "failpkg/quits.py": "import sys\n\nsys.exit(3)\n"},
+        ),
+    )
     done = aot_build(project)
     assert done.rc == 1, (done.rc, done.stderr[-2000:])
     lines = done.stderr.strip().splitlines()

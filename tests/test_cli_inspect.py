@@ -1,4 +1,5 @@
 """``aot inspect`` and ``aot clean`` on a built copy of numkit, through the console script and CliRunner."""
+
 from __future__ import annotations
 
 import copy
@@ -56,15 +57,19 @@ def entries_of(doc):
 
 # ---------------------------------------------------------------------------------------------- the table
 
+
 @BOTH
 def test_table_lists_every_entry_with_aligned_columns(runner, built, doc):
     out = call(runner, "inspect", str(built))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     heading = lines[0]
-    assert re.match(r"\S*numkit\.cpu\.aotimg: cpu \S+ \(generic\), aot " + re.escape(COMPILER_VERSION)
-                    + r", cpython-\S+, \d+ entries\Z",
-                    heading), heading
+    assert re.match(
+        r"\S*numkit\.cpu\.aotimg: cpu \S+ \(generic\), aot "
+        + re.escape(COMPILER_VERSION)
+        + r", cpython-\S+, \d+ entries\Z",
+        heading,
+    ), heading
     entries = entries_of(doc)
     assert heading.endswith(f", {len(entries)} entries")
     header = lines[1]
@@ -74,7 +79,7 @@ def test_table_lists_every_entry_with_aligned_columns(runner, built, doc):
     owner_col = header.index("owner")
     for row, entry in zip(rows, entries):
         assert row.split()[0] == entry["method"]
-        assert row[owner_col:owner_col + 3] == "cpu", row  # every column starts where its heading does
+        assert row[owner_col : owner_col + 3] == "cpu", row  # every column starts where its heading does
         assert "1..∞" in row or "1..open" in row
         assert re.search(r"\d+ B\Z", row), row  # the native size, right-aligned at the end
     assert "\x1b[" not in out.stdout  # no colour when stdout is not a terminal
@@ -100,8 +105,13 @@ def test_signature_abbreviation_rules():
 def test_table_is_coloured_on_a_terminal(built):
     pty = pytest.importorskip("pty")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([*aot_command(), "inspect", str(built), "--verify"], stdout=slave,
-                            stderr=subprocess.PIPE, env=clean_env(), stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*aot_command(), "inspect", str(built), "--verify"],
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -128,6 +138,7 @@ def test_path_kinds_all_name_the_same_image(runner, built, image_path):
 
 
 # ---------------------------------------------------------------------------------------------- JSON
+
 
 def test_json_matches_the_spec_schema(doc):
     assert schema_problems(doc) == []
@@ -170,6 +181,7 @@ def test_schema_checker_catches_mistakes(doc):
 
 # ---------------------------------------------------------------------------------------------- code
 
+
 @BOTH
 def test_ir_of_every_specialization_or_of_one(runner, built):
     out = call(runner, "inspect", str(built), "--ir", "numkit.stats:mean")
@@ -209,16 +221,22 @@ def _write_ptx_image(image_path, dest):
     contents = ImageContents.from_tables(image.tables)
     contents.code = {k: e._replace(owner="ptx") for k, e in contents.code.items()}
     symbol = contents.code[("numkit.stats:mean", ("f64[:]",))].symbol
-    ptx = (".version 8.0\n.target sm_80\n.address_size 64\n\n"
-           f".visible .func (.param .b32 r) {symbol}(\n\t.param .b64 p0\n)\n{{\n\tret;\n}}\n\n"
-           ".visible .entry other_kernel()\n{\n\t{\n\tret;\n\t}\n}\n")
+    ptx = (
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+        f".visible .func (.param .b32 r) {symbol}(\n\t.param .b64 p0\n)\n{{\n\tret;\n}}\n\n"
+        ".visible .entry other_kernel()\n{\n\t{\n\tret;\n\t}\n}\n"
+    )
     folder = dest / "numkit" / "__aot__"
     folder.mkdir(parents=True)
     (folder / "numkit.ptx.ptx").write_text(ptx)
     import zlib
-    header = dict(image.header, owner="ptx", target={"triple": "nvptx64-nvidia-cuda", "cpu": "sm_80", "features": ""},
-                  native={"file": "numkit.ptx.ptx", "crc32": zlib.crc32(ptx.encode()),
-                          "size": len(ptx)})
+
+    header = dict(
+        image.header,
+        owner="ptx",
+        target={"triple": "nvptx64-nvidia-cuda", "cpu": "sm_80", "features": ""},
+        native={"file": "numkit.ptx.ptx", "crc32": zlib.crc32(ptx.encode()), "size": len(ptx)},
+    )
     header.pop("runtime", None)
     serializer.write_image(folder / "numkit.ptx.aotimg", header, contents.to_tables())
     return folder / "numkit.ptx.aotimg", symbol
@@ -239,6 +257,7 @@ def test_ptx_of_a_ptx_image(tmp_path, image_path):
 
 
 # ---------------------------------------------------------------------------------------------- bad input
+
 
 @BOTH
 def test_bad_input_is_one_line_and_exit_2(runner, built, tmp_path, image_path):
@@ -280,8 +299,9 @@ def test_an_image_of_another_compiler_version_whose_tables_this_one_cannot_read(
     old = [first[:1] + [["f64"], "f64", "cpu", []] + first[5:]]  # text where 0.7.0 writes string numbers
     path = tmp_path / "pkg" / "__aot__" / "old.aotimg"
     path.parent.mkdir(parents=True)
-    serializer.write_image(path, dict(image.header, compiler_version="0.6.0"),
-                           dict(image.tables, code=old, ir=image.tables["ir"][:1]))
+    serializer.write_image(
+        path, dict(image.header, compiler_version="0.6.0"), dict(image.tables, code=old, ir=image.tables["ir"][:1])
+    )
     for out in (run_aot("inspect", str(path)), invoke("inspect", str(path), "--json")):
         assert_one_line_error(out, "written by aot 0.6.0", f"aot {COMPILER_VERSION} cannot read", "rebuild it")
 
@@ -344,6 +364,7 @@ def test_a_header_field_of_the_wrong_type_is_a_damaged_image(tmp_path, image_pat
 
 def test_project_without_images(tmp_path):
     from cli_support import copy_numkit
+
     project = copy_numkit(tmp_path / "numkit")
     assert_one_line_error(run_aot("inspect", str(project)), "no aot images", "aot build")
     (project / "pyproject.toml").write_text('[tool.aot]\npackages = ["numkit"]\ntargets = ["gpu"]\n')
@@ -351,6 +372,7 @@ def test_project_without_images(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- native sizes
+
 
 def test_elf_symbol_sizes_match_nm(image_path):
     so = image_path.with_suffix(".so")
@@ -380,6 +402,7 @@ def test_elf_reader_rejects_garbage():
 
 
 # ---------------------------------------------------------------------------------------------- clean
+
 
 @BOTH
 def test_clean_removes_images_and_native_code_only(runner, built, tmp_path):

@@ -1,10 +1,11 @@
 """``aot inspect --ir METHOD --until PASS``: the IR right after one pass, inferred again from the sources.
 
-    $ aot inspect . --ir 'numkit.core:clamp(f64, f64, f64)' --until resolve
-    func numkit.core:clamp(%x: f64, %lo: f64, %hi: f64) -> f64  …      (before simplify-cfg: bb4 is still there)
-    $ aot inspect . --ir clamp --until dce
-    aot: unknown pass 'dce' (the passes, in order: resolve, simplify-cfg)          (exit 2)
+$ aot inspect . --ir 'numkit.core:clamp(f64, f64, f64)' --until resolve
+func numkit.core:clamp(%x: f64, %lo: f64, %hi: f64) -> f64  …      (before simplify-cfg: bb4 is still there)
+$ aot inspect . --ir clamp --until dce
+aot: unknown pass 'dce' (the passes, in order: resolve, simplify-cfg)          (exit 2)
 """
+
 from __future__ import annotations
 
 import pytest

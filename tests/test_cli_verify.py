@@ -3,6 +3,7 @@
 numkit is built once per module; every test edits its own copy of the built project, so the images are
 those of the unedited sources and the verdicts show exactly what each edit invalidates.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,12 @@ def stale(project, runner="subprocess") -> dict[tuple[str, tuple[str, ...]], str
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert schema_problems(doc, verify=True) == []
-    return {(e["method"], tuple(e["argtypes"])): e["reason"]
-            for image in doc["images"] for e in image["entries"] if e["status"] == "invalid"}
+    return {
+        (e["method"], tuple(e["argtypes"])): e["reason"]
+        for image in doc["images"]
+        for e in image["entries"]
+        if e["status"] == "invalid"
+    }
 
 
 def stale_lines(out) -> list[str]:
@@ -46,6 +51,7 @@ def stale_lines(out) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- unedited
+
 
 @BOTH
 def test_fresh_build_verifies(runner, project):
@@ -59,6 +65,7 @@ def test_fresh_build_verifies(runner, project):
 def test_verify_leaves_this_process_as_it_was(project):
     """In-process verification imports the project in a private world and puts everything back."""
     from aot.runtime import state
+
     before_runtime = state._RUNTIME
     before = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] == "numkit"}
     path = list(sys.path)
@@ -71,6 +78,7 @@ def test_verify_leaves_this_process_as_it_was(project):
 
 def test_private_runtime_puts_the_previous_one_back_even_on_error():
     from aot.runtime import state
+
     before = state.runtime()
     with pytest.raises(ZeroDivisionError):
         with state.private_runtime() as rt:
@@ -84,6 +92,7 @@ def test_private_runtime_puts_the_previous_one_back_even_on_error():
 
 
 # ---------------------------------------------------------------------------------------------- each kind of edit
+
 
 @BOTH
 def test_callee_edited_invalidates_its_callers(runner, project):
@@ -111,11 +120,13 @@ def test_callee_edited_invalidates_its_callers(runner, project):
 def test_constant_changed_invalidates_exactly_its_readers(runner, project):
     edit(project / "numkit" / "ntheory.py", "MAX_FACTORIAL = 20", "MAX_FACTORIAL = 19")
     assert stale(project, runner) == {
-        ("numkit.ntheory:factorial", ("i64",)): "edge-changed:numkit.ntheory:MAX_FACTORIAL"}
+        ("numkit.ntheory:factorial", ("i64",)): "edge-changed:numkit.ntheory:MAX_FACTORIAL"
+    }
     out = call(runner, "verify", str(project))
     assert out.returncode == 1
-    assert stale_lines(out) == [["stale", "numkit.ntheory:factorial(i64)", "cpu",
-                                 "edge-changed:numkit.ntheory:MAX_FACTORIAL"]]
+    assert stale_lines(out) == [
+        ["stale", "numkit.ntheory:factorial(i64)", "cpu", "edge-changed:numkit.ntheory:MAX_FACTORIAL"]
+    ]
 
 
 def test_constant_read_through_a_callee(project):
@@ -162,6 +173,7 @@ def test_sources_that_do_not_import(project):
 
 
 # ---------------------------------------------------------------------------------------------- image problems
+
 
 def test_missing_native_library_fails(project):
     (project / "numkit" / "__aot__" / "numkit.cpu.so").unlink()
@@ -211,6 +223,7 @@ def test_every_path_kind(runner, project):
 
 
 # ---------------------------------------------------------------------------------------------- --import
+
 
 def test_import_check_passes_on_a_fresh_build(project):
     out = run_aot("verify", str(project), "--import")

@@ -1,7 +1,7 @@
 """Tests of ``[tool.aot]`` loading: defaults, every key, every error naming file and key.
 
-    [project] name = "num-kit"           ->  packages ("num_kit",), targets ("cpu",), opt 3, arch sm_80, sm_90
-    [tool.aot] targets = ["gpu"]         ->  ConfigError "<file>: [tool.aot] targets: unknown target 'gpu' ..."
+[project] name = "num-kit"           ->  packages ("num_kit",), targets ("cpu",), opt 3, arch sm_80, sm_90
+[tool.aot] targets = ["gpu"]         ->  ConfigError "<file>: [tool.aot] targets: unknown target 'gpu' ..."
 """
 
 from __future__ import annotations
@@ -47,7 +47,10 @@ def test_defaults(tmp_path: Path) -> None:
 
 
 def test_every_key(tmp_path: Path) -> None:
-    cfg = load_config(project(tmp_path, """
+    cfg = load_config(
+        project(
+            tmp_path,
+            """
         [project]
         name = "ignored-when-packages-given"
         [tool.aot]
@@ -59,7 +62,9 @@ def test_every_key(tmp_path: Path) -> None:
         opt = 0
         [tool.aot.ptx]
         arch = ["sm_90a", "sm_70"]
-    """))
+    """,
+        )
+    )
     assert cfg.packages == ("numkit", "numkit_extra.sub")
     assert cfg.targets == ("cpu", "ptx")  # canonical order
     assert cfg.workload == "numkit._workload"
@@ -180,14 +185,18 @@ def test_invalid_utf8(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ('[tool.aot]\ntargets = ["cpu"]\n',
-         "[tool.aot] packages: not set, and there is no [project] name to default to"),
+        (
+            '[tool.aot]\ntargets = ["cpu"]\n',
+            "[tool.aot] packages: not set, and there is no [project] name to default to",
+        ),
         ('[project]\nversion = "1"\n', "[tool.aot] packages: not set, and there is no [project] name to default to"),
-        ('[project]\nname = 3\n', "[project] name: must be a string, found integer 3"),
-        ('project = 3\n', "[project]: must be a table, found integer 3"),
+        ("[project]\nname = 3\n", "[project] name: must be a string, found integer 3"),
+        ("project = 3\n", "[project]: must be a table, found integer 3"),
         ('tool = 1\n[project]\nname = "p"\n', "[tool]: must be a table, found integer 1"),
-        ('[project]\nname = "my.pkg"\n', "[tool.aot] packages: not set, and the project name 'my.pkg' is not a "
-         "package name; set packages = [...]"),
+        (
+            '[project]\nname = "my.pkg"\n',
+            "[tool.aot] packages: not set, and the project name 'my.pkg' is not a package name; set packages = [...]",
+        ),
     ],
 )
 def test_project_name_errors(tmp_path: Path, text: str, expected: str) -> None:
@@ -203,16 +212,22 @@ BASE = '[project]\nname = "p"\n'
         # [tool] / [tool.aot] themselves
         ("[tool]\naot = 1\n", "[tool.aot]: must be a table, found integer 1"),
         ("[tool.aot]\ntarget = ['cpu']\n", "[tool.aot] target: unknown key (did you mean 'targets'?)"),
-        ("[tool.aot]\nzzz = 1\n",
-         "[tool.aot] zzz: unknown key (expected one of: packages, targets, workload, cpu, ptx)"),
+        (
+            "[tool.aot]\nzzz = 1\n",
+            "[tool.aot] zzz: unknown key (expected one of: packages, targets, workload, cpu, ptx)",
+        ),
         # packages
-        ("[tool.aot]\npackages = 'numkit'\n",
-         "[tool.aot] packages: must be an array of strings, found string 'numkit'"),
+        (
+            "[tool.aot]\npackages = 'numkit'\n",
+            "[tool.aot] packages: must be an array of strings, found string 'numkit'",
+        ),
         ("[tool.aot]\npackages = [1]\n", "[tool.aot] packages: must be an array of strings, found array"),
         ("[tool.aot]\npackages = []\n", "[tool.aot] packages: must name at least one package"),
-        ("[tool.aot]\npackages = ['num-kit']\n",
-         "[tool.aot] packages: 'num-kit' is not an importable module name "
-         "(expected names such as 'numkit' or 'numkit.sub')"),
+        (
+            "[tool.aot]\npackages = ['num-kit']\n",
+            "[tool.aot] packages: 'num-kit' is not an importable module name "
+            "(expected names such as 'numkit' or 'numkit.sub')",
+        ),
         ("[tool.aot]\npackages = ['a', 'a']\n", "[tool.aot] packages: package 'a' is listed twice"),
         # targets
         ("[tool.aot]\ntargets = ['gpu']\n", "[tool.aot] targets: unknown target 'gpu' (expected 'cpu' or 'ptx')"),
@@ -221,38 +236,55 @@ BASE = '[project]\nname = "p"\n'
         ("[tool.aot]\ntargets = ['cpu', 'cpu']\n", "[tool.aot] targets: target 'cpu' is listed twice"),
         # workload
         ("[tool.aot]\nworkload = 3\n", "[tool.aot] workload: must be a module name (a string), found integer 3"),
-        ("[tool.aot]\nworkload = 'a b'\n",
-         "[tool.aot] workload: 'a b' is not an importable module name "
-         "(expected names such as 'numkit' or 'numkit.sub')"),
-        ("[tool.aot]\nworkload = ''\n",
-         "[tool.aot] workload: '' is not an importable module name (expected names such as 'numkit' or 'numkit.sub')"),
+        (
+            "[tool.aot]\nworkload = 'a b'\n",
+            "[tool.aot] workload: 'a b' is not an importable module name "
+            "(expected names such as 'numkit' or 'numkit.sub')",
+        ),
+        (
+            "[tool.aot]\nworkload = ''\n",
+            "[tool.aot] workload: '' is not an importable module name "
+            "(expected names such as 'numkit' or 'numkit.sub')",
+        ),
         # [tool.aot.cpu]
-        ("[tool.aot]\ncpu = 'native'\n",
-         "[tool.aot] cpu: must be a table ([tool.aot.cpu]), found string 'native'; "
-         "write its keys under a [tool.aot.cpu] heading"),
+        (
+            "[tool.aot]\ncpu = 'native'\n",
+            "[tool.aot] cpu: must be a table ([tool.aot.cpu]), found string 'native'; "
+            "write its keys under a [tool.aot.cpu] heading",
+        ),
         ("[tool.aot.cpu]\nopt = 4\n", "[tool.aot.cpu] opt: must be an integer from 0 to 3, found integer 4"),
         ("[tool.aot.cpu]\nopt = -1\n", "[tool.aot.cpu] opt: must be an integer from 0 to 3, found integer -1"),
         ("[tool.aot.cpu]\nopt = '3'\n", "[tool.aot.cpu] opt: must be an integer from 0 to 3, found string '3'"),
         ("[tool.aot.cpu]\nopt = true\n", "[tool.aot.cpu] opt: must be an integer from 0 to 3, found boolean true"),
         ("[tool.aot.cpu]\nopt = 2.0\n", "[tool.aot.cpu] opt: must be an integer from 0 to 3, found float 2.0"),
         ("[tool.aot.cpu]\ncpu = 3\n", "[tool.aot.cpu] cpu: must be a string, found integer 3"),
-        ("[tool.aot.cpu]\ncpu = ''\n",
-         "[tool.aot.cpu] cpu: invalid cpu name '' (expected 'generic', 'native' or an LLVM cpu such as 'x86-64-v3')"),
-        ("[tool.aot.cpu]\ncpu = 'x86 64'\n",
-         "[tool.aot.cpu] cpu: invalid cpu name 'x86 64' "
-         "(expected 'generic', 'native' or an LLVM cpu such as 'x86-64-v3')"),
+        (
+            "[tool.aot.cpu]\ncpu = ''\n",
+            "[tool.aot.cpu] cpu: invalid cpu name '' (expected 'generic', 'native' or an LLVM cpu such as 'x86-64-v3')",
+        ),
+        (
+            "[tool.aot.cpu]\ncpu = 'x86 64'\n",
+            "[tool.aot.cpu] cpu: invalid cpu name 'x86 64' "
+            "(expected 'generic', 'native' or an LLVM cpu such as 'x86-64-v3')",
+        ),
         ("[tool.aot.cpu]\noptimize = 2\n", "[tool.aot.cpu] optimize: unknown key (did you mean 'opt'?)"),
         ("[tool.aot.cpu]\nfeatures = '+avx'\n", "[tool.aot.cpu] features: unknown key (expected one of: cpu, opt)"),
         # [tool.aot.ptx]
-        ("[tool.aot]\nptx = ['sm_80']\n",
-         "[tool.aot] ptx: must be a table ([tool.aot.ptx]), found array; "
-         "write its keys under a [tool.aot.ptx] heading"),
+        (
+            "[tool.aot]\nptx = ['sm_80']\n",
+            "[tool.aot] ptx: must be a table ([tool.aot.ptx]), found array; "
+            "write its keys under a [tool.aot.ptx] heading",
+        ),
         ("[tool.aot.ptx]\narch = 'sm_80'\n", "[tool.aot.ptx] arch: must be an array of strings, found string 'sm_80'"),
         ("[tool.aot.ptx]\narch = []\n", "[tool.aot.ptx] arch: must name at least one architecture"),
-        ("[tool.aot.ptx]\narch = ['80']\n",
-         "[tool.aot.ptx] arch: invalid GPU architecture '80' (expected names such as 'sm_80' or 'sm_90')"),
-        ("[tool.aot.ptx]\narch = ['compute_80']\n",
-         "[tool.aot.ptx] arch: invalid GPU architecture 'compute_80' (expected names such as 'sm_80' or 'sm_90')"),
+        (
+            "[tool.aot.ptx]\narch = ['80']\n",
+            "[tool.aot.ptx] arch: invalid GPU architecture '80' (expected names such as 'sm_80' or 'sm_90')",
+        ),
+        (
+            "[tool.aot.ptx]\narch = ['compute_80']\n",
+            "[tool.aot.ptx] arch: invalid GPU architecture 'compute_80' (expected names such as 'sm_80' or 'sm_90')",
+        ),
         ("[tool.aot.ptx]\narch = ['sm_80', 'sm_80']\n", "[tool.aot.ptx] arch: architecture 'sm_80' is listed twice"),
         ("[tool.aot.ptx]\narchs = ['sm_80']\n", "[tool.aot.ptx] archs: unknown key (did you mean 'arch'?)"),
     ],
@@ -276,6 +308,7 @@ def test_a_cpu_name_llvm_does_not_know_is_an_error_naming_key_and_file(tmp_path:
     """LLVM only warns about an unknown CPU and may abort later, in code generation (issue #23)."""
     from aot.builder.config import check_cpu_name
     from aot.targets.cpu import CpuTarget, known_cpu_names
+
     known = known_cpu_names(CpuTarget.named("generic").triple)
     if not known:
         pytest.skip("this LLVM does not list its CPUs")

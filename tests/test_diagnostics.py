@@ -2,6 +2,7 @@
 
 Regenerate with ``python3 -m pytest tests/test_diagnostics.py --update-goldens`` and review the diff.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,14 @@ from pathlib import Path
 import aot
 import diag_samples
 
-SAMPLES = [("uses_a_list", (3,)), ("three_problems", (1.0,)), ("conflicting_types", (True,)),
-           ("reads_an_object", (1.0,)), ("calls_a_bad_helper", (2,)), ("unknown_name", (1.0,))]
+SAMPLES = [
+    ("uses_a_list", (3,)),
+    ("three_problems", (1.0,)),
+    ("conflicting_types", (True,)),
+    ("reads_an_object", (1.0,)),
+    ("calls_a_bad_helper", (2,)),
+    ("unknown_name", (1.0,)),
+]
 
 
 def render_all() -> str:

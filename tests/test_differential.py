@@ -7,6 +7,7 @@ CI runs a bounded number of Hypothesis examples; run longer locally with
 ``AOT_DIFF_EXAMPLES=5000 python3 -m pytest tests/test_differential.py -x``.  A failure prints the whole
 generated module, the arguments and both outcomes; paste the module into a file to reproduce.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -51,27 +52,35 @@ def check_all(fn, source: str, arg_sets) -> None:
         expected = progen.outcome(fn.py_func, args)
         got = progen.outcome(fn, args)
         if not progen.same_outcome(expected, got):
-            failures.append(f"  args {args!r}:\n    python   {progen.describe(expected)}\n"
-                            f"    compiled {progen.describe(got)}")
+            failures.append(
+                f"  args {args!r}:\n    python   {progen.describe(expected)}\n    compiled {progen.describe(got)}"
+            )
     if failures:
-        pytest.fail("compiled code disagrees with plain Python\n"
-                    + "\n".join(failures)
-                    + "\n--- generated module ---\n" + source + "--- end ---", pytrace=False)
+        pytest.fail(
+            "compiled code disagrees with plain Python\n"
+            + "\n".join(failures)
+            + "\n--- generated module ---\n"
+            + source
+            + "--- end ---",
+            pytrace=False,
+        )
 
 
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.large_base_example])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 @given(prog=progen.hypothesis_programs(), data=st.data())
 def test_compiled_matches_python(prog, gen_dir, data):
-    arg_sets = data.draw(st.lists(progen.hypothesis_args(prog.params), min_size=3, max_size=6),
-                         label="arg_sets")
+    arg_sets = data.draw(st.lists(progen.hypothesis_args(prog.params), min_size=3, max_size=6), label="arg_sets")
     note(prog.source)
     entry = load_entry(prog.source, gen_dir)
     check_all(entry, prog.source, arg_sets)
 
 
 # -- fixed seeds of the same generator: deterministic, quick to re-run by id -------------------------
+
 
 @pytest.mark.parametrize("seed", range(12))
 def test_generated_seed(seed, gen_dir):
@@ -82,6 +91,7 @@ def test_generated_seed(seed, gen_dir):
 
 
 # -- the generator itself (plain Python only: runs whatever the state of the compiler) --------------
+
 
 def test_generator_stays_in_subset():
     """Programs run fast and never leave int64 or change a variable's type (checked by instrumentation)."""
@@ -94,14 +104,17 @@ def test_generator_stays_in_subset():
             args = progen.random_args(rng, prog.params)
             kind, value = progen.outcome(fn, args)
             if kind == "raise":
-                assert isinstance(value, (ArithmeticError, ValueError, AssertionError, RuntimeError)) \
-                    and not isinstance(value, (progen.Int64Escape, progen.TypeDrift)), \
+                assert isinstance(
+                    value, (ArithmeticError, ValueError, AssertionError, RuntimeError)
+                ) and not isinstance(value, (progen.Int64Escape, progen.TypeDrift)), (
                     f"seed {seed} args {args!r}: {value!r}\n{prog.source}"
+                )
                 continue
             want = prog.ret if isinstance(prog.ret, tuple) else (prog.ret,)
             got = value if isinstance(prog.ret, tuple) else (value,)
-            assert tuple(type(v) for v in got) == tuple(tmap[t] for t in want), \
+            assert tuple(type(v) for v in got) == tuple(tmap[t] for t in want), (
                 f"seed {seed}: returned {value!r}, declared {prog.ret}\n{prog.source}"
+            )
 
 
 def test_same_result_is_strict():
@@ -118,32 +131,49 @@ def test_same_result_is_strict():
 INF, NAN = math.inf, math.nan
 
 REGRESSIONS = {
-    "float_mod_floordiv_signs": ('''
+    "float_mod_floordiv_signs": (
+        """
 import aot
 
 @aot.jit
 def entry(f0, f1):
     return f0 % f1, f0 // f1, (-f0) % f1
-''', [(-0.0, 5.0), (0.0, -5.0), (INF, 1.0), (-1.0, INF), (1.0, INF), (5.5, -2.0), (-5.5, 2.0),
-      (1.0, 0.0), (NAN, 1.0), (1e300, 1e-300)]),
-
-    "int_floordiv_mod_pow": ('''
+""",
+        [
+            (-0.0, 5.0),
+            (0.0, -5.0),
+            (INF, 1.0),
+            (-1.0, INF),
+            (1.0, INF),
+            (5.5, -2.0),
+            (-5.5, 2.0),
+            (1.0, 0.0),
+            (NAN, 1.0),
+            (1e300, 1e-300),
+        ],
+    ),
+    "int_floordiv_mod_pow": (
+        """
 import aot
 
 @aot.jit
 def entry(i0, i1):
     return i0 // i1, i0 % i1, i0 ** 2, -i0 // 3, i0 / i1
-''', [(-7, 2), (7, -3), (-7, -3), (0, 5), (5, 0), (2**31, 7), (-(2**31), -1)]),
-
-    "min_max_nan_and_signed_zero": ('''
+""",
+        [(-7, 2), (7, -3), (-7, -3), (0, 5), (5, 0), (2**31, 7), (-(2**31), -1)],
+    ),
+    "min_max_nan_and_signed_zero": (
+        """
 import aot
 
 @aot.jit
 def entry(f0, f1):
     return min(f0, f1), max(f0, f1), min(f1, f0), max(f1, f0, 0.0), abs(f0)
-''', [(NAN, 1.0), (1.0, NAN), (0.0, -0.0), (-0.0, 0.0), (-INF, INF), (-0.0, NAN)]),
-
-    "and_or_return_deciding_operand": ('''
+""",
+        [(NAN, 1.0), (1.0, NAN), (0.0, -0.0), (-0.0, 0.0), (-INF, INF), (-0.0, NAN)],
+    ),
+    "and_or_return_deciding_operand": (
+        """
 import aot
 
 @aot.jit
@@ -153,9 +183,11 @@ def entry(i0, i1, f0):
     c = f0 or 2.5
     d = f0 and 2.5
     return a, b, c, d, not f0, not i0
-''', [(0, 5, 0.0), (3, 0, -0.0), (-1, 2, NAN), (0, 0, 1.5), (7, 8, -INF)]),
-
-    "loops_negative_steps_and_else": ('''
+""",
+        [(0, 5, 0.0), (3, 0, -0.0), (-1, 2, NAN), (0, 0, 1.5), (7, 8, -INF)],
+    ),
+    "loops_negative_steps_and_else": (
+        """
 import aot
 
 @aot.jit
@@ -180,9 +212,11 @@ def entry(i0):
     else:
         s -= 1
     return s, w
-''', [(0,), (1,), (5,), (16,), (-3,), (2**31,), (40,)]),
-
-    "math_domain_and_range_errors": ('''
+""",
+        [(0,), (1,), (5,), (16,), (-3,), (2**31,), (40,)],
+    ),
+    "math_domain_and_range_errors": (
+        """
 import math
 import aot
 
@@ -193,26 +227,32 @@ def entry(f0):
     c = math.exp(f0)
     d = math.sin(f0)
     return a, b, c, d, math.floor(f0)
-''', [(4.0,), (-1.0,), (0.0,), (-0.0,), (710.0,), (INF,), (NAN,), (1e-300,), (1e300,), (2.5,)]),
-
-    "float_to_int_conversions": ('''
+""",
+        [(4.0,), (-1.0,), (0.0,), (-0.0,), (710.0,), (INF,), (NAN,), (1e-300,), (1e300,), (2.5,)],
+    ),
+    "float_to_int_conversions": (
+        """
 import math
 import aot
 
 @aot.jit
 def entry(f0):
     return int(f0), math.floor(f0), math.ceil(f0), math.trunc(f0), round(f0)
-''', [(0.5,), (1.5,), (2.5,), (-0.5,), (-2.5,), (-3.7,), (NAN,), (INF,), (-INF,), (123456.5,)]),
-
-    "float_pow": ('''
+""",
+        [(0.5,), (1.5,), (2.5,), (-0.5,), (-2.5,), (-3.7,), (NAN,), (INF,), (-INF,), (123456.5,)],
+    ),
+    "float_pow": (
+        """
 import aot
 
 @aot.jit
 def entry(f0, i0):
     return f0 ** 2, f0 ** 3, f0 ** -1, abs(f0) ** 0.5, i0 ** -1
-''', [(2.0, 4), (-8.0, -2), (0.0, 1), (-0.0, 1), (1e200, 3), (INF, 1), (NAN, 2), (1.5, 0)]),
-
-    "helpers_chain_and_tuples": ('''
+""",
+        [(2.0, 4), (-8.0, -2), (0.0, 1), (-0.0, 1), (1e200, 3), (INF, 1), (NAN, 2), (1.5, 0)],
+    ),
+    "helpers_chain_and_tuples": (
+        """
 import math
 import aot
 
@@ -237,9 +277,11 @@ def entry(i0, f0):
     x = h1(i0)
     y, z = h0(x, f0)
     return x, y, z, h0(i0, -f0)[1]
-''', [(0, 0.0), (5, -1.5), (-9, NAN), (2**31, INF), (101, -0.0)]),
-
-    "comparisons_chained_mixed_and_bool_arith": ('''
+""",
+        [(0, 0.0), (5, -1.5), (-9, NAN), (2**31, INF), (101, -0.0)],
+    ),
+    "comparisons_chained_mixed_and_bool_arith": (
+        """
 import aot
 
 @aot.jit
@@ -248,21 +290,32 @@ def entry(i0, f0):
     c = i0 == f0
     d = (i0 > 3) + (f0 < 1.0) + i0
     return b, c, d, int(f0 != f0), f0 < i0 <= 10
-''', [(0, 0.0), (1, 1.0), (2, NAN), (-1, -INF), (5, 5.5), (11, 100.0), (3, -0.0)]),
-
+""",
+        [(0, 0.0), (1, 1.0), (2, NAN), (-1, -INF), (5, 5.5), (11, 100.0), (3, -0.0)],
+    ),
     # CPython's math.hypot is its own algorithm, not libm's hypot: these three differ from glibc's by
     # one ulp, so a compiled hypot has to follow CPython's.
-    "math_hypot_matches_cpython": ('''
+    "math_hypot_matches_cpython": (
+        """
 import math
 import aot
 
 @aot.jit
 def entry(f0, f1):
     return math.hypot(f0, f1)
-''', [(68492.0446280365, 36699.67709674842), (1.5310237511400702, -0.464256700087853),
-      (-0.085302910274687, -0.05375491450898171), (3.0, 4.0), (INF, NAN), (NAN, 1.0), (-0.0, 0.0)]),
-
-    "raise_and_assert": ('''
+""",
+        [
+            (68492.0446280365, 36699.67709674842),
+            (1.5310237511400702, -0.464256700087853),
+            (-0.085302910274687, -0.05375491450898171),
+            (3.0, 4.0),
+            (INF, NAN),
+            (NAN, 1.0),
+            (-0.0, 0.0),
+        ],
+    ),
+    "raise_and_assert": (
+        """
 import aot
 
 @aot.jit
@@ -271,7 +324,9 @@ def entry(i0):
     if i0 > 10:
         raise ValueError("too big")
     return i0 * 2
-''', [(0,), (3,), (11,), (-5,)]),
+""",
+        [(0,), (3,), (11,), (-5,)],
+    ),
 }
 
 

@@ -1,4 +1,5 @@
 """Calling methods from Python: dispatch, argument errors, specializations, strict mode and events."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,9 +55,9 @@ def test_declared_signatures_convert_and_specializations_report():
     assert total(np.array([1.0, 2.0, 3.0, 4.0])[::2]) == 4.0
     specs = total.specializations()
     assert [str(s.argtypes) for s in specs] == ["(f64[:],)"] and specs[0].origin == "jit"
-    assert specs[0].builtin(np.array([2.0])) == 2.0          # each specialization is a real builtin
+    assert specs[0].builtin(np.array([2.0])) == 2.0  # each specialization is a real builtin
     assert type(specs[0].builtin).__name__ == "builtin_function_or_method"
-    assert add(1, 2) == 3 and add(1.5, 2) == 3.5            # one method, two specializations
+    assert add(1, 2) == 3 and add(1.5, 2) == 3.5  # one method, two specializations
     assert {str(s.argtypes) for s in add.specializations()} >= {"(i64, i64)", "(f64, i64)"}
 
 
@@ -71,7 +72,8 @@ def test_strict_mode_forbids_compiling_and_events_say_why():
     assert unseen(3) == 2
     new = aot.events()[before:]
     assert [(e.kind, e.method, e.argtypes, e.cause) for e in new] == [
-        ("inferred", "test_dispatch:unseen", ("i64",), "no-entry")]
+        ("inferred", "test_dispatch:unseen", ("i64",), "no-entry")
+    ]
     assert aot.stats()["inferred"] >= 1
 
 
@@ -114,6 +116,7 @@ def test_a_method_object_reads_as_its_function_does():
     definition and the function: no instance dict is made at import); attributes of one's own go in a dict
     made when first set, as on a function, and win over the function's; functools.wraps copies them."""
     import functools
+
     f = half
     assert (f.__name__, f.__qualname__, f.__module__) == ("half", "half", __name__)
     assert f.__wrapped__ is f.py_func and f.__doc__ == "Half of x."
@@ -126,8 +129,9 @@ def test_a_method_object_reads_as_its_function_does():
     g = third
     g.tag, g.__qualname__ = "mine", "renamed"
     try:
-        assert g.tag == "mine" and g.__qualname__ == "renamed" and g.__dict__ == {"tag": "mine",
-                                                                                   "__qualname__": "renamed"}
+        assert (
+            g.tag == "mine" and g.__qualname__ == "renamed" and g.__dict__ == {"tag": "mine", "__qualname__": "renamed"}
+        )
         assert g.__module__ == __name__ and half.__qualname__ == "half"
     finally:
         del g.tag, g.__qualname__
@@ -148,6 +152,7 @@ def third(y: float) -> float:
 def test_first_calls_share_the_types_of_scalar_arguments_and_declarations():
     # A thousand first calls must not leave a thousand copies of "(f64,)" behind for the garbage collector.
     from aot.runtime.dispatch import _declared_signatures, scalar_types
+
     assert half(3.0) == half.py_func(3.0) and third(3.0) == third.py_func(3.0)
     a, b = half.__aot_method__.dispatcher, third.__aot_method__.dispatcher
     assert a.declared == ((aot.f64,),) and a.declared is b.declared
@@ -156,8 +161,11 @@ def test_first_calls_share_the_types_of_scalar_arguments_and_declarations():
     assert scalar_types((float, int)) is scalar_types((float, int))
     assert scalar_types((float, np.ndarray)) is None and scalar_types((str,)) is None
     assert scalar_types(()) == ((), (), ((),))
+
     # an unhashable annotation is no crash: the method is simply not declared by it
-    def odd(x: [1]): return x  # noqa: E704
+    def odd(x: [1]):
+        return x  # noqa: E704
+
     assert _declared_signatures(odd, None) == ()
     # the same array type for arrays of one format and layout, whatever their sizes
     assert aot.types.typeof(np.zeros(3)) is aot.types.typeof(np.ones(7))
@@ -175,7 +183,11 @@ def test_events_are_event_tuples_and_stats_count_them():
     new = aot.events()[before:]
     assert [type(e) for e in new] == [aot.Event]
     assert (new[0].kind, new[0].method, new[0].argtypes, new[0].cause) == (
-        "inferred", f"{__name__}:doubled", ("i64",), "no-entry")
+        "inferred",
+        f"{__name__}:doubled",
+        ("i64",),
+        "no-entry",
+    )
     assert aot.stats()["inferred"] == inferred + 1
 
 
@@ -185,6 +197,7 @@ def test_importing_makes_no_dispatcher_the_first_call_does():
     @aot.jit(signatures=["f64(f64)"])
     def quarter(x):
         return x / 4.0
+
     mdef = quarter.__aot_method__
     assert mdef.dispatcher is None and mdef.method is quarter and mdef.signatures == ["f64(f64)"]
     assert quarter(2.0) == quarter.py_func(2.0) == 0.5
@@ -192,6 +205,7 @@ def test_importing_makes_no_dispatcher_the_first_call_does():
     assert d is not None and d is dispatcher_of(mdef) is quarter._aot_dispatcher and d.declared == ((aot.f64,),)
     assert quarter.specializations()[0].argtypes == (aot.f64,)
     from aot.world import MethodTable
+
     assert dispatcher_of(MethodTable().define(lambda x: x)) is None  # a plain callee has none
 
 
@@ -206,6 +220,7 @@ def test_concurrent_first_calls_share_one_dispatcher(monkeypatch):
     import threading
 
     from aot.runtime import dispatch
+
     made, used = [], []
     inside = threading.Barrier(8, timeout=10)
 
@@ -220,6 +235,7 @@ def test_concurrent_first_calls_share_one_dispatcher(monkeypatch):
         def call_python(self, args, kwargs):
             used.append(self)
             return super().call_python(args, kwargs)
+
     monkeypatch.setattr(dispatch, "Dispatcher", Racing)
     out = []
     threads = [threading.Thread(target=lambda: out.append(eighth(4.0))) for _ in range(8)]

@@ -2,6 +2,7 @@
 
 The end-to-end scenarios (edits to files, images reused or rejected) are in test_world.py; these check the
 encoding itself, in this process and, for the hash seed, in fresh ones."""
+
 from __future__ import annotations
 
 import os
@@ -87,7 +88,6 @@ def test_frozenset_constants_do_not_depend_on_the_hash_seed():
     outputs = set()
     for seed in ("1", "2", "3"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True,
-                              check=True)
+        done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True)
         outputs.add(done.stdout.strip())
     assert len(outputs) == 1

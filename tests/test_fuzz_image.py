@@ -28,6 +28,7 @@ be clean: another build's library with the header's checksum made to fit (the bu
 differs), and IR truncated, extended with garbage, replaced or swapped between records with the build
 identity recomputed (it no longer decodes, or is not its entry's).
 """
+
 from __future__ import annotations
 
 import json
@@ -41,9 +42,10 @@ import textwrap
 import time
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import msgpack
 import pytest
@@ -199,6 +201,7 @@ def folder_of(project: Path) -> Path:
 
 # ------------------------------------------------------------------------------------------- mutations
 
+
 class Mutant:
     """A copy of the built project being mutated: its image as decoded tables, written back at the end."""
 
@@ -215,8 +218,9 @@ class Mutant:
 
     def write(self) -> None:
         if self.forged_identity and isinstance(self.header.get("target"), dict):
-            self.header["build_id"] = build_identity(self.header["target"], [r[0] for r in self.tables.get("ir", [])
-                                                                             if r and type(r[0]) is bytes])
+            self.header["build_id"] = build_identity(
+                self.header["target"], [r[0] for r in self.tables.get("ir", []) if r and type(r[0]) is bytes]
+            )
         indexed = [t for t in INDEXED_TABLES if t in self.tables]
         serializer.write_image(self.image, self.header, self.tables, indexed)
         for edit in self.raw:
@@ -297,8 +301,20 @@ def m_index(m: Mutant) -> None:
         strings = index[3]
         i = m.rng.randrange(len(strings))
         s = strings[i]
-        strings[i] = m.rng.choice([s.replace("f64", "i64"), s.replace("i64", "f64"), s + "x", "call", "global",
-                                   "lookup", "(f64, f64)", "boolean", "invalid", strings[(i + 1) % len(strings)]])
+        strings[i] = m.rng.choice(
+            [
+                s.replace("f64", "i64"),
+                s.replace("i64", "f64"),
+                s + "x",
+                "call",
+                "global",
+                "lookup",
+                "(f64, f64)",
+                "boolean",
+                "invalid",
+                strings[(i + 1) % len(strings)],
+            ]
+        )
     elif what == "constant":
         constants = index[4]
         if constants:
@@ -317,9 +333,21 @@ def m_definitions(m: Mutant) -> None:
     m.done.append("definitions-byte")
 
 
-HEADER_PATHS = [("compiler_version",), ("python",), ("owner",), ("package",), ("target",), ("target", "triple"),
-                ("target", "cpu"), ("target", "features"), ("native",), ("native", "file"), ("native", "crc32"),
-                ("native", "size"), ("build_id",)]
+HEADER_PATHS = [
+    ("compiler_version",),
+    ("python",),
+    ("owner",),
+    ("package",),
+    ("target",),
+    ("target", "triple"),
+    ("target", "cpu"),
+    ("target", "features"),
+    ("native",),
+    ("native", "file"),
+    ("native", "crc32"),
+    ("native", "size"),
+    ("build_id",),
+]
 
 
 def m_header(m: Mutant) -> None:
@@ -339,9 +367,23 @@ def m_header(m: Mutant) -> None:
 
 def m_library_name(m: Mutant) -> None:
     folder = folder_of(m.project)
-    name = m.rng.choice(["../x.so", "", ".", "..", "a/b.so", "fuzzpkg.cpu.aotimg", "fuzzpkg.cpu.objects",
-                         "missing.so", "nul\x00.so", "/etc/passwd", "../../fuzzpkg/__aot__/fuzzpkg.cpu.so",
-                         "fuzzpkg.cpu.so/", ".lock"])
+    name = m.rng.choice(
+        [
+            "../x.so",
+            "",
+            ".",
+            "..",
+            "a/b.so",
+            "fuzzpkg.cpu.aotimg",
+            "fuzzpkg.cpu.objects",
+            "missing.so",
+            "nul\x00.so",
+            "/etc/passwd",
+            "../../fuzzpkg/__aot__/fuzzpkg.cpu.so",
+            "fuzzpkg.cpu.so/",
+            ".lock",
+        ]
+    )
     native = m.header.setdefault("native", {})
     if isinstance(native, dict):
         native["file"] = name
@@ -356,13 +398,24 @@ def m_ir(m: Mutant) -> None:
     ir = m.tables["ir"]
     i = m.rng.randrange(len(ir))
     data = bytearray(ir[i][0])
-    how = m.rng.choice(["flip", "truncate", "extend", "swap", "garbage", "forged-truncate", "forged-extend",
-                        "forged-swap", "forged-garbage"])
+    how = m.rng.choice(
+        [
+            "flip",
+            "truncate",
+            "extend",
+            "swap",
+            "garbage",
+            "forged-truncate",
+            "forged-extend",
+            "forged-swap",
+            "forged-garbage",
+        ]
+    )
     if how.endswith("flip"):
         for _ in range(m.rng.randint(1, 3)):
             data[m.rng.randrange(len(data))] ^= 1 << m.rng.randrange(8)
     elif how.endswith("truncate"):
-        data = data[:m.rng.randrange(len(data))]
+        data = data[: m.rng.randrange(len(data))]
     elif how.endswith("extend"):
         data += bytes(m.rng.randrange(256) for _ in range(m.rng.randint(1, 8)))
     elif how.endswith("swap"):
@@ -371,8 +424,11 @@ def m_ir(m: Mutant) -> None:
         if i != j:
             ir[j] = [bytes(ir[i][0])]
     else:
-        data = bytearray(msgpack.packb(m.rng.choice([[1, 2, 3], ["f", [], "x", [1, 1, 1, 1], [], "f64", []],
-                                                     {"a": 1}, "text", None])))
+        data = bytearray(
+            msgpack.packb(
+                m.rng.choice([[1, 2, 3], ["f", [], "x", [1, 1, 1, 1], [], "f64", []], {"a": 1}, "text", None])
+            )
+        )
     ir[i] = [bytes(data)]
     if how.startswith("forged"):
         m.forged_identity = True
@@ -403,10 +459,10 @@ def m_segment_bytes(m: Mutant) -> None:
         rng = random.Random(rng_state)
         magic, version, header_len, dir_len, header_crc, dir_crc = struct.unpack_from("<8sIIQII", data)
         start = 32 + header_len
-        directory = msgpack.unpackb(data[start:start + dir_len])
+        directory = msgpack.unpackb(data[start : start + dir_len])
         segments, at = [], start + dir_len
-        for name, length, crc, *rest in directory:
-            segments.append(bytearray(data[at:at + length]))
+        for _name, length, _crc, *_rest in directory:
+            segments.append(bytearray(data[at : at + length]))
             at += length
         k = rng.randrange(len(segments))
         if not segments[k]:
@@ -416,6 +472,7 @@ def m_segment_bytes(m: Mutant) -> None:
         new_dir = msgpack.packb(directory)
         head = struct.pack("<8sIIQII", magic, version, header_len, len(new_dir), header_crc, zlib.crc32(new_dir))
         return head + data[32:start] + new_dir + b"".join(segments)
+
     m.raw.append(edit)
     m.done.append("segment-byte")
 
@@ -430,7 +487,7 @@ def m_library(m: Mutant) -> None:
             m.header["native"]["crc32"], m.header["native"]["size"] = zlib.crc32(data), len(data)
     elif how == "truncate":
         data = m.so.read_bytes()
-        m.so.write_bytes(data[:m.rng.randrange(len(data))])
+        m.so.write_bytes(data[: m.rng.randrange(len(data))])
     elif how == "flip":
         data = bytearray(m.so.read_bytes())
         for _ in range(m.rng.randint(1, 4)):
@@ -442,11 +499,21 @@ def m_library(m: Mutant) -> None:
 
 
 MUTATIONS: list[tuple[Callable[[Mutant], None], int]] = [
-    (m_code_field, 6), (m_swap_fields, 3), (m_index, 4), (m_definitions, 1), (m_header, 3), (m_library_name, 2),
-    (m_ir, 4), (m_records, 2), (m_segment_bytes, 3), (m_library, 3)]
+    (m_code_field, 6),
+    (m_swap_fields, 3),
+    (m_index, 4),
+    (m_definitions, 1),
+    (m_header, 3),
+    (m_library_name, 2),
+    (m_ir, 4),
+    (m_records, 2),
+    (m_segment_bytes, 3),
+    (m_library, 3),
+]
 
 
 # --------------------------------------------------------------------------------------------- one mutant
+
 
 def make_mutant(built: Path, other: Path, work: Path, seed: int) -> tuple[Path, list[str], str]:
     rng = random.Random(seed)
@@ -474,8 +541,14 @@ def make_mutant(built: Path, other: Path, work: Path, seed: int) -> tuple[Path, 
 
 def run_mutant(built: Path, other: Path, work: Path, seed: int) -> dict[str, Any]:
     project, done, scenario = make_mutant(built, other, work, seed)
-    proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=str(work),
-                          env=base_env(path=[project]), timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        cwd=str(work),
+        env=base_env(path=[project]),
+        timeout=300,
+    )
     result: dict[str, Any] = {"seed": seed, "mutations": done, "scenario": scenario, "rc": proc.returncode}
     lines = proc.stdout.strip().splitlines()
     try:
@@ -513,13 +586,16 @@ def summary(results: list[dict[str, Any]], seconds: float) -> str:
     causes = Counter(c for r in results for c in r.get("causes", []))
     bad = [r for r in results if r["problems"]]
     served = sum(1 for r in results if not r["problems"] and not r["warned"] and not r.get("causes"))
-    return (f"{len(results)} mutants in {seconds:.0f} s: {len(bad)} wrong, {served} served from the image "
-            f"without a word, {len(results) - len(bad) - served} rejected cleanly (warnings or causes)\n"
-            f"  scenarios: {dict(Counter(r['scenario'] for r in results))}\n"
-            f"  mutations: {dict(sorted(kinds.items()))}\n  causes: {dict(sorted(causes.items()))}")
+    return (
+        f"{len(results)} mutants in {seconds:.0f} s: {len(bad)} wrong, {served} served from the image "
+        f"without a word, {len(results) - len(bad) - served} rejected cleanly (warnings or causes)\n"
+        f"  scenarios: {dict(Counter(r['scenario'] for r in results))}\n"
+        f"  mutations: {dict(sorted(kinds.items()))}\n  causes: {dict(sorted(causes.items()))}"
+    )
 
 
 # ------------------------------------------------------------------------------------------------ the test
+
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> tuple[Path, Path]:
@@ -535,12 +611,14 @@ def test_mutated_images_give_right_results_or_a_clean_rejection(builds, tmp_path
     results = fuzz(*builds, tmp_path, count, seed)
     print(summary(results, time.monotonic() - started))
     bad = [r for r in results if r["problems"]]
-    assert not bad, "\n\n".join(f"seed {r['seed']} ({r['scenario']}, {r['mutations']}):\n" + "\n".join(r["problems"])
-                                for r in bad[:5])
+    assert not bad, "\n\n".join(
+        f"seed {r['seed']} ({r['scenario']}, {r['mutations']}):\n" + "\n".join(r["problems"]) for r in bad[:5]
+    )
 
 
 if __name__ == "__main__":  # python3 tests/test_fuzz_image.py COUNT [SEED]
     import tempfile
+
     n, first = int(sys.argv[1]) if len(sys.argv) > 1 else 1000, int(sys.argv[2]) if len(sys.argv) > 2 else 23
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -550,4 +628,7 @@ if __name__ == "__main__":  # python3 tests/test_fuzz_image.py COUNT [SEED]
         found = fuzz(*pair, base / "work", n, first)
         print(summary(found, time.monotonic() - t0))
         for r in [r for r in found if r["problems"]][:20]:
-            print(f"\nseed {r['seed']} ({r['scenario']}, {r['mutations']}):\n" + "\n".join(p[:3000] for p in r["problems"]))
+            print(
+                f"\nseed {r['seed']} ({r['scenario']}, {r['mutations']}):\n"
+                + "\n".join(p[:3000] for p in r["problems"])
+            )

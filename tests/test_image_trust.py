@@ -11,21 +11,23 @@ damage reaches past the CRCs, then calls in a fresh interpreter and compares wit
     stored IR that passes its checksum but does not decode    → that entry compiles from source
     header fields of other types                              → the image is rejected with one warning
 """
+
 from __future__ import annotations
 
 import shutil
 import subprocess
 import textwrap
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgpack
 import pytest
 
 import serializer
 from aot.world.image import INDEXED_TABLES, build_identity
-from buildsupport import (FIXTURES, aot_build, copy_project, image_path, run_python, so_path)
+from buildsupport import FIXTURES, aot_build, copy_project, image_path, run_python, so_path
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +92,14 @@ def assert_right(run) -> None:
 
 # --------------------------------------------------------------------------------------- the library
 
+
 def test_a_library_renamed_over_between_checksum_and_load_is_not_what_is_loaded(numkit, other_build):
     """A concurrent build's atomic rename in the window between the checksum and dlopen: the file that was
     checked is the one loaded (the path would name the other build's library by then)."""
     other = so_path(other_build, "numkit")
-    run = run_python(numkit, textwrap.dedent(f"""
+    run = run_python(
+        numkit,
+        textwrap.dedent(f"""
         import os
         import importlib
         loader = importlib.import_module("aot.runtime.loader")
@@ -107,7 +112,9 @@ def test_a_library_renamed_over_between_checksum_and_load_is_not_what_is_loaded(
         import shutil
         shutil.copy({str(other)!r}, {str(so_path(numkit, "numkit"))!r} + ".new")
         loader.crc32 = racing_crc32
-    """) + textwrap.dedent(PROBE))
+    """)
+        + textwrap.dedent(PROBE),
+    )
     assert_right(run)
     assert run["stats"]["loaded"] == len(run["events"]) and run["stats"]["cured"] == 0
 
@@ -118,6 +125,7 @@ def test_another_builds_library_with_the_checksum_made_to_fit_is_not_bound(numki
 
     def fit(header, tables):
         header["native"] = dict(header["native"], crc32=zlib.crc32(other), size=len(other))
+
     rewrite(numkit, fit)
     run = run_python(numkit, PROBE)
     assert_right(run)
@@ -126,13 +134,16 @@ def test_another_builds_library_with_the_checksum_made_to_fit_is_not_bound(numki
 
 # ------------------------------------------------------------------------------------------ the slots
 
+
 def test_a_symbol_naming_another_entry_runs_no_other_code(numkit):
     """``lerp(0, 10, 0.25)`` converts its ints and calls the specialization's builtin: its PyMethodDef
     comes from the entry's own slot, not from the stored symbol (here clamp's, which gives 0.25)."""
+
     def other_symbol(header, tables):
         lerp = code_index(tables, "numkit.core:lerp", "(f64, f64, f64)")
         clamp = code_index(tables, "numkit.core:clamp", "(f64, f64, f64)")
         tables["code"][lerp][5] = tables["code"][clamp][5]
+
     rewrite(numkit, other_symbol)
     run = run_python(numkit, PROBE)
     assert_right(run)
@@ -144,6 +155,7 @@ def test_entries_whose_argument_types_were_swapped_are_not_bound_to_each_others_
         f = code_index(tables, "numkit.core:absdiff", "(f64, f64)")
         i = code_index(tables, "numkit.core:absdiff", "(i64, i64)")
         tables["code"][f][1], tables["code"][i][1] = tables["code"][i][1], tables["code"][f][1]
+
     rewrite(numkit, swap)
     run = run_python(numkit, PROBE)
     assert_right(run)
@@ -177,16 +189,21 @@ def test_a_header_naming_a_library_outside_its_folder_is_never_loaded(numkit, tm
 
     def elsewhere(header, tables):
         header["native"] = {"file": "../../../evil.so", "crc32": zlib.crc32(data), "size": len(data)}
+
     rewrite(numkit, elsewhere)
     env = {"AOT_TEST_MARKER": str(marker), **({"AOT_STRICT": "1"} if strict else {})}
-    run = run_python(numkit, """
+    run = run_python(
+        numkit,
+        """
         from numkit import core
         try:
             r = core.sqr(1.5)
         except _aot.StrictModeError as e:
             r = str(e)
         report(r=r)
-    """, env=env)
+    """,
+        env=env,
+    )
     assert not marker.exists(), "a library outside __aot__/ was loaded (its constructor ran)"
     assert (run["r"] == 2.25) if not strict else ("native.file" in run["r"]), run["r"]
     warnings = [line for line in run.stderr.splitlines() if line.strip()]
@@ -195,35 +212,45 @@ def test_a_header_naming_a_library_outside_its_folder_is_never_loaded(numkit, tm
 
 # ------------------------------------------------------------------------------------------ stored IR
 
+
 def _undecodable(index: int) -> Callable[[dict, dict], None]:
     def edit(header, tables):
         tables["ir"][index] = [msgpack.packb(["not", "a", "function"])]
+
     return edit
 
 
 def _another_entrys(index: int, other: int) -> Callable[[dict, dict], None]:
     def edit(header, tables):
         tables["ir"][index] = tables["ir"][other]
+
     return edit
 
 
 def _calls_nothing(index: int) -> Callable[[dict, dict], None]:
     """IR that decodes and fits its entry, but calls a method that does not exist: codegen fails."""
+
     def edit(header, tables):
         from aot.ir import Call, Return
         from aot.ir.function import Block
         from serializer.irformat import decode_function, encode_function
+
         fn = decode_function(tables["ir"][index][0])
         i, block = next((i, b) for i, b in enumerate(fn.blocks) if isinstance(b.ops[-1], Return) and b.ops[-1].value)
         ret = block.ops[-1]
-        fn.blocks[i] = Block(block.label, block.ops[:-1] + [Call(ret.value, "numkit.nothing:here", (ret.value,),
-                                                                 ret.span), ret])
+        fn.blocks[i] = Block(
+            block.label, block.ops[:-1] + [Call(ret.value, "numkit.nothing:here", (ret.value,), ret.span), ret]
+        )
         tables["ir"][index] = [encode_function(fn)]
+
     return edit
 
 
-IR_DAMAGE = {"undecodable": _undecodable, "another-entrys": lambda i: _another_entrys(i, 0),
-             "does-not-compile": _calls_nothing}
+IR_DAMAGE = {
+    "undecodable": _undecodable,
+    "another-entrys": lambda i: _another_entrys(i, 0),
+    "does-not-compile": _calls_nothing,
+}
 
 
 @pytest.mark.parametrize("identity", [False, True], ids=["as-written", "identity-recomputed"])
@@ -232,8 +259,10 @@ def test_stored_ir_that_passes_its_checksum_but_does_not_decode_or_compile_when_
     """The library is gone, so entries are cured from their IR: an entry whose IR does not decode, is
     another entry's, or does not compile, is compiled from source instead, never a traceback. (Without the
     build identity recomputed, the IR table is found not to be its build's: the whole image is rejected.)"""
+
     def edit(header, tables):
         IR_DAMAGE[damage](code_index(tables, "numkit.core:sqr", "(f64)"))(header, tables)
+
     rewrite(numkit, edit, identity=identity)
     so_path(numkit, "numkit").unlink()
     run = run_python(numkit, PROBE)
@@ -252,12 +281,15 @@ def test_stored_ir_that_passes_its_checksum_but_does_not_decode_or_compile_when_
 def test_stored_ir_of_a_valid_callee_that_does_not_decode_or_compile_when_seeding(numkit, damage):
     """std is edited, so it is reinferred; its callee variance is valid and would seed that inference from
     its stored IR: an IR that does not decode, is another's or does not compile is inferred from source."""
+
     def edit(header, tables):
         IR_DAMAGE[damage](code_index(tables, "numkit.stats:variance", "(f64[:])"))(header, tables)
+
     rewrite(numkit, edit, identity=True)
     stats = numkit / "numkit" / "stats.py"
-    stats.write_text(stats.read_text().replace("    return math.sqrt(variance(a))\n",
-                                               "    return math.sqrt(variance(a)) + 0.0\n"))
+    stats.write_text(
+        stats.read_text().replace("    return math.sqrt(variance(a))\n", "    return math.sqrt(variance(a)) + 0.0\n")
+    )
     run = run_python(numkit, PROBE)
     assert_right(run)
     std = [e for e in run["events"] if e["method"] == "numkit.stats:std"]

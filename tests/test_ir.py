@@ -3,6 +3,7 @@
 Regenerate the golden files with ``python3 -m pytest tests/test_ir.py --update-goldens`` and review
 the diff.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,8 +20,11 @@ import numkit._workload  # noqa: E402,F401
 
 def all_instances():
     done = runtime().compiler.inferencer.done
-    return [inst for key, inst in sorted(done.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))
-            if key[0].startswith("numkit.")]
+    return [
+        inst
+        for key, inst in sorted(done.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))
+        if key[0].startswith("numkit.")
+    ]
 
 
 def test_every_numkit_instance_round_trips_and_verifies():
@@ -47,16 +51,20 @@ def test_untyped_ir_round_trips():
 
 def _normalised(text: str) -> str:
     from fixture_copies import NUMKIT_COPY
+
     return text.replace(str(NUMKIT_COPY), "<root>/fixtures/numkit")
 
 
-@pytest.mark.parametrize("method,argtypes", [
-    ("numkit.core:clamp", "(f64, f64, f64)"),
-    ("numkit.stats:mean", "(f64[:],)"),
-    ("numkit.ntheory:fib", "(i64,)"),
-    ("numkit.ntheory:gcd", "(i64, i64)"),
-    ("numkit.stencil:laplacian5", "(f64[:, :], f64[:, :], f64)"),
-])
+@pytest.mark.parametrize(
+    "method,argtypes",
+    [
+        ("numkit.core:clamp", "(f64, f64, f64)"),
+        ("numkit.stats:mean", "(f64[:],)"),
+        ("numkit.ntheory:fib", "(i64,)"),
+        ("numkit.ntheory:gcd", "(i64, i64)"),
+        ("numkit.stencil:laplacian5", "(f64[:, :], f64[:, :], f64)"),
+    ],
+)
 def test_golden_typed_ir(method, argtypes, golden):
     matches = [i for i in all_instances() if i.method.key == method and str(i.argtypes) == argtypes]
     assert matches, f"{method}{argtypes} was not compiled by the workload"
@@ -75,6 +83,7 @@ def test_inspect_ir_llvm_asm():
 def test_every_pass_keeps_every_numkit_function_valid():
     """The verifier after each pass of the pipeline, on the untyped-then-inferred IR of every instance."""
     from aot.passes import pipeline
+
     for inst in all_instances():
         fn = inst.function
         for name, pass_ in pipeline.PASSES:

@@ -6,6 +6,7 @@
 ``join`` returns None where two types conflict: the lattice's top, which absorbs everything (``join*``
 below), so the laws hold for every pair and triple, conflicts included.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -46,9 +47,11 @@ LIMIT = 8  # widen's default limit
 scalars = st.sampled_from(NUMBERS + [NONE])
 arrays = st.builds(ArrayType, st.sampled_from(NUMBERS), st.integers(1, 3), st.sampled_from("CA"))
 pyvalues = st.sampled_from([PyValueType(math), PyValueType(len), PyValueType(math.sqrt)])
-types = st.recursive(st.one_of(st.just(BOTTOM), scalars, arrays, pyvalues),
-                     lambda inner: st.lists(inner, max_size=3).map(lambda items: TupleType(tuple(items))),
-                     max_leaves=8)
+types = st.recursive(
+    st.one_of(st.just(BOTTOM), scalars, arrays, pyvalues),
+    lambda inner: st.lists(inner, max_size=3).map(lambda items: TupleType(tuple(items))),
+    max_leaves=8,
+)
 
 
 def join_star(a: Type | None, b: Type | None) -> Type | None:
@@ -112,16 +115,19 @@ def test_widening_sequences_terminate_within_the_limit(sequence):
 
 # ------------------------------------------------------------------------------------- in the solver
 
+
 def _shift_source(width: int) -> str:
     """A recursive function whose return type is a tuple of ``width`` items; each round of inference turns
     one more item from boolean into int (``(1, t[0], t[1], …)``), so the type grows for ``width + 1`` rounds."""
     items = ", ".join(f"t[{i}]" for i in range(width - 1))
-    return (f"@aot.jit\n"
-            f"def shift{width}(n):\n"
-            f"    if n == 0:\n"
-            f"        return ({', '.join(['False'] * width)},)\n"
-            f"    t = shift{width}(n - 1)\n"
-            f"    return (1, {items})\n\n\n")
+    return (
+        f"@aot.jit\n"
+        f"def shift{width}(n):\n"
+        f"    if n == 0:\n"
+        f"        return ({', '.join(['False'] * width)},)\n"
+        f"    t = shift{width}(n - 1)\n"
+        f"    return (1, {items})\n\n\n"
+    )
 
 
 @pytest.fixture(scope="module")

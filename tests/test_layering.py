@@ -7,6 +7,7 @@ and under ``if TYPE_CHECKING:`` too, since each one is a dependency a reader has
 name`` depends on the module ``pkg.name`` when there is one, else on ``pkg`` itself; importing a module does not
 count as depending on its parent packages.
 """
+
 from __future__ import annotations
 
 import ast
@@ -43,7 +44,7 @@ def _imported_names(module: str, path: Path, tree: ast.AST) -> Iterator[tuple[st
                 base = module.split(".")
                 if not is_package:
                     base.pop()
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -78,7 +79,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
                 finished.add(path.pop())
                 successors.pop()
             elif nxt in path:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             elif nxt not in finished:
                 path.append(nxt)
                 successors.append(iter(sorted(graph.get(nxt, ()))))
@@ -126,8 +127,13 @@ def test_the_lean_packages_import_llvmlite_only_to_compile() -> None:
             continue
         tree = ast.parse(path.read_text(), str(path))
         for node in _module_level(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             if any(n == "llvmlite" or n.startswith("llvmlite.") for n in names):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders, "llvmlite imported at module level: " + ", ".join(offenders)
@@ -146,7 +152,10 @@ def _compares_target_kinds(node: ast.AST) -> bool:
 def test_codegen_asks_targets_through_their_hooks() -> None:
     """Where targets differ, codegen calls a hook of ``aot.targets.base.Target``: it compares no owner names
     and asks no ``isinstance`` of a target class."""
-    found = [f"{path.name}:{node.lineno}: {ast.unparse(node)}"
-             for path in sorted((ROOT / "aot" / "codegen").glob("*.py"))
-             for node in ast.walk(ast.parse(path.read_text(), str(path))) if _compares_target_kinds(node)]
+    found = [
+        f"{path.name}:{node.lineno}: {ast.unparse(node)}"
+        for path in sorted((ROOT / "aot" / "codegen").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if _compares_target_kinds(node)
+    ]
     assert not found, "target kinds compared in codegen: " + "; ".join(found)

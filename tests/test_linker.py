@@ -1,7 +1,7 @@
 """Tests of the linker: LLVM object files → shared library → ctypes call; PTX → cubin via ptxas.
 
-    link_shared([obj(add), obj(twice)], tmp/"lib.so"); ctypes.CDLL(tmp/"lib.so").twice(21) -> 42
-    link_shared([b"junk"], ...) -> LinkerError with the driver's message and the command to rerun
+link_shared([obj(add), obj(twice)], tmp/"lib.so"); ctypes.CDLL(tmp/"lib.so").twice(21) -> 42
+link_shared([b"junk"], ...) -> LinkerError with the driver's message and the command to rerun
 """
 
 from __future__ import annotations
@@ -261,11 +261,20 @@ DONE:
 
 def spilling_ptx(n: int = 64) -> str:
     """Load n floats, then store them in reverse: all n live at once (stores may alias the loads)."""
-    lines = [".version 7.0", ".target sm_80", ".address_size 64", "",
-             ".visible .entry hog(.param .u64 p_in, .param .u64 p_out)", "{",
-             f"    .reg .f32 %f<{n}>;", "    .reg .b64 %rd<3>;",
-             "    ld.param.u64 %rd1, [p_in];", "    ld.param.u64 %rd2, [p_out];",
-             "    cvta.to.global.u64 %rd1, %rd1;", "    cvta.to.global.u64 %rd2, %rd2;"]
+    lines = [
+        ".version 7.0",
+        ".target sm_80",
+        ".address_size 64",
+        "",
+        ".visible .entry hog(.param .u64 p_in, .param .u64 p_out)",
+        "{",
+        f"    .reg .f32 %f<{n}>;",
+        "    .reg .b64 %rd<3>;",
+        "    ld.param.u64 %rd1, [p_in];",
+        "    ld.param.u64 %rd2, [p_out];",
+        "    cvta.to.global.u64 %rd1, %rd1;",
+        "    cvta.to.global.u64 %rd2, %rd2;",
+    ]
     lines += [f"    ld.volatile.global.f32 %f{i}, [%rd1+{4 * i}];" for i in range(n)]
     lines += [f"    st.volatile.global.f32 [%rd2+{4 * i}], %f{n - 1 - i};" for i in range(n)]
     lines += ["    ret;", "}", ""]
@@ -363,8 +372,17 @@ ptxas info    : Function properties for helper
     16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 """
     usage = parse_ptxas_verbose(text)
-    assert usage["smem_k"] == {"entry": True, "registers": 10, "barriers": 1, "shared": 1024, "constant": 368,
-                               "stack_frame": 24, "spill_stores": 8, "spill_loads": 12, "spills": 20}
+    assert usage["smem_k"] == {
+        "entry": True,
+        "registers": 10,
+        "barriers": 1,
+        "shared": 1024,
+        "constant": 368,
+        "stack_frame": 24,
+        "spill_stores": 8,
+        "spill_loads": 12,
+        "spills": 20,
+    }
     assert usage["_Z3fooPf"]["registers"] == 4 and usage["_Z3fooPf"]["shared"] == 0
     assert usage["helper"]["entry"] is False and usage["helper"]["stack_frame"] == 16
     assert parse_ptxas_verbose("") == {}

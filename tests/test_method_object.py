@@ -8,6 +8,7 @@
 The process-pool and strict-import checks build a copy of fixtures/numkit and run it in fresh interpreters
 (``buildsupport``); the rest runs on methods of this module.
 """
+
 import copy
 import inspect
 import io
@@ -44,6 +45,7 @@ def scale(x: float, y: float) -> float:
 def _local_pair():
     def twice(x: float) -> float:
         return 2.0 * x
+
     plain = twice
     return plain, aot.jit(twice)
 
@@ -53,6 +55,7 @@ LOCAL_PLAIN, LOCAL_METHOD = _local_pair()
 
 # ------------------------------------------------------------------------------------------------ attributes
 
+
 def test_function_attributes_read_the_function_and_can_be_set_on_the_method():
     """Each reads the Python function's until set on the method object; setting one changes what the method
     reports, never the Python function, its fingerprint, the method type or another method."""
@@ -61,15 +64,24 @@ def test_function_attributes_read_the_function_and_can_be_set_on_the_method():
     before = fingerprint(func, m.__aot_method__.options)
     assert (m.__doc__, m.__name__, m.__qualname__, m.__module__) == ("Twice x.", "renamed", "renamed", __name__)
     assert m.__annotations__ == {"x": float, "return": float} and m.__annotations__ is func.__annotations__
-    new = {"__doc__": "Doubles.", "__name__": "double", "__qualname__": "Maths.double", "__module__": "maths",
-           "__annotations__": {"x": int}}
+    new = {
+        "__doc__": "Doubles.",
+        "__name__": "double",
+        "__qualname__": "Maths.double",
+        "__module__": "maths",
+        "__annotations__": {"x": int},
+    }
     try:
         for name, value in new.items():
             setattr(m, name, value)
         assert {name: getattr(m, name) for name in new} == new
         assert m.__dict__ == new
         assert (func.__doc__, func.__name__, func.__qualname__, func.__module__) == (
-            "Twice x.", "renamed", "renamed", __name__)
+            "Twice x.",
+            "renamed",
+            "renamed",
+            __name__,
+        )
         assert func.__annotations__ == {"x": float, "return": float}
         assert m.__wrapped__ is func and m.py_func is func
         assert fingerprint(func, m.__aot_method__.options) == before
@@ -113,20 +125,28 @@ def numkit_built(tmp_path_factory):
 def test_setting_the_docstring_at_import_or_before_the_first_call_keeps_the_prebuilt_entry(numkit_built):
     """The module sets ``lerp.__doc__`` at import; the probe sets more on ``clamp`` before its first call.
     In strict mode both load from the image: nothing that can be set is part of a fingerprint."""
-    run = run_python(numkit_built, """
+    run = run_python(
+        numkit_built,
+        """
         from numkit import core
         core.clamp.__doc__ = "Mine."
         core.clamp.__name__, core.clamp.__annotations__ = "limit", {}
         got = [core.lerp(0.0, 10.0, 0.25), core.clamp(5.0, 0.0, 1.0)]
         report(got=got, docs=[core.lerp.__doc__, core.clamp.__doc__, core.clamp.py_func.__doc__])
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert run["got"] == [2.5, 1.0]
-    assert run["docs"] == ["Interpolate linearly (docstring set at import).", "Mine.",
-                           "Limit x to the closed interval [lo, hi]."]
+    assert run["docs"] == [
+        "Interpolate linearly (docstring set at import).",
+        "Mine.",
+        "Limit x to the closed interval [lo, hi].",
+    ]
     assert run["stats"]["loaded"] == 2 and run["stats"]["inferred"] == 0 and run["llvmlite"] is False
 
 
 # ------------------------------------------------------------------------------------------- pickle and copy
+
 
 def test_pickle_and_copy_by_reference():
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
@@ -177,10 +197,12 @@ def test_a_method_in_a_main_another_process_cannot_import_fails_there_as_the_fun
                 print(type(err).__name__ + ":", str(err).replace("'plain'", "'NAME'").replace("'method'", "'NAME'"))
     """)
     env = base_env()
-    out = subprocess.run([sys.executable, "-c", dump], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         check=True).stdout.split()
-    errors = subprocess.run([sys.executable, "-c", load, *out], capture_output=True, text=True, env=env,
-                            cwd=tmp_path, check=True).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", dump], capture_output=True, text=True, env=env, cwd=tmp_path, check=True
+    ).stdout.split()
+    errors = subprocess.run(
+        [sys.executable, "-c", load, *out], capture_output=True, text=True, env=env, cwd=tmp_path, check=True
+    ).stdout.splitlines()
     assert len(errors) == 2 and errors[0] == errors[1], errors
     assert errors[0].startswith("AttributeError: Can't get attribute 'NAME' on <module '__main__'"), errors
 
@@ -231,6 +253,7 @@ def test_a_spawned_process_pool_runs_the_prebuilt_code_of_a_method_pickled_by_re
 
 # ----------------------------------------------------------------------------------------- as a class attribute
 
+
 class Plain:
     g = scale.py_func
     s = staticmethod(scale.py_func)
@@ -265,6 +288,7 @@ def test_binding_leaves_plain_calls_native():
 
 # ---------------------------------------------------------------------------------------------- help and pydoc
 
+
 def _body(text: str) -> str:
     """A pydoc page without its title line."""
     return text.split("\n", 2)[2]
@@ -298,6 +322,7 @@ def _sections(page: str) -> dict[str, str]:
 
 def test_a_modules_pydoc_lists_methods_under_functions():
     import numkit.core  # (from the private copy: nothing is called)
+
     sections = _sections(pydoc.plain(pydoc.render_doc(numkit.core)))
     functions, data = sections["FUNCTIONS"], sections["DATA"]
     assert "    lerp(a: float, b: float, t: float) -> float\n        Linear interpolation between" in functions

@@ -1,4 +1,5 @@
 """The numkit fixture, compiled, against plain Python: every declared signature on several inputs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,6 +52,7 @@ def test_numkit_has_enough_methods():
 
 def test_workload_runs_compiled_and_compiles_every_method():
     import numkit._workload  # noqa: F401  (its import runs the representative calls)
+
     compiled = [m for p in methods() for m in p.values if m.specializations()]
     assert len(compiled) >= 30
     two = numkit.core.absdiff.specializations()

@@ -8,6 +8,7 @@ Every fixture method (numkit's workload, mutual, gpukit's kernels and device fun
 through a pipeline that checks each pass: the verifier accepts its output, its output prints and parses
 back to itself, it left its input alone, and running it again gives the same function.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -58,12 +59,12 @@ def branchy(x, n):
         return y + len((1, 2))
 
 
-
 def count(fn: Function, kind) -> int:
     return sum(isinstance(op, kind) for _, op in fn.ops())
 
 
 # ----------------------------------------------------------------------------------------- the pipeline
+
 
 def test_passes_are_named_and_resolve_comes_first():
     assert pipeline.pass_names() == ("resolve", "simplify-cfg")
@@ -112,6 +113,7 @@ def test_the_pipeline_runs_once_per_final_instance_not_per_round_of_a_recursion(
 
 # ----------------------------------------------------------------------------------------- the verifier
 
+
 def drop_returns(fn: Function, context: object = None) -> Function:
     """A deliberately broken pass: blocks that returned now end without a terminator."""
     return fn.with_blocks([Block(b.label, [op for op in b.ops if not isinstance(op, Return)]) for b in fn.blocks])
@@ -143,10 +145,12 @@ def test_the_suite_verifies_after_every_pass(monkeypatch):
 def test_a_return_the_declared_type_covers_verifies():
     """``return False`` beside ``return 1`` returns i64: the verifier accepts the boolean (codegen converts)
     and rejects a value the declared type does not cover."""
-    text = ('func t:f(%n: i64) -> {ret}  file "t.py" @1:1-3:2\n'
-            'bb0:\n'
-            '  %0: boolean = const False  @2:1-2:2\n'
-            '  ret %0  @2:1-2:6\n')
+    text = (
+        'func t:f(%n: i64) -> {ret}  file "t.py" @1:1-3:2\n'
+        "bb0:\n"
+        "  %0: boolean = const False  @2:1-2:2\n"
+        "  ret %0  @2:1-2:6\n"
+    )
     verify(parse_function(text.format(ret="i64")))
     verify(parse_function(text.format(ret="boolean")))
     with pytest.raises(IRVerifyError, match="returns boolean, declared"):
@@ -154,6 +158,7 @@ def test_a_return_the_declared_type_covers_verifies():
 
 
 # ----------------------------------------------------------------------------------------- every fixture
+
 
 def checking_pipeline(fn: Function, fixed_point: FixedPoint) -> Function:
     """The pipeline, with every pass checked on its way."""
@@ -177,16 +182,18 @@ def import_fixture(name: str, tmp_path_factory) -> object:
     """A fixture package imported from a private copy (never an image someone built into fixtures/)."""
     if name not in sys.modules:
         copy = tmp_path_factory.mktemp(name)
-        shutil.copytree(ROOT / "fixtures" / name / name, copy / name,
-                        ignore=shutil.ignore_patterns("__aot__", "__pycache__"))
+        shutil.copytree(
+            ROOT / "fixtures" / name / name, copy / name, ignore=shutil.ignore_patterns("__aot__", "__pycache__")
+        )
         sys.path.insert(0, str(copy))
     return importlib.import_module(name)
 
 
 def declared_roots(package) -> list:
     """(method, argtypes) of every declared signature of the package's kernels and jit methods."""
-    modules = [package] + [importlib.import_module(info.name)
-                           for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+    modules = [package] + [
+        importlib.import_module(info.name) for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+    ]
     roots = [(k.__aot_method__, sig) for k in find_kernels(modules) for sig in k.signatures()]
     for module in modules:
         for obj in vars(module).values():

@@ -7,6 +7,7 @@
 Every test that needs ptxas or a CUDA device is skipped, with the reason, where they are missing.
 gpukit is imported from a private copy, so an image someone built into fixtures/ is never picked up.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -45,8 +46,18 @@ sys.path.insert(0, str(_COPY / "gpukit"))
 from gpukit import blocks, kernels, reduce  # noqa: E402
 
 ARCHS = ["sm_80", "sm_90"]
-GPUKIT = [kernels.saxpy, kernels.jacobi2d, kernels.histogram, kernels.shade, kernels.waves, kernels.intmix,
-          kernels.matmul, kernels.scale_strided, reduce.block_sum, reduce.transpose]
+GPUKIT = [
+    kernels.saxpy,
+    kernels.jacobi2d,
+    kernels.histogram,
+    kernels.shade,
+    kernels.waves,
+    kernels.intmix,
+    kernels.matmul,
+    kernels.scale_strided,
+    reduce.block_sum,
+    reduce.transpose,
+]
 NO_PTXAS = "ptxas not found (install the CUDA toolkit or put its bin folder on PATH)"
 NO_LIBDEVICE = "libdevice.10.bc not found (CUDA toolkit's nvvm/libdevice)"
 NO_DEVICE = no_device_reason()
@@ -79,6 +90,7 @@ def entry_symbol(k) -> str:
 
 # ------------------------------------------------------------------------------------------ the target
 
+
 def test_target_names_libdevice_and_its_layout_is_llvms():
     t = PtxTarget(arch="sm_90")
     assert (t.owner, t.triple, t.cpu, t.raises_python_exceptions) == ("ptx", "nvptx64-nvidia-cuda", "sm_90", False)
@@ -98,6 +110,7 @@ def test_target_names_libdevice_and_its_layout_is_llvms():
 
 # ------------------------------------------------------------------------------------------ PTX
 
+
 @needs_ptxas
 def test_ptxas_accepts_every_gpukit_kernel(program, usage):
     entries = {name for name, u in usage.items() if u["entry"]}
@@ -113,8 +126,10 @@ def test_kernels_are_entries_and_device_functions_are_funcs_or_inlined(program, 
     assert re.search(r"^\.visible \.global .*\baot_status;", ptx, re.M)
     # every device function of gpukit, and every kernel's body, is a .func or was inlined away
     kernel_keys = {k.key for k in GPUKIT}
-    bodies = {symbol_name(key, args, "ptx") + ("_body" if key in kernel_keys else "")
-              for key, args in compiler.inferencer.done}
+    bodies = {
+        symbol_name(key, args, "ptx") + ("_body" if key in kernel_keys else "")
+        for key, args in compiler.inferencer.done
+    }
     assert any(key.startswith("gpukit.devices:") for key, _ in compiler.inferencer.done)
     for name in bodies:
         mentions = [line for line in ptx.splitlines() if re.search(rf"\b{re.escape(name)}\b", line)]
@@ -124,8 +139,17 @@ def test_kernels_are_entries_and_device_functions_are_funcs_or_inlined(program, 
 
 def test_math_goes_to_libdevice(program):
     llvm_ir = program.llvm_ir
-    for name in ("__nv_sinf", "__nv_cosf", "__nv_sqrtf", "__nv_expf", "__nv_sin", "__nv_atan2", "__nv_log1p",
-                 "__nv_tanh", "__nv_exp"):
+    for name in (
+        "__nv_sinf",
+        "__nv_cosf",
+        "__nv_sqrtf",
+        "__nv_expf",
+        "__nv_sin",
+        "__nv_atan2",
+        "__nv_log1p",
+        "__nv_tanh",
+        "__nv_exp",
+    ):
         assert re.search(rf'call (float|double) @"?{name}"?\(', llvm_ir), name
     assert not re.search(r'@"?(sin|sinf|cos|exp|pow|fmod)"?\(', llvm_ir)
     ptx = program.ptx
@@ -171,6 +195,7 @@ def test_compile_time_of_gpukit_is_small(program):
 
 # ------------------------------------------------------------------------------------------ CPU grid
 
+
 def _case(name):
     rng = np.random.default_rng(7)
     if name == "saxpy":
@@ -189,7 +214,7 @@ def _case(name):
         xs, xd = rng.uniform(-3, 3, 250).astype(np.float32), rng.uniform(-3, 3, 333)
         return kernels.waves, (3, 128), [xs, xd, np.zeros(250, np.float32), np.zeros(333)]
     if name == "intmix":
-        a, b = rng.integers(-10**6, 10**6, 200), rng.integers(-40, 40, 200)
+        a, b = rng.integers(-(10**6), 10**6, 200), rng.integers(-40, 40, 200)
         return kernels.intmix, (2, 128), [a, b, np.zeros((200, 4), np.int64)]
     if name == "matmul":
         a = rng.integers(-4, 5, (20, 7)).astype(np.float32)
@@ -245,6 +270,7 @@ def test_barrier_kernels_need_a_device(k, what):
 
 # ------------------------------------------------------------------------------------------ intrinsics
 
+
 @aot.kernel(signatures=["none(i64[::1])"])
 def _out_of_range(out):
     i = gpu.global_id()
@@ -290,6 +316,7 @@ def test_a_kernel_without_signatures_compiles_for_what_it_is_launched_with():
 
 def test_find_kernels_lists_a_packages_kernels():
     from aot.runtime.kernel import find_kernels
+
     assert find_kernels([kernels, reduce]) == sorted(GPUKIT, key=lambda k: k.key)
 
 
@@ -334,19 +361,27 @@ def _compile_error(src: str, *argtypes) -> aot.CompileError:
         sys.path.remove(str(folder))
 
 
-@pytest.mark.parametrize("src,message,line", [
-    ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    s = gpu.shared_array(len(x), aot.f64)\n",
-     "needs a constant shape", 7),
-    ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    s = gpu.shared_array((N, 100000), aot.f64)\n",
-     "bytes exceed", 7),
-    ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    s = gpu.shared_array(N, x)\n", "dtype must be", 7),
-    ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    x[0] = gpu.thread_id(3)\n", "axis must be a constant 0, 1 or 2", 7),
-    ("@aot.kernel\ndef k(x: aot.f64[::1], a: int):\n    x[0] = gpu.block_id(a)\n", "axis must be a constant", 7),
-    ("@aot.kernel\ndef k(x: aot.i64[::1]):\n    gpu.atomic_add(x, 0, 1.5)\n", "would truncate", 7),
-    ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    return x[0]\n", "a kernel returns no value", 7),
-    ("@aot.kernel\ndef j(x: aot.f64[::1]):\n    pass\n\n@aot.kernel\ndef k(x: aot.f64[::1]):\n    j(x)\n",
-     "is a kernel", 11),
-])
+@pytest.mark.parametrize(
+    "src,message,line",
+    [
+        (
+            "@aot.kernel\ndef k(x: aot.f64[::1]):\n    s = gpu.shared_array(len(x), aot.f64)\n",
+            "needs a constant shape",
+            7,
+        ),
+        ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    s = gpu.shared_array((N, 100000), aot.f64)\n", "bytes exceed", 7),
+        ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    s = gpu.shared_array(N, x)\n", "dtype must be", 7),
+        ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    x[0] = gpu.thread_id(3)\n", "axis must be a constant 0, 1 or 2", 7),
+        ("@aot.kernel\ndef k(x: aot.f64[::1], a: int):\n    x[0] = gpu.block_id(a)\n", "axis must be a constant", 7),
+        ("@aot.kernel\ndef k(x: aot.i64[::1]):\n    gpu.atomic_add(x, 0, 1.5)\n", "would truncate", 7),
+        ("@aot.kernel\ndef k(x: aot.f64[::1]):\n    return x[0]\n", "a kernel returns no value", 7),
+        (
+            "@aot.kernel\ndef j(x: aot.f64[::1]):\n    pass\n\n@aot.kernel\ndef k(x: aot.f64[::1]):\n    j(x)\n",
+            "is a kernel",
+            11,
+        ),
+    ],
+)
 def test_gpu_misuse_is_a_located_compile_error(src, message, line):
     err = _compile_error(src)
     assert message in str(err)
@@ -384,11 +419,16 @@ def test_missing_libdevice_is_a_clear_linker_error(monkeypatch, compiler):
 
 # ------------------------------------------------------------------------------------------ owners and edges
 
+
 def test_ptx_instances_have_their_own_edges(compiler):
     shade = compiler.infer(kernels.shade.__aot_method__, kernels.shade.signatures()[0])
     calls = {e.target for e in shade.edges if e.kind == "call"}
-    assert calls == {"gpukit.devices:clamp", "gpukit.devices:horner", "gpukit.devices:smoothstep",
-                     "gpukit.devices:gauss"}
+    assert calls == {
+        "gpukit.devices:clamp",
+        "gpukit.devices:horner",
+        "gpukit.devices:smoothstep",
+        "gpukit.devices:gauss",
+    }
     waves = compiler.infer(kernels.waves.__aot_method__, kernels.waves.signatures()[0])
     overlays = {(e.target, e.value) for e in waves.edges if e.kind == "overlay"}
     assert ("math.sin(f32)", "__nv_sinf") in overlays and ("math.sin(f64)", "__nv_sin") in overlays
@@ -468,8 +508,7 @@ def test_editing_a_device_function_invalidates_exactly_its_ptx_callers():
     for k in (ks.uses_twice, ks.uses_plus_one, ks.independent):
         compiler.infer(k.__aot_method__, sig)
     d, m = dev.__name__, ks.__name__
-    callers = {(f"{d}:twice", (F64,)), (f"{d}:plus_one", (F64,)), (f"{m}:uses_twice", sig),
-               (f"{m}:uses_plus_one", sig)}
+    callers = {(f"{d}:twice", (F64,)), (f"{d}:plus_one", (F64,)), (f"{m}:uses_twice", sig), (f"{m}:uses_plus_one", sig)}
     assert compiler.inferencer.dependents(f"{d}:twice") == callers
     assert compiler.inferencer.done[(f"{m}:uses_twice", sig)].callees == ((f"{d}:twice", (F64,)),)
     _edit_twice(dev)
@@ -497,11 +536,14 @@ def test_editing_a_device_function_recompiles_exactly_its_callers_on_the_cpu_gri
         results.append(float(x[0]))
     assert results == [3.0, 4.0, 0.0]
     new = {(e.method, e.cause, e.owner) for e in aot.events()[before:] if e.kind == "inferred"}
-    assert new == {(f"{m}:uses_twice", f"edge-changed:{d}:twice", "cpu"),
-                   (f"{m}:uses_plus_one", f"edge-changed:{d}:plus_one", "cpu")}
+    assert new == {
+        (f"{m}:uses_twice", f"edge-changed:{d}:twice", "cpu"),
+        (f"{m}:uses_plus_one", f"edge-changed:{d}:plus_one", "cpu"),
+    }
 
 
 # ------------------------------------------------------------------------------------------ a real device
+
 
 @pytest.mark.skipif(NO_DEVICE is not None, reason=NO_DEVICE or "")
 def test_launch_on_the_device_matches_plain_python():
@@ -523,6 +565,7 @@ def test_launch_on_the_device_matches_plain_python():
 
 def test_arrays_written_by_atomics_need_writable_buffers(compiler):
     from aot.codegen.module import written_params
+
     inst = compiler.infer(kernels.histogram.__aot_method__, kernels.histogram.signatures()[0])
     assert written_params(inst, compiler.inferencer.done.__getitem__) == frozenset({3})
 

@@ -1,5 +1,6 @@
 """``aot build`` of the gpukit fixture for the ``ptx`` owner: per-arch images, PTX and cubins, entries that
 round-trip, ``aot inspect --ptx``, and ``aot verify`` after editing a device function."""
+
 from __future__ import annotations
 
 import shutil
@@ -20,8 +21,13 @@ AOT = [sys.executable, "-c", "import cli; cli.main()"]
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(AOT + list(args), cwd=cwd, capture_output=True, text=True,
-                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        AOT + list(args),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ original wrapping loop otherwise. Both must give exactly the compiled subset's r
 nothing overflows, and i64 wrap-around (SUBSET.md) where ``i * i`` does. Each behaviour test below runs
 inputs on both sides of the guard.
 """
+
 import numpy as np
 import pytest
 
@@ -273,8 +274,9 @@ def test_counted_loop_fast_path(n):
     check(sq_mod, n)
 
 
-@pytest.mark.parametrize("a,b", [(0, 100), (-100, 100), (-1000, -900), (M - 50, M + 1), (-M, -M + 50),
-                                 (2**62, 2**62 - 10), (5, 5)])
+@pytest.mark.parametrize(
+    "a,b", [(0, 100), (-100, 100), (-1000, -900), (M - 50, M + 1), (-M, -M + 50), (2**62, 2**62 - 10), (5, 5)]
+)
 def test_bounds_inside_the_guard_or_empty(a, b):
     check(sq_mod_between, a, b)
     # Squares near M are near 2**63: the sum of their // 7 wraps even though no square does.
@@ -283,8 +285,17 @@ def test_bounds_inside_the_guard_or_empty(a, b):
         check(sq_floordiv_between, a, b)
 
 
-@pytest.mark.parametrize("a,b", [(M - 100, M + 100), (M + 1, M + 40), (-M - 100, -M + 100),
-                                 (2**62, 2**62 + 50), (-(2**63), -(2**63) + 30), (2**63 - 30, 2**63 - 1)])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (M - 100, M + 100),
+        (M + 1, M + 40),
+        (-M - 100, -M + 100),
+        (2**62, 2**62 + 50),
+        (-(2**63), -(2**63) + 30),
+        (2**63 - 30, 2**63 - 1),
+    ],
+)
 def test_guard_fails_and_squares_wrap(a, b):
     """The slow version: i * i overflows, so % and // see negative wrapped values, exactly as i64 does."""
     assert sq_mod_between(a, b) == wrapped_sq_mod(range(a, b), 7)
@@ -326,9 +337,21 @@ def test_constant_step(a, b):
         check(sq_mod_step3, a, b)
 
 
-@pytest.mark.parametrize("a,b,c", [(0, 100, 1), (0, 100, 7), (100, 0, -1), (100, -100, -9), (-50, 50, 4),
-                                   (5, 5, 2), (M - 100, M + 100, 13), (M + 100, M - 100, -13),
-                                   (-M - 100, -M + 100, 17), (0, 2**63 - 1, 2**61)])
+@pytest.mark.parametrize(
+    "a,b,c",
+    [
+        (0, 100, 1),
+        (0, 100, 7),
+        (100, 0, -1),
+        (100, -100, -9),
+        (-50, 50, 4),
+        (5, 5, 2),
+        (M - 100, M + 100, 13),
+        (M + 100, M - 100, -13),
+        (-M - 100, -M + 100, 17),
+        (0, 2**63 - 1, 2**61),
+    ],
+)
 def test_step_known_only_at_run_time(a, b, c):
     assert sq_mod_any_step(a, b, c) == wrapped_sq_mod(range(a, b, c), 13)
     if max(abs(a), abs(b)) <= M:

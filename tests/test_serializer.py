@@ -1,8 +1,8 @@
 """Tests of the image container: round trips, determinism, lazy tables, and refusal of every malformed file.
 
-    encode_image({"a": 1}, {"t": [[1, 2]]}) -> bytes; decode_image(bytes) -> Image(header={"a": 1}, ...)
-    open_image(p).table("t") -> [[1, 2]], checking and decoding no other table
-    any byte flipped / file truncated / random bytes -> ImageError naming the file, never anything else
+encode_image({"a": 1}, {"t": [[1, 2]]}) -> bytes; decode_image(bytes) -> Image(header={"a": 1}, ...)
+open_image(p).table("t") -> [[1, 2]], checking and decoding no other table
+any byte flipped / file truncated / random bytes -> ImageError naming the file, never anything else
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ def crc(data: bytes) -> int:
     return zlib.crc32(data) & 0xFFFFFFFF
 
 
-def craft_raw(header: bytes, directory: bytes, rest: bytes = b"", *, version: int = FORMAT_VERSION,
-              magic: bytes = MAGIC) -> bytes:
+def craft_raw(
+    header: bytes, directory: bytes, rest: bytes = b"", *, version: int = FORMAT_VERSION, magic: bytes = MAGIC
+) -> bytes:
     """An image with arbitrary header/directory/segment bytes but consistent lengths and checksums."""
     pre = struct.pack("<8sIIQII", magic, version, len(header), len(directory), crc(header), crc(directory))
     return pre + header + directory + rest
@@ -149,8 +150,19 @@ def test_round_trip(image_path: Path) -> None:
 
 
 def test_round_trip_value_model() -> None:
-    header = {"none": None, "t": True, "f": False, "neg": -1, "big": 2**64 - 1, "small": -(2**63),
-              "x": 0.1, "inf": float("inf"), "s": "héllo ∑", "b": b"\xff\x00", "nested": [[1, [2, "3"]]]}
+    header = {
+        "none": None,
+        "t": True,
+        "f": False,
+        "neg": -1,
+        "big": 2**64 - 1,
+        "small": -(2**63),
+        "x": 0.1,
+        "inf": float("inf"),
+        "s": "héllo ∑",
+        "b": b"\xff\x00",
+        "nested": [[1, [2, "3"]]],
+    }
     tables = {"tuples": [(1, (2, 3)), ["a", {"k": (4,)}]], "empty": []}
     img = decode_image(encode_image(header, tables))
     assert img.header == header
@@ -689,8 +701,7 @@ def _open_all(data: bytes) -> None:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.binary(max_size=512)
-    | st.binary(max_size=512).map(lambda rest: MAGIC + struct.pack("<I", FORMAT_VERSION) + rest)
+    st.binary(max_size=512) | st.binary(max_size=512).map(lambda rest: MAGIC + struct.pack("<I", FORMAT_VERSION) + rest)
 )
 def test_random_bytes(data: bytes) -> None:
     with pytest.raises(ImageError):
@@ -736,8 +747,12 @@ def test_random_damage_to_a_valid_image(data) -> None:
 
 
 values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False)
-    | st.text(max_size=8) | st.binary(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8)
+    | st.binary(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
     max_leaves=12,
 )
@@ -832,7 +847,11 @@ def test_record_pack_fills_defaults() -> None:
 
 def test_record_unpack_newer_and_older_records() -> None:
     assert METHODS.unpack(["k", "f", None, [], "from a newer aot", 7]) == {
-        "key": "k", "fingerprint": "f", "options": None, "tags": []}
+        "key": "k",
+        "fingerprint": "f",
+        "options": None,
+        "tags": [],
+    }
     older = METHODS.unpack(("k", "f"))
     assert older == {"key": "k", "fingerprint": "f", "options": None, "tags": []}
     older["tags"].append("x")  # defaults are copied, never shared
@@ -882,12 +901,13 @@ def test_tables_decode_as_tuples_for_readers_that_only_look(big_path: Path) -> N
     assert type(as_tuples) is tuple and all(type(r) is tuple for r in as_tuples)
     assert as_tuples[0] == (0, "f0", ("f64", "i64"), "f64", b"\x00" * 16)  # nested arrays too
     assert len(as_tuples) == len(BIG_TABLES["code"])
-    assert f.table("code", tuples=True) is as_tuples          # cached per form
+    assert f.table("code", tuples=True) is as_tuples  # cached per form
     assert f.table("code") == [list(r) for r in BIG_TABLES["code"]]
     assert f.table("methods", tuples=True) == tuple(tuple(r) for r in BIG_TABLES["methods"])
 
 
 # ---------------------------------------------------------------------------- indexed tables (per record)
+
 
 def _to_tuples(value):
     return tuple(_to_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
@@ -938,8 +958,14 @@ def test_offsets_that_do_not_fit_their_table_are_refused_cleanly() -> None:
     good = ImageFile.from_bytes(encode_image({}, {"a": ROWS}, indexed=("a",))).table("a.offsets")[0][0]
     offsets = list(struct.unpack(f"<{len(good) // 4}I", good))
     assert ImageFile.from_bytes(_with_offsets(offsets)).records("a")[7] == _to_tuples(ROWS[7])
-    for bad in (offsets[:-1], offsets + [offsets[-1]], [offsets[0] + 1] + offsets[1:],
-                offsets[:-1] + [offsets[-1] + 1], b"\x00\x01\x02", b""):
+    for bad in (
+        offsets[:-1],
+        offsets + [offsets[-1]],
+        [offsets[0] + 1] + offsets[1:],
+        offsets[:-1] + [offsets[-1] + 1],
+        b"\x00\x01\x02",
+        b"",
+    ):
         with pytest.raises(ImageError, match="malformed table 'a.offsets'"):
             ImageFile.from_bytes(_with_offsets(bad)).records("a")
     # Offsets that fit the table as a whole but cut records apart: found when those records are read.
@@ -955,9 +981,21 @@ def test_offsets_that_do_not_fit_their_table_are_refused_cleanly() -> None:
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(st.one_of(st.integers(-5, 10**6), st.text(max_size=5), st.binary(max_size=8),
-                                   st.lists(st.integers(0, 3), max_size=3)), max_size=4), max_size=30),
-       st.data())
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.integers(-5, 10**6),
+                st.text(max_size=5),
+                st.binary(max_size=8),
+                st.lists(st.integers(0, 3), max_size=3),
+            ),
+            max_size=4,
+        ),
+        max_size=30,
+    ),
+    st.data(),
+)
 def test_runs_of_records_read_back_what_was_written(rows, data) -> None:
     f = ImageFile.from_bytes(encode_image({}, {"t": rows}, indexed=("t",)))
     records = f.records("t")
@@ -970,6 +1008,7 @@ def test_runs_of_records_read_back_what_was_written(rows, data) -> None:
 
 def test_the_package_exports_what_it_lists() -> None:
     import serializer
+
     assert all(hasattr(serializer, name) for name in serializer.__all__)
 
 
@@ -988,6 +1027,7 @@ def test_a_blob_is_found_in_place_not_decoded(tmp_path: Path, size: int) -> None
 
 def test_a_blob_of_an_image_in_another_buffer_is_still_bytes() -> None:
     import array
+
     data = encode_image({}, {"blob": [[b"abc" * 50]]})
     source, start, end = ImageFile.from_bytes(array.array("B", data)).blob("blob")
     assert source[start:end] == b"abc" * 50

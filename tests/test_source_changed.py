@@ -9,6 +9,7 @@ The source a method is compiled from is read from its file when it is compiled (
 file that changed), while validation and stored definitions use the imported code: the parsed ``def`` is
 compiled where the function was defined and compared with the imported code, line numbers left out.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -96,12 +97,15 @@ def _assert_ran_python(run, where: Path) -> None:
     one ``invalidated`` event with cause ``source-changed`` each, one warning line each."""
     assert run["r"] == [9.0, 9.0, 18.0, 8.0] and run["p"] == [9.0, 18.0, 8.0]
     changed = [e for e in run["events"] if e["cause"] == "source-changed"]
-    assert {(e["method"], tuple(e["argtypes"])) for e in changed} == {("sqpkg.m:sq", ("f64",)),
-                                                                      ("sqpkg.m:twice_sq", ("f64",))}
+    assert {(e["method"], tuple(e["argtypes"])) for e in changed} == {
+        ("sqpkg.m:sq", ("f64",)),
+        ("sqpkg.m:twice_sq", ("f64",)),
+    }
     assert all(e["kind"] == "invalidated" and not e["spurious"] for e in changed), changed
     warnings = [line for line in run.stderr.splitlines() if line.strip()]
-    assert len(warnings) == 2 and all("runs as plain Python" in w and "source changed" in w for w in warnings), \
+    assert len(warnings) == 2 and all("runs as plain Python" in w and "source changed" in w for w in warnings), (
         run.stderr
+    )
     assert str(where) in warnings[0] and "Traceback" not in run.stderr
 
 
@@ -122,13 +126,16 @@ def test_a_stale_entry_is_not_reinferred_from_a_file_that_changed_back(project):
     compile V1 (9.0 where Python gives 10.0) and flag it spurious, since that is the stored IR."""
     assert aot_build(project).rc == 0
     save(source(project), V1, V2)
-    run = run_python(project, f"""
+    run = run_python(
+        project,
+        f"""
         import pathlib
         from sqpkg import m
         path = pathlib.Path(m.__file__)
         path.write_text(path.read_text().replace({V2!r}, {V1!r}))   # and back, after the import
         report(r=[m.sq(3.0), m.cube(2.0)], p=[m.sq.py_func(3.0), m.cube.py_func(2.0)])
-    """)
+    """,
+    )
     assert run["r"] == run["p"] == [10.0, 8.0]
     (event,) = [e for e in run["events"] if e["method"] == "sqpkg.m:sq"]
     assert (event["kind"], event["cause"], event["spurious"]) == ("invalidated", "source-changed", False)
@@ -160,27 +167,34 @@ def test_a_file_saved_during_the_build_fails_its_methods(project):
     assert set(contents.code) == {("sqpkg.m:cube", ("f64",))}, "something of what changed was written"
     save(source(project), V2, V1)  # the file as it was imported by the build
     assert aot_cli("verify", str(project)).rc == 0  # (what the image holds is right)
-    run = run_python(project, """
+    run = run_python(
+        project,
+        """
         from sqpkg import m
         try:
             r = m.sq(3.0)
         except _aot.StrictModeError as e:
             r = str(e)
         report(r=r, c=m.cube(2.0))
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert "sqpkg.m:sq(f64)" in run["r"] and "no-entry" in run["r"] and run["c"] == 8.0
 
 
 def test_editing_only_comments_docstrings_and_blank_lines_after_the_import_still_compiles(project):
     """What fingerprints leave out (lines, docstrings) is left out of the comparison too."""
-    run = run_python(project, f"""
+    run = run_python(
+        project,
+        """
         import pathlib
         from sqpkg import m
         path = pathlib.Path(m.__file__)
         text = path.read_text().replace('\"\"\"The square.\"\"\"', '\"\"\"Another docstring.\"\"\"\\n    # a comment')
         path.write_text("# a new first line\\n\\n" + text)
         report(r=[m.sq(3.0), m.twice_sq(3.0)])
-    """)
+    """,
+    )
     assert run["r"] == [9.0, 18.0] and run["stats"]["inferred"] == 2 and not run.stderr.strip()
 
 
@@ -205,8 +219,9 @@ CLOSURES = """\
 def test_functions_in_classes_and_closures_compile_as_imported(tmp_path):
     """The parsed ``def`` is compiled where it was defined (in an enclosing function, with its cells), with
     the module's imports (``math.sqrt`` compiles otherwise): no false alarm for a callee that is a closure."""
-    project = write_project(tmp_path / "cl", {**SQPKG, "sqpkg/__init__.py": "from . import m, cl\n",
-                                              "sqpkg/cl.py": CLOSURES})
+    project = write_project(
+        tmp_path / "cl", {**SQPKG, "sqpkg/__init__.py": "from . import m, cl\n", "sqpkg/cl.py": CLOSURES}
+    )
     run = run_python(project, "from sqpkg import cl\nreport(r=cl.use(4.0), p=cl.use.py_func(4.0))")
     assert run["r"] == run["p"] == 14.0 and run["stats"]["inferred"] == 1 and not run.stderr.strip()
 
@@ -262,14 +277,22 @@ def odd_string(x):
 def _forms(tmp_path, name):
     import importlib
     import sys
+
     (tmp_path / f"{name}.py").write_text(FORMS)
     sys.path.insert(0, str(tmp_path))
     try:
         module = importlib.import_module(name)
     finally:
         sys.path.remove(str(tmp_path))
-    return module, [module.decorated.__wrapped__, module.outer(), module.outer, module.C.method, module.C.static,
-                    module.text, module.odd_string]
+    return module, [
+        module.decorated.__wrapped__,
+        module.outer(),
+        module.outer,
+        module.C.method,
+        module.C.static,
+        module.text,
+        module.odd_string,
+    ]
 
 
 def _as_imported(funcs) -> list[bool]:
@@ -277,6 +300,7 @@ def _as_imported(funcs) -> list[bool]:
 
     from aot.frontend.lower import compile_parsed, parse_source
     from aot.world.fingerprint import same_code
+
     out = []
     for f in funcs:
         node, src = parse_source(f)
@@ -290,6 +314,10 @@ def test_the_parsed_def_compiles_to_the_imported_code_in_every_form(tmp_path):
     module, funcs = _forms(tmp_path, "aot_forms_unchanged")
     assert _as_imported(funcs) == [True] * len(funcs)
     path = Path(module.__file__)
-    path.write_text(FORMS.replace('"""Doc."""', '"""Other doc."""').replace("x + a * b", "x + a * b + 0")
-                    .replace("x - 1", "x - 2").replace('"a"', '"b"'))
+    path.write_text(
+        FORMS.replace('"""Doc."""', '"""Other doc."""')
+        .replace("x + a * b", "x + a * b + 0")
+        .replace("x - 1", "x - 2")
+        .replace('"a"', '"b"')
+    )
     assert _as_imported(funcs) == [True, False, False, True, False, False, True]

@@ -2,6 +2,7 @@
 len/shape/size/ndim, iteration, non-contiguous views, empty arrays, other buffer-protocol objects, dtype/ndim
 mismatches and read-only buffers.  Results and the arrays' contents after the call are compared with plain
 Python (``f.py_func``) through ``support.check``."""
+
 import array
 
 import numpy as np
@@ -403,15 +404,15 @@ def test_set_2d(dtype, i, j):
     check(set2, sample(dtype, (3, 4)), i, j, value_for(dtype))
 
 
-@pytest.mark.parametrize("dtype", [d for d in DTYPES if d is not np.bool_],
-                         ids=[n for n in DTYPE_IDS if n != "bool"])
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d is not np.bool_], ids=[n for n in DTYPE_IDS if n != "bool"])
 @pytest.mark.parametrize("i", [0, 2, -1])
 def test_augmented_assignment_1d(dtype, i):
     check(aug_add1, sample(dtype, (4,)), i, increment_for(dtype))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.float32],
-                         ids=["float64", "int64", "int32", "float32"])
+@pytest.mark.parametrize(
+    "dtype", [np.float64, np.int64, np.int32, np.float32], ids=["float64", "int64", "int32", "float32"]
+)
 @pytest.mark.parametrize("i,j", [(0, 0), (1, 2), (-1, -1)])
 def test_augmented_assignment_2d(dtype, i, j):
     check(aug_mul2, sample(dtype, (2, 3)), i, j, 3)
@@ -442,8 +443,9 @@ def test_copy_and_swap_elements(dtype):
     check(swap_elements, sample(dtype, (5,)), 1, -1)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.float32],
-                         ids=["float64", "int64", "int32", "float32"])
+@pytest.mark.parametrize(
+    "dtype", [np.float64, np.int64, np.int32, np.float32], ids=["float64", "int64", "int32", "float32"]
+)
 def test_arithmetic_on_elements_keeps_element_kind(dtype):
     check(add_elements, sample(dtype, (4,)), 1, 3)
 
@@ -568,21 +570,26 @@ def test_for_x_in_array_with_break_and_else(stop):
     check(iter_with_break, np.array([0.0, 1.0, 2.0, 3.0, 4.0]), stop)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.uint8, np.float32],
-                         ids=["float64", "int64", "int32", "uint8", "float32"])
+@pytest.mark.parametrize(
+    "dtype",
+    [np.float64, np.int64, np.int32, np.uint8, np.float32],
+    ids=["float64", "int64", "int32", "uint8", "float32"],
+)
 def test_sum_2d(dtype):
     check(float_sum2, sample(dtype, (3, 4)))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.float32],
-                         ids=["float64", "int64", "int32", "float32"])
+@pytest.mark.parametrize(
+    "dtype", [np.float64, np.int64, np.int32, np.float32], ids=["float64", "int64", "int32", "float32"]
+)
 def test_write_loop_1d(dtype):
     check(scale_in_place, sample(dtype, (6,)), 3)
     check(fill_index, sample(dtype, (6,)))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.uint8],
-                         ids=["float64", "int64", "int32", "uint8"])
+@pytest.mark.parametrize(
+    "dtype", [np.float64, np.int64, np.int32, np.uint8], ids=["float64", "int64", "int32", "uint8"]
+)
 def test_write_loop_2d(dtype):
     check(fill_index2, sample(dtype, (3, 4)))
 
@@ -714,8 +721,17 @@ def test_empty_2d():
 # ======================================================================================================
 
 
-@pytest.mark.parametrize("typecode,values", [("d", [1.5, -2.0, 3.25]), ("q", [1, -2, 3]), ("l", [4, 5, -6]),
-                                             ("i", [7, -8, 9]), ("f", [0.5, 1.5, -2.5]), ("B", [1, 200, 255])])
+@pytest.mark.parametrize(
+    "typecode,values",
+    [
+        ("d", [1.5, -2.0, 3.25]),
+        ("q", [1, -2, 3]),
+        ("l", [4, 5, -6]),
+        ("i", [7, -8, 9]),
+        ("f", [0.5, 1.5, -2.5]),
+        ("B", [1, 200, 255]),
+    ],
+)
 def test_array_array_input(typecode, values):
     a = array.array(typecode, values)
     check(get1, a, 1)
@@ -781,17 +797,23 @@ def test_signature_accepts_other_buffer_objects():
     assert_same(sig_sum_1d(memoryview(np.arange(3.0))), 3.0)
 
 
-@pytest.mark.parametrize("arg", [np.arange(3, dtype=np.int64), np.arange(3, dtype=np.float32),
-                                 np.arange(3, dtype=np.int32), np.zeros(3, dtype=np.bool_),
-                                 array.array("q", [1, 2])],
-                         ids=["int64", "float32", "int32", "bool", "array_q"])
+@pytest.mark.parametrize(
+    "arg",
+    [
+        np.arange(3, dtype=np.int64),
+        np.arange(3, dtype=np.float32),
+        np.arange(3, dtype=np.int32),
+        np.zeros(3, dtype=np.bool_),
+        array.array("q", [1, 2]),
+    ],
+    ids=["int64", "float32", "int32", "bool", "array_q"],
+)
 def test_wrong_dtype_raises_type_error(arg):
     with pytest.raises(TypeError):
         sig_sum_1d(arg)
 
 
-@pytest.mark.parametrize("arg", [np.zeros((2, 2)), np.zeros((2, 2, 2)), np.float64(1.0)],
-                         ids=["2d", "3d", "scalar"])
+@pytest.mark.parametrize("arg", [np.zeros((2, 2)), np.zeros((2, 2, 2)), np.float64(1.0)], ids=["2d", "3d", "scalar"])
 def test_wrong_ndim_raises_type_error(arg):
     with pytest.raises(TypeError):
         sig_sum_1d(arg)

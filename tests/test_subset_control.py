@@ -4,6 +4,7 @@ sources in the compiled subset (SUBSET.md); every test compares with plain Pytho
 PYTEST_DONT_REWRITE: the methods below contain ``assert`` statements whose messages are compared with plain
 Python; pytest's assertion rewriting would change the plain-Python messages, so it is off in this module.
 """
+
 import numpy as np
 import pytest
 
@@ -37,6 +38,7 @@ def tagging_decorator(tag):
     def wrap(fn):
         fn.tag = tag
         return fn
+
     return wrap
 
 
@@ -266,8 +268,22 @@ def test_for_range_two_arguments(a, b):
     check(range2, a, b)
 
 
-@pytest.mark.parametrize("a,b,step", [(0, 10, 3), (0, 10, 1), (0, 10, 20), (10, 0, -1), (10, 0, -3), (10, -10, -7),
-                                      (0, 10, -1), (10, 0, 2), (5, 5, -1), (-3, 3, 2), (3, -3, -2)])
+@pytest.mark.parametrize(
+    "a,b,step",
+    [
+        (0, 10, 3),
+        (0, 10, 1),
+        (0, 10, 20),
+        (10, 0, -1),
+        (10, 0, -3),
+        (10, -10, -7),
+        (0, 10, -1),
+        (10, 0, 2),
+        (5, 5, -1),
+        (-3, 3, 2),
+        (3, -3, -2),
+    ],
+)
 def test_for_range_three_arguments_including_negative_step(a, b, step):
     check(range3, a, b, step)
 
@@ -932,8 +948,18 @@ def test_raise_value_error_exact_message():
         validate(-1)
 
 
-EXC_BY_KIND = [ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, RuntimeError, ArithmeticError,
-               NotImplementedError, KeyError, AssertionError]
+EXC_BY_KIND = [
+    ValueError,
+    TypeError,
+    IndexError,
+    ZeroDivisionError,
+    OverflowError,
+    RuntimeError,
+    ArithmeticError,
+    NotImplementedError,
+    KeyError,
+    AssertionError,
+]
 
 
 @pytest.mark.parametrize("k", range(len(EXC_BY_KIND)), ids=[e.__name__ for e in EXC_BY_KIND])
@@ -1021,6 +1047,7 @@ def decorated_with_arguments(x):
 
 
 if True:
+
     @aot.jit
     def defined_in_if_block(x):
         return x - 1

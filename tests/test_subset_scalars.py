@@ -2,6 +2,7 @@
 math, fixed-width types.  Every test compares the compiled method with plain Python (``f.py_func``) through
 ``support.check``, except for the documented differences, which are tested against their documented
 behaviour."""
+
 import math
 import operator
 
@@ -55,22 +56,22 @@ def mod(a, b):
 
 @aot.jit
 def power(a, b):
-    return a ** b
+    return a**b
 
 
 @aot.jit
 def power_neg_const(a):
-    return a ** -2
+    return a**-2
 
 
 @aot.jit
 def power_neg_one_const(a):
-    return a ** -1
+    return a**-1
 
 
 @aot.jit
 def power_const_three(a):
-    return a ** 3
+    return a**3
 
 
 @aot.jit
@@ -729,24 +730,45 @@ def test_int_floor_division_sign_combinations_exact_values(a, b, q, r):
     check(mod, a, b, expect=r)
 
 
-@pytest.mark.parametrize("a,b,q,r", [
-    (7.5, 2.0, 3.0, 1.5), (-7.5, 2.0, -4.0, 0.5), (7.5, -2.0, -4.0, -0.5), (-7.5, -2.0, 3.0, -1.5),
-])
+@pytest.mark.parametrize(
+    "a,b,q,r",
+    [
+        (7.5, 2.0, 3.0, 1.5),
+        (-7.5, 2.0, -4.0, 0.5),
+        (7.5, -2.0, -4.0, -0.5),
+        (-7.5, -2.0, 3.0, -1.5),
+    ],
+)
 def test_float_floor_division_sign_combinations_exact_values(a, b, q, r):
     check(floordiv, a, b, expect=q)
     check(mod, a, b, expect=r)
 
 
-@pytest.mark.parametrize("a,b", [(-0.0, 1.0), (0.0, -1.0), (-0.0, -1.0), (4.0, -2.0), (-4.0, 2.0), (-7.5, INF),
-                                 (7.5, -INF), (7.5, INF), (-7.5, -INF), (INF, 2.0), (NAN, 2.0)])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (-0.0, 1.0),
+        (0.0, -1.0),
+        (-0.0, -1.0),
+        (4.0, -2.0),
+        (-4.0, 2.0),
+        (-7.5, INF),
+        (7.5, -INF),
+        (7.5, INF),
+        (-7.5, -INF),
+        (INF, 2.0),
+        (NAN, 2.0),
+    ],
+)
 def test_float_floor_division_and_modulo_edge_signs_and_infinities(a, b):
     check(floordiv, a, b)
     check(mod, a, b)
 
 
 @pytest.mark.parametrize("f", [truediv, floordiv, mod], ids=["truediv", "floordiv", "mod"])
-@pytest.mark.parametrize("a,b", [(1, 0), (0, 0), (-5, 0), (1.0, 0.0), (1.0, -0.0), (0.0, 0.0), (NAN, 0.0),
-                                 (INF, 0.0), (1, 0.0), (1.5, 0)])
+@pytest.mark.parametrize(
+    "a,b", [(1, 0), (0, 0), (-5, 0), (1.0, 0.0), (1.0, -0.0), (0.0, 0.0), (NAN, 0.0), (INF, 0.0), (1, 0.0), (1.5, 0)]
+)
 def test_division_by_zero_raises_zero_division_error(f, a, b):
     check(f, a, b, raises=ZeroDivisionError)
 
@@ -757,20 +779,20 @@ def test_division_by_zero_raises_zero_division_error(f, a, b):
 @pytest.mark.parametrize("a", [-3, -2, -1, 0, 1, 2, 3, 10])
 @pytest.mark.parametrize("b", [0, 1, 2, 3, 5, 10, 17])
 def test_int_power_int_is_int(a, b):
-    r = check(power, a, b, expect=a ** b)
+    r = check(power, a, b, expect=a**b)
     assert type(r) is int
 
 
 @pytest.mark.parametrize("a,b", [(-2, 63), (2, 62), (3, 39), (-3, 39), (7, 22)])
 def test_int_power_near_int64_limits(a, b):
-    check(power, a, b, expect=a ** b)
+    check(power, a, b, expect=a**b)
 
 
 @pytest.mark.parametrize("a", [1, 2, -2, 4, -5])
 def test_int_power_negative_constant_exponent_gives_float(a):
-    r = check(power_neg_const, a, expect=a ** -2)
+    r = check(power_neg_const, a, expect=a**-2)
     assert type(r) is float
-    check(power_neg_one_const, a, expect=a ** -1)
+    check(power_neg_one_const, a, expect=a**-1)
 
 
 def test_int_zero_power_negative_constant_raises_zero_division_error():
@@ -853,8 +875,9 @@ def test_unary_on_bool_gives_int():
 
 
 @pytest.mark.parametrize("op", list(ARITH))
-@pytest.mark.parametrize("a,b", [(True, True), (True, False), (False, True), (True, 3), (5, True), (True, 2.5),
-                                 (-1.5, False)])
+@pytest.mark.parametrize(
+    "a,b", [(True, True), (True, False), (False, True), (True, 3), (5, True), (True, 2.5), (-1.5, False)]
+)
 def test_arithmetic_on_bools_matches_python(op, a, b):
     check(ARITH[op], a, b)
 
@@ -923,10 +946,24 @@ def test_negative_shift_count_raises_value_error(f):
 # ======================================================================================================
 
 CMP = {"lt": lt, "le": le, "gt": gt, "ge": ge, "eq": eq, "ne": ne}
-CMP_PAIRS = [(a, b) for a in (0, 1, -1, 3) for b in (0, 1, -1, 3)] + \
-    [(a, b) for a in (0.0, -0.0, 1.5, -2.5, INF, -INF, NAN) for b in (0.0, -0.0, 1.5, INF, NAN)] + \
-    [(1, 1.0), (1, 1.5), (2.0, 2), (-3, -3.5), (0, -0.0), (5, INF), (-5, NAN), (NAN, 5), (True, 1), (False, 0.0),
-     (True, False), (2**53 + 1, 2**53 + 1)]
+CMP_PAIRS = (
+    [(a, b) for a in (0, 1, -1, 3) for b in (0, 1, -1, 3)]
+    + [(a, b) for a in (0.0, -0.0, 1.5, -2.5, INF, -INF, NAN) for b in (0.0, -0.0, 1.5, INF, NAN)]
+    + [
+        (1, 1.0),
+        (1, 1.5),
+        (2.0, 2),
+        (-3, -3.5),
+        (0, -0.0),
+        (5, INF),
+        (-5, NAN),
+        (NAN, 5),
+        (True, 1),
+        (False, 0.0),
+        (True, False),
+        (2**53 + 1, 2**53 + 1),
+    ]
+)
 
 
 @pytest.mark.parametrize("op", list(CMP))
@@ -936,8 +973,10 @@ def test_comparison_matches_python(op, a, b):
     assert type(r) is bool
 
 
-@pytest.mark.parametrize("a,b,c", [(1, 2, 3), (1, 3, 2), (3, 2, 1), (1, 1, 2), (1.5, 2, 2.5), (NAN, 1.0, 2.0),
-                                   (0.0, NAN, 1.0), (-INF, 0, INF)])
+@pytest.mark.parametrize(
+    "a,b,c",
+    [(1, 2, 3), (1, 3, 2), (3, 2, 1), (1, 1, 2), (1.5, 2, 2.5), (NAN, 1.0, 2.0), (0.0, NAN, 1.0), (-INF, 0, INF)],
+)
 def test_chained_comparisons_match_python(a, b, c):
     check(chain_lt_lt, a, b, c)
     check(chain_lt_gt, a, b, c)
@@ -960,14 +999,44 @@ def test_chained_comparison_evaluates_middle_operand_once(lo, hi):
 # ======================================================================================================
 
 
-@pytest.mark.parametrize("a,b", [(0, 5), (3, 5), (3, 0), (0, 0), (-1, 7), (0.0, 2.5), (1.5, 2.5), (NAN, 0.0),
-                                 (-0.0, 3.0), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (0, 5),
+        (3, 5),
+        (3, 0),
+        (0, 0),
+        (-1, 7),
+        (0.0, 2.5),
+        (1.5, 2.5),
+        (NAN, 0.0),
+        (-0.0, 3.0),
+        (True, False),
+        (False, True),
+        (True, True),
+    ],
+)
 def test_and_returns_deciding_operand(a, b):
     check(logical_and, a, b)
 
 
-@pytest.mark.parametrize("a,b", [(0, 5), (3, 5), (3, 0), (0, 0), (-1, 7), (0.0, 2.5), (1.5, 2.5), (NAN, 0.0),
-                                 (-0.0, 3.0), (True, False), (False, True), (False, False)])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (0, 5),
+        (3, 5),
+        (3, 0),
+        (0, 0),
+        (-1, 7),
+        (0.0, 2.5),
+        (1.5, 2.5),
+        (NAN, 0.0),
+        (-0.0, 3.0),
+        (True, False),
+        (False, True),
+        (False, False),
+    ],
+)
 def test_or_returns_deciding_operand(a, b):
     check(logical_or, a, b)
 
@@ -1013,8 +1082,9 @@ def test_short_circuit_guards_division_by_zero(a, b):
     check(or_guards_division, a, b)
 
 
-@pytest.mark.parametrize("c,a,b", [(True, 1, 2), (False, 1, 2), (1, 1.5, -2.5), (0, 1.5, -2.5), (0.0, 3, 4),
-                                   (NAN, 3, 4)])
+@pytest.mark.parametrize(
+    "c,a,b", [(True, 1, 2), (False, 1, 2), (1, 1.5, -2.5), (0, 1.5, -2.5), (0.0, 3, 4), (NAN, 3, 4)]
+)
 def test_conditional_expression(c, a, b):
     check(conditional, c, a, b)
 
@@ -1067,8 +1137,19 @@ def test_abs_of_negative_zero_is_positive_zero():
     assert math.copysign(1.0, r) == 1.0
 
 
-MINMAX_PAIRS = [(1, 2), (2, 1), (-3, -3), (0, -1), (1.5, -2.5), (-0.0, 0.0), (0.0, -0.0), (NAN, 1.0), (1.0, NAN),
-                (INF, -INF), (True, False)]
+MINMAX_PAIRS = [
+    (1, 2),
+    (2, 1),
+    (-3, -3),
+    (0, -1),
+    (1.5, -2.5),
+    (-0.0, 0.0),
+    (0.0, -0.0),
+    (NAN, 1.0),
+    (1.0, NAN),
+    (INF, -INF),
+    (True, False),
+]
 
 
 @pytest.mark.parametrize("a,b", MINMAX_PAIRS)
@@ -1077,8 +1158,10 @@ def test_min_max_two_arguments_match_python(a, b):
     check(b_max2, a, b)
 
 
-@pytest.mark.parametrize("a,b,c", [(1, 2, 3), (3, 2, 1), (2, 3, 1), (5, 5, 4), (1.5, -1.5, 0.0), (NAN, 2.0, 1.0),
-                                   (2.0, NAN, 1.0), (-0.0, 0.0, 0.0)])
+@pytest.mark.parametrize(
+    "a,b,c",
+    [(1, 2, 3), (3, 2, 1), (2, 3, 1), (5, 5, 4), (1.5, -1.5, 0.0), (NAN, 2.0, 1.0), (2.0, NAN, 1.0), (-0.0, 0.0, 0.0)],
+)
 def test_min_max_three_arguments_match_python(a, b, c):
     check(b_min3, a, b, c)
     check(b_max3, a, b, c)
@@ -1119,8 +1202,22 @@ def test_bool_conversion_matches_python(x):
     assert type(r) is bool
 
 
-@pytest.mark.parametrize("x,expected", [(0.5, 0), (1.5, 2), (2.5, 2), (3.5, 4), (-0.5, 0), (-1.5, -2), (-2.5, -2),
-                                        (0.49999999999999994, 0), (2.6, 3), (-2.6, -3), (1e15 + 0.5, 10**15)])
+@pytest.mark.parametrize(
+    "x,expected",
+    [
+        (0.5, 0),
+        (1.5, 2),
+        (2.5, 2),
+        (3.5, 4),
+        (-0.5, 0),
+        (-1.5, -2),
+        (-2.5, -2),
+        (0.49999999999999994, 0),
+        (2.6, 3),
+        (-2.6, -3),
+        (1e15 + 0.5, 10**15),
+    ],
+)
 def test_round_one_argument_halves_to_even_and_gives_int(x, expected):
     r = check(b_round1, x, expect=expected)
     assert type(r) is int
@@ -1140,9 +1237,28 @@ def test_round_of_infinity_raises_overflow_error(x):
     check(b_round1, x, raises=OverflowError)
 
 
-@pytest.mark.parametrize("x,n", [(2.675, 2), (1.005, 2), (0.125, 2), (0.375, 2), (-0.125, 2), (3.14159, 3),
-                                 (1234.5678, 1), (1234.5678, 0), (1250.0, -2), (1350.0, -2), (1234.5678, -2),
-                                 (-0.0, 2), (NAN, 2), (INF, 1), (-INF, 3), (1e300, 2), (5e-324, 2)])
+@pytest.mark.parametrize(
+    "x,n",
+    [
+        (2.675, 2),
+        (1.005, 2),
+        (0.125, 2),
+        (0.375, 2),
+        (-0.125, 2),
+        (3.14159, 3),
+        (1234.5678, 1),
+        (1234.5678, 0),
+        (1250.0, -2),
+        (1350.0, -2),
+        (1234.5678, -2),
+        (-0.0, 2),
+        (NAN, 2),
+        (INF, 1),
+        (-INF, 3),
+        (1e300, 2),
+        (5e-324, 2),
+    ],
+)
 def test_round_two_arguments_matches_python(x, n):
     # Documented: round(x, n) may differ in the last ulp for pathological inputs; these are not.
     r = check(b_round2, x, n, close=True, rel_tol=1e-15)
@@ -1171,18 +1287,82 @@ def test_range_builtin_in_loop(n):
 # ======================================================================================================
 
 MATH1 = {
-    "sqrt": m_sqrt, "exp": m_exp, "log": m_log, "log2": m_log2, "log10": m_log10, "log1p": m_log1p,
-    "expm1": m_expm1, "sin": m_sin, "cos": m_cos, "tan": m_tan, "asin": m_asin, "acos": m_acos, "atan": m_atan,
-    "sinh": m_sinh, "cosh": m_cosh, "tanh": m_tanh, "fabs": m_fabs, "isnan": m_isnan, "isinf": m_isinf,
+    "sqrt": m_sqrt,
+    "exp": m_exp,
+    "log": m_log,
+    "log2": m_log2,
+    "log10": m_log10,
+    "log1p": m_log1p,
+    "expm1": m_expm1,
+    "sin": m_sin,
+    "cos": m_cos,
+    "tan": m_tan,
+    "asin": m_asin,
+    "acos": m_acos,
+    "atan": m_atan,
+    "sinh": m_sinh,
+    "cosh": m_cosh,
+    "tanh": m_tanh,
+    "fabs": m_fabs,
+    "isnan": m_isnan,
+    "isinf": m_isinf,
     "isfinite": m_isfinite,
 }
 MATH1_EXACT = {"sqrt", "fabs", "isnan", "isinf", "isfinite"}
-MATH1_VALUES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.5, 3.25, 10.0, 100.0, -100.0, 709.0, 710.0, 711.0,
-                1000.0, -1000.0, 1e-300, 5e-324, 1e300, INF, -INF, NAN, 0, 1, 3, -4]
+MATH1_VALUES = [
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    1.0,
+    -1.0,
+    2.0,
+    -2.5,
+    3.25,
+    10.0,
+    100.0,
+    -100.0,
+    709.0,
+    710.0,
+    711.0,
+    1000.0,
+    -1000.0,
+    1e-300,
+    5e-324,
+    1e300,
+    INF,
+    -INF,
+    NAN,
+    0,
+    1,
+    3,
+    -4,
+]
 
 MATH_ROUNDING = {"floor": m_floor, "ceil": m_ceil, "trunc": m_trunc}
-MATH_ROUNDING_VALUES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300, 123456.789, -123456.789,
-                        4503599627370495.5, 1e18, -1e18, INF, -INF, NAN, 0, 7, -7]
+MATH_ROUNDING_VALUES = [
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    1.0,
+    -1.0,
+    2.5,
+    -2.5,
+    1e-300,
+    -1e-300,
+    123456.789,
+    -123456.789,
+    4503599627370495.5,
+    1e18,
+    -1e18,
+    INF,
+    -INF,
+    NAN,
+    0,
+    7,
+    -7,
+]
 
 MATH2 = {"atan2": m_atan2, "copysign": m_copysign, "fmod": m_fmod, "hypot": m_hypot, "pow": m_pow}
 MATH2_EXACT = {"copysign", "fmod"}
@@ -1291,8 +1471,16 @@ def test_math_fmod_by_zero_raises_value_error():
     check(m_fmod, INF, 1.0, raises=ValueError)
 
 
-@pytest.mark.parametrize("x,y,exc", [(0.0, -1.0, ValueError), (-0.0, -2.0, ValueError), (-2.0, 0.5, ValueError),
-                                     (10.0, 400.0, OverflowError), (-10.0, 401.0, OverflowError)])
+@pytest.mark.parametrize(
+    "x,y,exc",
+    [
+        (0.0, -1.0, ValueError),
+        (-0.0, -2.0, ValueError),
+        (-2.0, 0.5, ValueError),
+        (10.0, 400.0, OverflowError),
+        (-10.0, 401.0, OverflowError),
+    ],
+)
 def test_math_pow_domain_and_range_errors(x, y, exc):
     check(m_pow, x, y, raises=exc)
 
@@ -1395,9 +1583,21 @@ def test_fixed_width_arithmetic_follows_numpy(case):
     f, op, ta, tb, tr, a, b = case
     expected, dtype = np_binop(op, a, ta, b, tb)
     # self-check: the declared return type is what NumPy's promotion gives
-    assert dtype == np.dtype({"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
-                              "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f32": np.float32,
-                              "f64": np.float64, "boolean": np.bool_}[tr]), (dtype, tr)
+    assert dtype == np.dtype(
+        {
+            "i8": np.int8,
+            "i16": np.int16,
+            "i32": np.int32,
+            "i64": np.int64,
+            "u8": np.uint8,
+            "u16": np.uint16,
+            "u32": np.uint32,
+            "u64": np.uint64,
+            "f32": np.float32,
+            "f64": np.float64,
+            "boolean": np.bool_,
+        }[tr]
+    ), (dtype, tr)
     got = f(a, b)
     assert is_plain(got), f"compiled result {got!r} is a {type(got).__name__}, expected a plain Python scalar"
     assert_same(got, expected)

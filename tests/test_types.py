@@ -1,4 +1,5 @@
 """The type lattice against its laws, and the signature syntax."""
+
 from __future__ import annotations
 
 import itertools
@@ -28,8 +29,15 @@ from aot.types import (
 )
 
 SCALARS = [BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64]
-SAMPLES = SCALARS + [BOTTOM, ArrayType(F64, 1, "C"), ArrayType(F64, 1, "A"), ArrayType(I64, 2, "A"),
-                     TupleType((I64, F64)), TupleType((F64, F64)), TupleType((I64,))]
+SAMPLES = SCALARS + [
+    BOTTOM,
+    ArrayType(F64, 1, "C"),
+    ArrayType(F64, 1, "A"),
+    ArrayType(I64, 2, "A"),
+    TupleType((I64, F64)),
+    TupleType((F64, F64)),
+    TupleType((I64,)),
+]
 
 
 def test_join_is_commutative():
@@ -83,8 +91,9 @@ def test_widening_terminates():
     assert rounds == 8 and join(t, new) == new  # stopped by the limit, not by a conflict
 
 
-@pytest.mark.parametrize("text", ["f64(f64[:], i64)", "none(f64[:, ::1], f64[:, :])", "(f64, i64)(f64)",
-                                  "boolean(u8, i8)", "f32()"])
+@pytest.mark.parametrize(
+    "text", ["f64(f64[:], i64)", "none(f64[:, ::1], f64[:, :])", "(f64, i64)(f64)", "boolean(u8, i8)", "f32()"]
+)
 def test_signature_round_trip(text):
     ret, args = parse_signature(text)
     assert parse_signature(format_signature(ret, args)) == (ret, args)

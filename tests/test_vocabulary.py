@@ -7,6 +7,7 @@ A comparison such as ``kind == "call"``, ``owner != "cpu"`` or ``cause.startswit
 else in ``aot``, ``serializer``, ``linker`` or ``cli.py`` fails this test, and so does a cause written as text
 (``"edge-changed:" + key``): the vocabulary would then live in two places, and a new kind would be missed in one.
 """
+
 from __future__ import annotations
 
 import ast
@@ -63,8 +64,12 @@ def offences(path: Path) -> list[str]:
                 for text in _literals(operand):
                     if text in WORDS:
                         found.append(f"{where}:{node.lineno}: compares with the literal {text!r}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in ("startswith", "endswith") and node.args:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+            and node.args
+        ):
             for text in _literals(node.args[0]):
                 if text.rstrip(":") in CAUSE_KINDS | EDGE_KINDS:
                     found.append(f"{where}:{node.lineno}: parses {text!r} out of a text")
@@ -85,17 +90,24 @@ def test_no_literal_edge_kind_cause_or_owner_outside_their_homes():
 
 def test_the_check_catches_what_it_is_for(tmp_path):
     bad = REPO / "aot" / "_vocabulary_probe.py"  # (inside the tree, so paths resolve as for real sources)
-    bad.write_text('def f(kind, owner, cause, key):\n'
-                   '    if kind == "call" or owner in ("cpu",):\n'
-                   '        return cause.startswith("edge-changed:")\n'
-                   '    return f"edge-changed:{key}", "no-entry:x"\n')
+    bad.write_text(
+        "def f(kind, owner, cause, key):\n"
+        '    if kind == "call" or owner in ("cpu",):\n'
+        '        return cause.startswith("edge-changed:")\n'
+        '    return f"edge-changed:{key}", "no-entry:x"\n'
+    )
     try:
         found = offences(bad)
     finally:
         bad.unlink()
     text = "\n".join(found)
-    for what in ("compares with the literal 'call'", "compares with the literal 'cpu'", "parses 'edge-changed:'",
-                 "writes a cause as text ('edge-changed:'", "writes a cause as text ('no-entry:x')"):
+    for what in (
+        "compares with the literal 'call'",
+        "compares with the literal 'cpu'",
+        "parses 'edge-changed:'",
+        "writes a cause as text ('edge-changed:'",
+        "writes a cause as text ('no-entry:x')",
+    ):
         assert what in text, found
 
 
@@ -112,24 +124,28 @@ class _Now:
 
     def resolve(self, where: str):
         from aot.world.edges import MISSING
+
         return self.values.get(where, MISSING)
 
     def definition_holds(self, key: str) -> bool:
         return key in self.held
 
 
-@pytest.mark.parametrize("kind, target, value, holds", [
-    (EdgeKind.GLOBAL, "m:SCALE", 2.0, True),
-    (EdgeKind.GLOBAL, "m:SCALE", 2, False),  # an int where a float was folded in
-    (EdgeKind.GLOBAL, "m:GONE", 1, False),
-    (EdgeKind.GLOBAL, "m:PAIR", [1, 2.0], True),  # a tuple reads back as a list in full reads
-    (EdgeKind.LOOKUP, "m:sqrt", "math:sqrt", True),
-    (EdgeKind.LOOKUP, "m:sqrt", "m:mysqrt", False),
-    (EdgeKind.CALL, "m:g", "(f64)", True),
-    (EdgeKind.CALL, "m:h", "(f64)", False),
-    ("call", "m:g", "(f64)", True),  # a kind read back from an image, as text
-    ("deferred", "m:g", "(f64)", False),  # a kind this compiler does not know never holds
-])
+@pytest.mark.parametrize(
+    "kind, target, value, holds",
+    [
+        (EdgeKind.GLOBAL, "m:SCALE", 2.0, True),
+        (EdgeKind.GLOBAL, "m:SCALE", 2, False),  # an int where a float was folded in
+        (EdgeKind.GLOBAL, "m:GONE", 1, False),
+        (EdgeKind.GLOBAL, "m:PAIR", [1, 2.0], True),  # a tuple reads back as a list in full reads
+        (EdgeKind.LOOKUP, "m:sqrt", "math:sqrt", True),
+        (EdgeKind.LOOKUP, "m:sqrt", "m:mysqrt", False),
+        (EdgeKind.CALL, "m:g", "(f64)", True),
+        (EdgeKind.CALL, "m:h", "(f64)", False),
+        ("call", "m:g", "(f64)", True),  # a kind read back from an image, as text
+        ("deferred", "m:g", "(f64)", False),  # a kind this compiler does not know never holds
+    ],
+)
 def test_edge_rules(kind, target, value, holds):
     now = _Now({"m:SCALE": 2.0, "m:PAIR": (1, 2.0)}, {"m:sqrt": "math:sqrt"}, {"m:g"})
     assert edge_holds(kind, now, target, value) is holds
@@ -142,10 +158,15 @@ def test_cause_texts_are_the_events_texts():
     assert f"{CauseKind.REDEFINED}" == "redefined" and f"{EdgeKind.CALL}" == "call"
 
 
-@pytest.mark.parametrize("text, owner", [
-    ("cpu", Owner("cpu")), ("ptx:sm_80", Owner("ptx", "sm_80")), ("ptx:sm_80+ad", Owner("ptx", "sm_80", ("ad",))),
-    ("cpu+ad+fwd", Owner("cpu", "", ("ad", "fwd"))),
-])
+@pytest.mark.parametrize(
+    "text, owner",
+    [
+        ("cpu", Owner("cpu")),
+        ("ptx:sm_80", Owner("ptx", "sm_80")),
+        ("ptx:sm_80+ad", Owner("ptx", "sm_80", ("ad",))),
+        ("cpu+ad+fwd", Owner("cpu", "", ("ad", "fwd"))),
+    ],
+)
 def test_owner_texts_round_trip(text, owner):
     assert Owner.parse(text) == owner and str(owner) == text
 
@@ -160,6 +181,7 @@ def test_first_call_copies_of_the_cpu_owner_text_match_its_home():
     """The loader and the runtime state keep the ``cpu`` owner's text themselves (importing ``owners`` would add
     a module to every first call); it must stay the home's."""
     from aot.runtime import loader, state
+
     assert loader._CPU == state._CPU == CPU
 
 
@@ -167,13 +189,21 @@ def test_valid_first_calls_import_no_cause_and_no_invalidation(tmp_path):
     """What a package's valid first calls import beyond the image reader: edge rules, nothing else of the world."""
     import subprocess
     import sys
-    code = ("import sys, aot\n"
-            "@aot.jit\n"
-            "def f(x: float) -> float:\n"
-            "    return x\n"
-            "print(sorted(m for m in sys.modules if m.startswith('aot.world')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+    code = (
+        "import sys, aot\n"
+        "@aot.jit\n"
+        "def f(x: float) -> float:\n"
+        "    return x\n"
+        "print(sorted(m for m in sys.modules if m.startswith('aot.world')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     imported = eval(out.stdout)
     assert "aot.world.causes" not in imported and "aot.world.invalidation" not in imported

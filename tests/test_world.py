@@ -18,6 +18,7 @@ Every scenario runs in a fresh interpreter against a built copy of a fixture (``
 The expected sets are computed from the image's own edges (``buildsupport.callers_closure``), and the set of
 method instances called is the set the events name, so the assertions say "exactly these, and nothing else".
 """
+
 from __future__ import annotations
 
 import os
@@ -28,14 +29,29 @@ from typing import Any
 import pytest
 
 import serializer
-from buildsupport import (CALL_AND_REPORT, CALLS, COMPARE, FIXTURES, MUTUAL_CALLS, aot_build, callers_closure,
-                          copy_project, entries_of, image_contents, image_path, readers_of, run_python, so_path)
+from buildsupport import (
+    CALL_AND_REPORT,
+    CALLS,
+    COMPARE,
+    FIXTURES,
+    MUTUAL_CALLS,
+    aot_build,
+    callers_closure,
+    copy_project,
+    entries_of,
+    image_contents,
+    image_path,
+    readers_of,
+    run_python,
+    so_path,
+)
 
 ALL = CALLS + COMPARE + CALL_AND_REPORT
 MUTUAL_ALL = MUTUAL_CALLS + COMPARE + CALL_AND_REPORT
 
 
 # ------------------------------------------------------------------------------------------------ fixtures
+
 
 def _built(tmp_path_factory, fixture: str) -> Path:
     project = copy_project(FIXTURES / fixture, tmp_path_factory.mktemp("world") / fixture)
@@ -99,12 +115,14 @@ def assert_exactly_reinferred(run, expected: set) -> None:
     assert len(inferred) == len(set(inferred)), f"an instance was inferred twice: {inferred}"
     assert set(inferred) == expected & calls, (
         f"reinferred but still valid: {sorted(set(inferred) - expected)}; "
-        f"stale but not reinferred: {sorted((expected & calls) - set(inferred))}")
+        f"stale but not reinferred: {sorted((expected & calls) - set(inferred))}"
+    )
     assert run.keys("loaded") == calls - expected
     assert run["stats"]["cured"] == 0 and run["stats"]["invalidated"] == 0
 
 
 # ------------------------------------------------------------------------------------------- nothing changed
+
 
 def test_nothing_changed_every_call_served_from_the_image(baseline, numkit_image):
     st = baseline["stats"]
@@ -114,8 +132,12 @@ def test_nothing_changed_every_call_served_from_the_image(baseline, numkit_image
     assert st["loaded"] == len(loaded) == len(baseline["events"]), "an instance was loaded twice"
     assert loaded <= set(numkit_image.code), "loaded something the image does not hold"
     assert len(loaded) >= 60
-    assert {("numkit.core:sqr", ("f64",)), ("numkit.core:sqr", ("i64",)), ("numkit.ntheory:is_even", ("i64",)),
-            ("numkit.stencil:set_boundary", ("f64[:, ::1]", "f64"))} <= loaded
+    assert {
+        ("numkit.core:sqr", ("f64",)),
+        ("numkit.core:sqr", ("i64",)),
+        ("numkit.ntheory:is_even", ("i64",)),
+        ("numkit.stencil:set_boundary", ("f64[:, ::1]", "f64")),
+    } <= loaded
     assert all(e["owner"] == "cpu" and not e["spurious"] for e in baseline["events"])
     assert_right_results(baseline)
 
@@ -170,28 +192,41 @@ def test_only_same_package_callees_are_valid_after_load(numkit_built, mutual_bui
     mutual = image_contents(mutual_built, "mutual")
     assert mutual.code[("mutual.other:leaf", ("f64",))].state == "valid-no-outside-edges"
     assert mutual.code[("mutual.other:twice_leaf", ("f64",))].state != "invalid"
-    run = run_python(mutual_built, """
+    run = run_python(
+        mutual_built,
+        """
         from mutual import other
         report(r=[other.twice_leaf(2.0), other.leaf(2.0)])
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert run["r"] == [2.0, 2.0]
     assert [e["kind"] for e in run["events"]] == ["loaded", "loaded"] and run["llvmlite"] is False
 
-    run = run_python(numkit_built, """
+    run = run_python(
+        numkit_built,
+        """
         import numpy as np
         from numkit import core, ntheory, stencil
         u = np.zeros((6, 5)); f = np.ones((6, 5)); tmp = np.zeros((6, 5))
-        r = [ntheory.count_primes(50), ntheory.fib(15), stencil.jacobi_solve(u, f, tmp, 0.25, 2), core.lerp(1.0, 3.0, 0.5)]
+        r = [ntheory.count_primes(50), ntheory.fib(15), stencil.jacobi_solve(u, f, tmp, 0.25, 2),
+             core.lerp(1.0, 3.0, 0.5)]
         report(r=r)
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert run["r"][:2] == [15, 610] and run["r"][3] == 2.0
-    assert run.keys("loaded") == {("numkit.ntheory:count_primes", ("i64",)), ("numkit.ntheory:fib", ("i64",)),
-                                  ("numkit.stencil:jacobi_solve", ("f64[:, :]",) * 3 + ("f64", "i64")),
-                                  ("numkit.core:lerp", ("f64", "f64", "f64"))}
+    assert run.keys("loaded") == {
+        ("numkit.ntheory:count_primes", ("i64",)),
+        ("numkit.ntheory:fib", ("i64",)),
+        ("numkit.stencil:jacobi_solve", ("f64[:, :]",) * 3 + ("f64", "i64")),
+        ("numkit.core:lerp", ("f64", "f64", "f64")),
+    }
     assert run["stats"]["inferred"] == 0 and run["llvmlite"] is False
 
 
 # ----------------------------------------------------------------------------------------- edited sources
+
 
 def test_callee_edited_in_another_module(numkit, numkit_image):
     """core.sqr changes its results: sqr and everything reaching it is reinferred (no stale value), every
@@ -201,12 +236,16 @@ def test_callee_edited_in_another_module(numkit, numkit_image):
     sqr = entries_of(numkit_image, "numkit.core:sqr")
     expected = callers_closure(numkit_image, sqr)
     assert_exactly_reinferred(run, expected)
-    assert {("numkit.core:hypot2", ("f64", "f64")), ("numkit.stats:variance", ("f64[:]",)),
-            ("numkit.ntheory:count_primes", ("i64",)), ("numkit.stats:standardize", ("f64[:]", "f64[:]"))} <= \
-        run.keys("inferred"), "transitive callers in other modules must be reinferred"
+    assert {
+        ("numkit.core:hypot2", ("f64", "f64")),
+        ("numkit.stats:variance", ("f64[:]",)),
+        ("numkit.ntheory:count_primes", ("i64",)),
+        ("numkit.stats:standardize", ("f64[:]", "f64[:]")),
+    } <= run.keys("inferred"), "transitive callers in other modules must be reinferred"
     same_file = {k for k in run.keys("loaded") if k[0].startswith("numkit.core:")}
-    assert {"numkit.core:clamp", "numkit.core:lerp", "numkit.core:sign", "numkit.core:absdiff"} <= \
-        {k[0] for k in same_file}
+    assert {"numkit.core:clamp", "numkit.core:lerp", "numkit.core:sign", "numkit.core:absdiff"} <= {
+        k[0] for k in same_file
+    }
     direct = {k for k, e in numkit_image.code.items() if any(c in sqr for c in e.call_keys)}
     for e in run.events_of("inferred"):
         key = (e["method"], tuple(e["argtypes"]))
@@ -218,7 +257,7 @@ def test_callee_edited_in_another_module(numkit, numkit_image):
             assert not e["spurious"], e
         else:  # a transitive caller: invalid because a callee in the closure is
             assert e["cause"].startswith("edge-changed:"), e
-            culprit = e["cause"][len("edge-changed:"):]
+            culprit = e["cause"][len("edge-changed:") :]
             assert any(k[0] == culprit for k in expected), e
     assert run["llvmlite"] is True
     assert_right_results(run)
@@ -229,11 +268,14 @@ def test_callee_edited_in_another_module(numkit, numkit_image):
         assert ("spurious" in line.lower()) == e["spurious"], (line, e)
 
 
-@pytest.mark.parametrize("name, old, new", [
-    ("EPS", "EPS = 1e-12\n", "EPS = 1e-10\n"),
-    ("WEIGHTS", "WEIGHTS = (0.25, 0.5, 0.25)\n", "WEIGHTS = (0.2, 0.6, 0.2)\n"),
-    ("CHECK_ARGS", "CHECK_ARGS = True\n", "CHECK_ARGS = 1\n"),   # an equal value of another type
-])
+@pytest.mark.parametrize(
+    "name, old, new",
+    [
+        ("EPS", "EPS = 1e-12\n", "EPS = 1e-10\n"),
+        ("WEIGHTS", "WEIGHTS = (0.25, 0.5, 0.25)\n", "WEIGHTS = (0.2, 0.6, 0.2)\n"),
+        ("CHECK_ARGS", "CHECK_ARGS = True\n", "CHECK_ARGS = 1\n"),  # an equal value of another type
+    ],
+)
 def test_module_constant_changed(numkit, numkit_image, name, old, new):
     edit(numkit / "numkit" / "core.py", old, new)
     run = run_python(numkit, ALL)
@@ -250,7 +292,9 @@ def test_module_constant_changed(numkit, numkit_image, name, old, new):
 def test_tuple_constant_turned_into_a_list_is_not_served_from_the_image(numkit):
     """A list is mutable and compiled code never folds one: the readers' entries must not be used."""
     edit(numkit / "numkit" / "core.py", "WEIGHTS = (0.25, 0.5, 0.25)\n", "WEIGHTS = [0.25, 0.5, 0.25]\n")
-    run = run_python(numkit, """
+    run = run_python(
+        numkit,
+        """
         from numkit import core
         try:
             r = core.weighted3((1.0, 2.0, 3.0))
@@ -262,7 +306,8 @@ def test_tuple_constant_turned_into_a_list_is_not_served_from_the_image(numkit):
         except _aot.CompileError as e:
             r2 = "CompileError"
         report(r=[r, r2], python=core.weighted3.py_func((1.0, 2.0, 3.0)))
-    """)
+    """,
+    )
     assert run["python"] == 2.75
     assert run.keys("loaded") == set(), "an entry that folded the tuple was served for a list"
     assert run["r"][1] in ("CompileError", 2.75)
@@ -274,12 +319,16 @@ def test_comment_blank_line_and_docstring_edits_reinfer_nothing(numkit):
     for path in sorted((numkit / "numkit").glob("*.py")):
         text = path.read_text()
         text = "# A comment above everything.\n\n\n" + text
-        text = re.sub(r'^(    """)(.*)(""")$', r"\1\2 (Reworded.)\3\n\n    # A comment in the body.\n", text,
-                      flags=re.M)
+        text = re.sub(
+            r'^(    """)(.*)(""")$', r"\1\2 (Reworded.)\3\n\n    # A comment in the body.\n", text, flags=re.M
+        )
         text = text.replace("\n\n@aot.jit", "\n\n\n# Between methods.\n@aot.jit")
         path.write_text(text)
-    edit(numkit / "numkit" / "core.py", '    """Limit x to the closed interval [lo, hi]. (Reworded.)"""',
-         '    """Clamp.\n\n    Several lines of documentation now.\n    """')
+    edit(
+        numkit / "numkit" / "core.py",
+        '    """Limit x to the closed interval [lo, hi]. (Reworded.)"""',
+        '    """Clamp.\n\n    Several lines of documentation now.\n    """',
+    )
     edit(numkit / "numkit" / "core.py", "EPS = 1e-12\n", "EPS = 0.000_000_000_001  # the same value, spelled out\n")
     run = run_python(numkit, ALL, env={"AOT_STRICT": "1"})
     assert run["stats"]["inferred"] == 0 and run["stats"]["loaded"] >= 60
@@ -294,9 +343,11 @@ def lookups_of(contents, name: str) -> set:
 def test_name_rebound_in_the_callers_module(numkit, numkit_image):
     """stats.py defines its own ``sqr`` after ``from .core import sqr``: the methods of stats that look the
     name up (and their callers) are reinferred; core's own callers of core.sqr stay loaded."""
-    edit(numkit / "numkit" / "stats.py", "from .core import clamp, sqr\n",
-         "from .core import clamp, sqr\n\n\n@aot.jit(signatures=[\"f64(f64)\"])\ndef sqr(x):\n"
-         "    return x * x + 1.0\n")
+    edit(
+        numkit / "numkit" / "stats.py",
+        "from .core import clamp, sqr\n",
+        'from .core import clamp, sqr\n\n\n@aot.jit(signatures=["f64(f64)"])\ndef sqr(x):\n    return x * x + 1.0\n',
+    )
     run = run_python(numkit, ALL)
     readers = lookups_of(numkit_image, "numkit.stats:sqr")
     assert {k[0] for k in readers} == {"numkit.stats:variance", "numkit.stats:sum_sq"}
@@ -335,8 +386,11 @@ def test_a_name_rebound_between_two_first_calls_is_looked_up_again(numkit_built)
 def test_builtin_shadowed_in_the_module(numkit, numkit_image):
     """core.py defines its own ``abs``: every method of core that called the builtin, and their callers,
     are reinferred (and compute with the new ``abs``)."""
-    edit(numkit / "numkit" / "core.py", "CHECK_ARGS = True\n",
-         "CHECK_ARGS = True\n\n\ndef abs(x):\n    return x if x >= 0 else -x\n")
+    edit(
+        numkit / "numkit" / "core.py",
+        "CHECK_ARGS = True\n",
+        "CHECK_ARGS = True\n\n\ndef abs(x):\n    return x if x >= 0 else -x\n",
+    )
     run = run_python(numkit, ALL, check=False)
     assert run.rc == 0, run.stderr[-3000:]
     readers = lookups_of(numkit_image, "numkit.core:abs")
@@ -348,12 +402,17 @@ def test_builtin_shadowed_in_the_module(numkit, numkit_image):
 def test_debug_reject_of_a_caller_whose_callees_stay_valid(numkit_built):
     """std is rejected, variance (valid, from the image) is reused by its inference, and variance's own
     callees (mean, sqr) must come along for code generation (a KeyError in codegen once)."""
-    run = run_python(numkit_built, """
+    run = run_python(
+        numkit_built,
+        """
         import numpy as np
         from numkit import stats
         a = np.linspace(0.0, 1.0, 9)
         report(r=[stats.std(a), stats.std.py_func(a)])
-    """, env={"AOT_DEBUG_REJECT": "numkit.stats:std"}, check=False)
+    """,
+        env={"AOT_DEBUG_REJECT": "numkit.stats:std"},
+        check=False,
+    )
     assert run.rc == 0, run.stderr[-3000:]
     assert run["r"][0] == pytest.approx(run["r"][1], rel=1e-12)
     (e,) = [e for e in run["events"] if e["method"] == "numkit.stats:std"]
@@ -363,14 +422,21 @@ def test_debug_reject_of_a_caller_whose_callees_stay_valid(numkit_built):
 def test_a_method_added_after_the_build_is_inferred_with_cause_no_entry(numkit):
     path = numkit / "numkit" / "core.py"
     path.write_text(path.read_text() + "\n\n@aot.jit\ndef cube(x: float) -> float:\n    return x * sqr(x)\n")
-    run = run_python(numkit, """
+    run = run_python(
+        numkit,
+        """
         from numkit import core
         report(r=[core.cube(2.0), core.sqr(2.0)])
-    """)
+    """,
+    )
     assert run["r"] == [8.0, 4.0]
     assert [(e["kind"], e["method"], e["cause"], e["spurious"]) for e in run["events"]] == [
-        ("inferred", "numkit.core:cube", "no-entry", False), ("loaded", "numkit.core:sqr", "", False)]
-    strict = run_python(numkit, """
+        ("inferred", "numkit.core:cube", "no-entry", False),
+        ("loaded", "numkit.core:sqr", "", False),
+    ]
+    strict = run_python(
+        numkit,
+        """
         from numkit import core
         try:
             core.cube(2.0)
@@ -378,11 +444,14 @@ def test_a_method_added_after_the_build_is_inferred_with_cause_no_entry(numkit):
         except _aot.StrictModeError as e:
             raised = str(e)
         report(raised=raised, r=core.sqr(3.0))
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert "numkit.core:cube" in strict["raised"] and "no-entry" in strict["raised"] and strict["r"] == 9.0
 
 
 # ------------------------------------------------------------------------------------ mutual recursion
+
 
 def test_mutual_nothing_changed(mutual_built):
     run = run_python(mutual_built, MUTUAL_ALL, env={"AOT_STRICT": "1"})
@@ -407,8 +476,12 @@ def test_mutual_recursion_across_modules_one_side_edited(mutual, side):
     expected = cycle | {("mutual.other:count_even", ("i64",))}
     assert callers_closure(image, entries_of(image, changed)) == expected
     assert_exactly_reinferred(run, expected)
-    assert run.keys("loaded") == {("mutual.evens:half", ("i64",)), ("mutual.odds:triple", ("i64",)),
-                                  ("mutual.other:leaf", ("f64",)), ("mutual.other:twice_leaf", ("f64",))}
+    assert run.keys("loaded") == {
+        ("mutual.evens:half", ("i64",)),
+        ("mutual.odds:triple", ("i64",)),
+        ("mutual.other:leaf", ("f64",)),
+        ("mutual.other:twice_leaf", ("f64",)),
+    }
     causes = {e["method"]: e["cause"] for e in run.events_of("inferred")}
     other = ({"mutual.evens:is_even", "mutual.odds:is_odd"} - {changed}).pop()
     assert causes[changed] == "fingerprint-changed"
@@ -419,13 +492,17 @@ def test_mutual_recursion_across_modules_one_side_edited(mutual, side):
 
 # ------------------------------------------------------------------------------------------- native code
 
+
 @pytest.mark.parametrize("order", ["callees-first", "callers-first"])
 def test_shared_library_deleted_every_entry_cured(numkit, order):
     """Without the .so every entry is cured from its stored IR, none inferred; in either call order (callers
     first means curing std before variance and sqr were ever needed, which once failed in codegen)."""
     so_path(numkit, "numkit").unlink()
-    run = run_python(numkit, CALLS + ("CALLS.reverse()\n" if order == "callers-first" else "") + COMPARE
-                     + CALL_AND_REPORT, check=False)
+    run = run_python(
+        numkit,
+        CALLS + ("CALLS.reverse()\n" if order == "callers-first" else "") + COMPARE + CALL_AND_REPORT,
+        check=False,
+    )
     assert run.rc == 0, run.stderr[-3000:]
     st = run["stats"]
     assert st["inferred"] == 0 and st["loaded"] == 0 and st["spurious"] == 0
@@ -436,28 +513,37 @@ def test_shared_library_deleted_every_entry_cured(numkit, order):
 
 def test_shared_library_tampered_is_never_loaded_and_entries_are_cured(numkit):
     so = so_path(numkit, "numkit")
-    so.write_bytes(so.read_bytes() + b"\0")   # still a loadable library, but not the one the header names
-    run = run_python(numkit, """
+    so.write_bytes(so.read_bytes() + b"\0")  # still a loadable library, but not the one the header names
+    run = run_python(
+        numkit,
+        """
         from numkit import core, ntheory, stats
         import numpy as np
         r = [core.hypot2(3.0, 4.0), ntheory.gcd(84, 36), stats.mean(np.arange(5.0))]
         maps = open("/proc/self/maps").read() if _sys.platform.startswith("linux") else ""
         report(r=r, mapped=[line.split()[-1] for line in maps.splitlines() if ".cpu.so" in line],
                maps_readable="_multiarray_umath" in maps)
-    """)
+    """,
+    )
     assert run["r"] == [25.0, 12, 2.0]
     assert run["maps_readable"] or not os.path.exists("/proc/self/maps")
-    assert run.keys("cured") == {("numkit.core:hypot2", ("f64", "f64")), ("numkit.ntheory:gcd", ("i64", "i64")),
-                                 ("numkit.stats:mean", ("f64[:]",))}
+    assert run.keys("cured") == {
+        ("numkit.core:hypot2", ("f64", "f64")),
+        ("numkit.ntheory:gcd", ("i64", "i64")),
+        ("numkit.stats:mean", ("f64[:]",)),
+    }
     assert run["stats"]["inferred"] == 0 and run["stats"]["loaded"] == 0
     assert {e["cause"] for e in run["events"]} == {"native-checksum-mismatch"}
-    assert not any(path.endswith("numkit.cpu.so") for path in run["mapped"]), \
+    assert not any(path.endswith("numkit.cpu.so") for path in run["mapped"]), (
         "a library whose checksum does not match the header was loaded"
+    )
 
 
 def test_shared_library_missing_in_strict_mode_raises(numkit):
     so_path(numkit, "numkit").unlink()
-    run = run_python(numkit, """
+    run = run_python(
+        numkit,
+        """
         from numkit import core
         try:
             core.hypot2(3.0, 4.0)
@@ -465,11 +551,14 @@ def test_shared_library_missing_in_strict_mode_raises(numkit):
         except _aot.StrictModeError as e:
             raised = str(e)
         report(raised=raised)
-    """, env={"AOT_STRICT": "1"})
+    """,
+        env={"AOT_STRICT": "1"},
+    )
     assert run["raised"] and "numkit.core:hypot2" in run["raised"] and "native-missing" in run["raised"]
 
 
 # -------------------------------------------------------------------------------- foreign and damaged images
+
 
 def _rewrite_header(project: Path, **changes) -> None:
     path = image_path(project, "numkit")
@@ -545,8 +634,11 @@ def test_damaged_image_rejected_with_one_warning(numkit, where):
     path = image_path(numkit, "numkit")
     data = bytearray(path.read_bytes())
     image = serializer.open_image(path)
-    offset = serializer.PREAMBLE_SIZE + 5 if where == "header" else \
-        sum(image.span({"offsets": "code.offsets"}.get(where, where))) // 2
+    offset = (
+        serializer.PREAMBLE_SIZE + 5
+        if where == "header"
+        else sum(image.span({"offsets": "code.offsets"}.get(where, where))) // 2
+    )
     data[offset] ^= 0x5A
     path.write_bytes(bytes(data))
     run = run_python(numkit, DAMAGE_PROBE)
@@ -580,6 +672,7 @@ def test_first_calls_do_not_read_the_methods_table(numkit):
 def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
     """The cost of a first call grows with the modules used, not with the image."""
     from aot.world.image import ImageContents, ImageIndex, entry_edges
+
     index = ImageIndex(serializer.open_image(image_path(numkit_built, "numkit")))
     assert index.decoded == []
     entry = index.entry(("numkit.ntheory:gcd", ("i64", "i64")))
@@ -598,14 +691,19 @@ def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
     assert dict(contents.definitions) == full.definitions
     for key in full.code:
         lazy, whole = contents.entry(key), full.entry(key)
-        assert (lazy.index, entry_edges(lazy), lazy.symbol, lazy.state) == \
-            (whole.index, entry_edges(whole), whole.symbol, whole.state)  # (arrays decode as tuples or lists)
+        assert (lazy.index, entry_edges(lazy), lazy.symbol, lazy.state) == (
+            whole.index,
+            entry_edges(whole),
+            whole.symbol,
+            whole.state,
+        )  # (arrays decode as tuples or lists)
         assert lazy.ir == whole.ir and contents.definitions[key[0]] == full.definitions[key[0]]
 
 
 def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
     """Checksums that match, over an index table whose keys are out of order (written by hand)."""
     from aot.world.image import INDEXED_TABLES, ImageContents
+
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
     ((keys, *rest),) = image.tables["index"]
@@ -637,6 +735,7 @@ def test_full_reads_want_the_index_a_build_would_write(numkit):
     """An index whose strings hold one the records never use (written by hand) is harmless to first calls,
     which read only what records refer to, but full reads (builds, ``aot inspect``) say it does not fit."""
     from aot.world.image import INDEXED_TABLES, ImageContents
+
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
     ((keys, starts, definition_starts, strings, constants),) = image.tables["index"]
@@ -654,6 +753,7 @@ def test_malformed_definitions_rejected(numkit, damage):
     index whose definition starts do not fit it (written by hand); a methods table whose definitions are
     not bytes is found by full reads."""
     from aot.world.image import INDEXED_TABLES, ImageContents
+
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
     tables = dict(image.tables, methods=[[rec[0], rec[1], rec[2].hex()] for rec in image.tables["methods"]])
@@ -664,8 +764,7 @@ def test_malformed_definitions_rejected(numkit, damage):
     elif damage == "definitions-missing":
         del tables["definitions"]
     else:
-        tables["index"] = [[keys, starts, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little"),
-                            *refs]]
+        tables["index"] = [[keys, starts, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little"), *refs]]
     serializer.write_image(path, image.header, tables, INDEXED_TABLES)
     with pytest.raises((ValueError, serializer.ImageError), match="index table|definitions"):  # first calls
         ImageContents.from_image_file(serializer.open_image(path))
@@ -688,6 +787,7 @@ def test_code_records_that_refer_to_nothing_rejected(numkit, damage):
     is no string: the image is rejected when the records are read, not crashed on later, and never served
     from."""
     from aot.world.image import INDEXED_TABLES, ImageContents
+
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
     strings = image.tables["index"][0][3]
@@ -741,28 +841,38 @@ report(before=before, after=after, python=python(), w0=w0, w1=w1, n0=n0)
 
 
 def test_redefinition_invalidates_dependents_through_backedges(numkit):
-    run = run_python(numkit, REDEFINE_SQR.replace("before = results()", "before = results()\n"
-                                                  "[ntheory.is_prime(7), core.sqr(2), core.sqr(2.0)]"))
+    run = run_python(
+        numkit,
+        REDEFINE_SQR.replace(
+            "before = results()", "before = results()\n[ntheory.is_prime(7), core.sqr(2), core.sqr(2.0)]"
+        ),
+    )
     assert run["before"] == [25.0, 25, False, 10, True]
     assert run["after"] == run["python"] == [27.0, 27, True, 11, True]
     assert run["w1"] == run["w0"] + 1
-    after = run["events"][run["n0"]:]
+    after = run["events"][run["n0"] :]
     invalidated = {e["method"]: e["cause"] for e in after if e["kind"] == "invalidated"}
-    assert invalidated == {"numkit.core:hypot2": "edge-changed:numkit.core:sqr",
-                           "numkit.ntheory:is_prime": "edge-changed:numkit.core:sqr",
-                           "numkit.ntheory:count_primes": "edge-changed:numkit.core:sqr",
-                           "numkit.ntheory:are_twins": "edge-changed:numkit.core:sqr"}
+    assert invalidated == {
+        "numkit.core:hypot2": "edge-changed:numkit.core:sqr",
+        "numkit.ntheory:is_prime": "edge-changed:numkit.core:sqr",
+        "numkit.ntheory:count_primes": "edge-changed:numkit.core:sqr",
+        "numkit.ntheory:are_twins": "edge-changed:numkit.core:sqr",
+    }
     assert run["stats"]["invalidated"] == 5  # hypot2 has two instances
-    assert not any(e["kind"] == "loaded" for e in after if e["method"] in invalidated), \
+    assert not any(e["kind"] == "loaded" for e in after if e["method"] in invalidated), (
         "a stale entry was loaded again from the image"
+    )
 
 
 def test_redefinition_reaches_callers_through_callees_never_called(numkit):
     """Only count_primes was called (loaded from the image) before core.sqr is redefined: is_prime, which
     links them, never ran here, yet count_primes inlines it and must be invalidated (stale: 10, right: 11)."""
-    run = run_python(numkit, REDEFINE_SQR.replace("before = results()", "before = [ntheory.count_primes(30)]")
-                     .replace("after = results()", "after = [ntheory.count_primes(30)]")
-                     .replace("python=python()", "python=[ntheory.count_primes.py_func(30)]"))
+    run = run_python(
+        numkit,
+        REDEFINE_SQR.replace("before = results()", "before = [ntheory.count_primes(30)]")
+        .replace("after = results()", "after = [ntheory.count_primes(30)]")
+        .replace("python=python()", "python=[ntheory.count_primes.py_func(30)]"),
+    )
     assert run["before"] == [10]
     assert run["after"] == run["python"] == [11]
 
@@ -771,7 +881,9 @@ def test_redefinition_of_a_jit_function_in_a_running_script(tmp_path):
     """Re-running ``@aot.jit`` on a same-named function (a notebook cell run again) makes a new world and
     invalidates its callers; nothing else."""
     (tmp_path / "empty").mkdir()
-    run = run_python(tmp_path / "empty", """
+    run = run_python(
+        tmp_path / "empty",
+        """
         import aot
 
         @aot.jit
@@ -795,7 +907,8 @@ def test_redefinition_of_a_jit_function_in_a_running_script(tmp_path):
 
         report(before=before, after=[h(1.0), k(1.0), g(1.0)], python=[h.py_func(1.0), k.py_func(1.0)],
                w0=w0, w1=aot.world())
-    """)
+    """,
+    )
     assert run["before"] == [4.0, 0.0]
     assert run["after"] == [22.0, 0.0, 11.0] and run["python"] == [22.0, 0.0]
     assert run["w1"] == run["w0"] + 1
@@ -806,7 +919,9 @@ def test_redefinition_of_a_jit_function_in_a_running_script(tmp_path):
 def test_reloading_an_unchanged_module_invalidates_then_reloads_from_the_image(numkit_built):
     """``importlib.reload(core)`` redefines core's 11 methods (11 new worlds): the loaded callers of core are
     invalidated, and on their next call served from the image again (same sources): nothing inferred."""
-    run = run_python(numkit_built, """
+    run = run_python(
+        numkit_built,
+        """
         import importlib
         import numpy as np
         from numkit import core, ntheory, stats
@@ -817,10 +932,11 @@ def test_reloading_an_unchanged_module_invalidates_then_reloads_from_the_image(n
         w0, n0 = _aot.world(), len(_aot.events())
         importlib.reload(core)
         report(before=before, after=results(), w0=w0, w1=_aot.world(), n0=n0)
-    """)
+    """,
+    )
     assert run["before"] == run["after"] == [25.0, 10, pytest.approx(0.1041666666666667, rel=1e-12), 0.5]
     assert run["w1"] == run["w0"] + 11
-    after = run["events"][run["n0"]:]
+    after = run["events"][run["n0"] :]
     invalidated = {e["method"] for e in after if e["kind"] == "invalidated"}
     assert {"numkit.core:hypot2", "numkit.ntheory:count_primes", "numkit.stats:variance"} <= invalidated
     assert all(e["cause"].startswith("edge-changed:numkit.core:") for e in after if e["kind"] == "invalidated")
@@ -829,6 +945,7 @@ def test_reloading_an_unchanged_module_invalidates_then_reloads_from_the_image(n
 
 
 # ------------------------------------------------------------------------------------------ debug reject
+
 
 def test_debug_reject_flags_the_reinference_spurious(numkit_built, numkit_image):
     run = run_python(numkit_built, ALL, env={"AOT_DEBUG_REJECT": "numkit.core:clamp"})
@@ -844,10 +961,14 @@ def test_debug_reject_flags_the_reinference_spurious(numkit_built, numkit_image)
 
 
 def test_debug_reject_of_two_methods(numkit_built, numkit_image):
-    run = run_python(numkit_built, """
+    run = run_python(
+        numkit_built,
+        """
         from numkit import ntheory, core
         report(r=[ntheory.gcd(84, 36), core.lerp(0.0, 1.0, 0.5), core.sign(-2.0)])
-    """, env={"AOT_DEBUG_REJECT": "numkit.ntheory:gcd,numkit.core:lerp"})
+    """,
+        env={"AOT_DEBUG_REJECT": "numkit.ntheory:gcd,numkit.core:lerp"},
+    )
     assert run["r"] == [12, 0.5, -1.0]
     spurious = {e["method"] for e in run["events"] if e["kind"] == "inferred" and e["spurious"]}
     assert spurious == {"numkit.ntheory:gcd", "numkit.core:lerp"}
@@ -859,6 +980,7 @@ def test_cpu_features_are_read_only_when_an_image_needs_some(monkeypatch):
 
     def cpuinfo():
         raise AssertionError("a generic image made the loader read /proc/cpuinfo")
+
     monkeypatch.setattr(loader, "_host_features", cpuinfo)
     assert loader._missing_features("") == [] and loader._missing_features("-avx512f,-sse4a") == []
     monkeypatch.setattr(loader, "_host_features", lambda: {"sse2", "sse4_1", "lm"})

@@ -8,6 +8,7 @@
 ``maybe_unassigned(fn)`` returns the names whose reads need a runtime check; code generation guards
 exactly those, so compiled code raises ``UnboundLocalError`` where Python does and costs nothing elsewhere.
 """
+
 from __future__ import annotations
 
 from ..ir import Function, successors, uses

@@ -29,6 +29,7 @@ variable's value. Each of these is checked; a loop of any other shape gets no fa
 analysis is flow-sensitive but starts every iteration from nothing known except that value, so no widening
 is needed; inside a nested loop, whatever that loop assigns is unknown.
 """
+
 from __future__ import annotations
 
 import enum
@@ -53,7 +54,7 @@ from ..ir import (
 )
 from ..types import I64
 
-I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 SQUARE_SAFE = 3037000499  # the largest m with m * m <= I64_MAX
 
 Interval = tuple[int, int]
@@ -104,10 +105,16 @@ class _RangeLoop:
 def loop_versions(fn: Function) -> tuple[LoopVersion, ...]:
     """The loops of ``fn`` worth lowering with facts, outermost first; no two of them nest."""
     preds, defs = _predecessors(fn), _definitions(fn)
-    loops = [loop for loop in (_match_range_loop(fn, preds, defs, b.label, i)
-                               for b in fn.blocks for i, op in enumerate(b.ops)
-                               if isinstance(op, IntrinsicCall) and op.fn is Intrinsic.RANGE_LEN)
-             if loop is not None]
+    loops = [
+        loop
+        for loop in (
+            _match_range_loop(fn, preds, defs, b.label, i)
+            for b in fn.blocks
+            for i, op in enumerate(b.ops)
+            if isinstance(op, IntrinsicCall) and op.fn is Intrinsic.RANGE_LEN
+        )
+        if loop is not None
+    ]
     loops.sort(key=lambda loop: -len(loop.blocks))  # a loop's nested loops are smaller than it
     chosen: list[LoopVersion] = []
     for loop in loops:
@@ -120,6 +127,7 @@ def loop_versions(fn: Function) -> tuple[LoopVersion, ...]:
 
 
 # ----------------------------------------------------------------------------------------- loop shape
+
 
 def _predecessors(fn: Function) -> dict[str, list[str]]:
     preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
@@ -162,8 +170,9 @@ def constant_int(fn: Function, name: str, defs: dict[str, list] | None = None) -
     return None
 
 
-def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str, list], pre_label: str,
-                      at: int) -> _RangeLoop | None:
+def _match_range_loop(
+    fn: Function, preds: dict[str, list[str]], defs: dict[str, list], pre_label: str, at: int
+) -> _RangeLoop | None:
     """The loop whose trip count is the ``range.len`` at ``(pre_label, at)``, if it has the frontend's shape."""
     blocks = fn.block_map()
     pre = blocks[pre_label]
@@ -178,14 +187,19 @@ def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str,
     if len(header.ops) != 2:
         return None
     test, branch = header.ops
-    if not (isinstance(test, Compare) and test.op is CmpKind.LT and test.rhs.name == count
-            and isinstance(branch, Branch) and branch.cond == test.dest):
+    if not (
+        isinstance(test, Compare)
+        and test.op is CmpKind.LT
+        and test.rhs.name == count
+        and isinstance(branch, Branch)
+        and branch.cond == test.dest
+    ):
         return None
     k = test.lhs.name
     if any(fn.types.get(name) != I64 for name in (start, stop, step, count, k)):
         return None
     # The bounds the guard reads are those range.len saw: nothing after it reassigns them.
-    if any(op.dest_var is not None and op.dest_var.name in (start, stop, step, count) for op in pre.ops[at + 1:]):
+    if any(op.dest_var is not None and op.dest_var.name in (start, stop, step, count) for op in pre.ops[at + 1 :]):
         return None
     if len(defs.get(start, ())) != 1 or len(defs.get(step, ())) != 1 or len(defs.get(count, ())) != 1:
         return None
@@ -193,8 +207,12 @@ def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str,
     for op in defs.get(k, ()):
         if isinstance(op, Copy) and constant_int(fn, op.src.name, defs) == 0:
             continue
-        if isinstance(op, BinOp) and op.op is BinOpKind.ADD and op.lhs.name == k \
-                and constant_int(fn, op.rhs.name, defs) == 1:
+        if (
+            isinstance(op, BinOp)
+            and op.op is BinOpKind.ADD
+            and op.lhs.name == k
+            and constant_int(fn, op.rhs.name, defs) == 1
+        ):
             continue
         return None
     body = blocks[branch.if_true]
@@ -202,8 +220,7 @@ def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str,
     if value_at is None:
         return None
     loop = _natural_loop(fn, preds, header.label)
-    if body.label not in loop or pre_label in loop \
-            or [p for p in preds[header.label] if p not in loop] != [pre_label]:
+    if body.label not in loop or pre_label in loop or [p for p in preds[header.label] if p not in loop] != [pre_label]:
         return None
     step_value = constant_int(fn, step, defs)
     step_sign = 0 if step_value is None else (1 if step_value > 0 else -1)
@@ -212,14 +229,23 @@ def _match_range_loop(fn: Function, preds: dict[str, list[str]], defs: dict[str,
 
 def _range_value(ops: list, start: str, step: str, k: str) -> int | None:
     """Index of the op computing ``start + k`` (unit step) or ``start + k * step`` at the top of the body."""
-    if len(ops) >= 1 and isinstance(ops[0], BinOp) and ops[0].op is BinOpKind.ADD \
-            and (ops[0].lhs.name, ops[0].rhs.name) == (start, k):
+    if (
+        len(ops) >= 1
+        and isinstance(ops[0], BinOp)
+        and ops[0].op is BinOpKind.ADD
+        and (ops[0].lhs.name, ops[0].rhs.name) == (start, k)
+    ):
         return 0
-    if len(ops) >= 2 and isinstance(ops[0], BinOp) and ops[0].op is BinOpKind.MUL \
-            and (ops[0].lhs.name, ops[0].rhs.name) == (k, step) \
-            and isinstance(ops[1], BinOp) and ops[1].op is BinOpKind.ADD \
-            and (ops[1].lhs.name, ops[1].rhs.name) == (start, ops[0].dest.name) \
-            and ops[0].dest.name not in (start, step, k):
+    if (
+        len(ops) >= 2
+        and isinstance(ops[0], BinOp)
+        and ops[0].op is BinOpKind.MUL
+        and (ops[0].lhs.name, ops[0].rhs.name) == (k, step)
+        and isinstance(ops[1], BinOp)
+        and ops[1].op is BinOpKind.ADD
+        and (ops[1].lhs.name, ops[1].rhs.name) == (start, ops[0].dest.name)
+        and ops[0].dest.name not in (start, step, k)
+    ):
         return 1
     return None
 
@@ -257,8 +283,9 @@ _LOWER_CHOICES = (I64_MIN, -SQUARE_SAFE, 0)
 _UPPER_CHOICES = (I64_MAX, SQUARE_SAFE)
 
 
-def _best_version(fn: Function, preds: dict[str, list[str]], defs: dict[str, list],
-                  loop: _RangeLoop) -> LoopVersion | None:
+def _best_version(
+    fn: Function, preds: dict[str, list[str]], defs: dict[str, list], loop: _RangeLoop
+) -> LoopVersion | None:
     """Try each guard; keep the one proving the most (unsigned divisions first), then the cheapest and widest."""
     inner = _inner_cycles(fn, loop)
     best, best_score = None, None
@@ -272,15 +299,21 @@ def _best_version(fn: Function, preds: dict[str, list[str]], defs: dict[str, lis
             divisions = sum(f is Fact.UNSIGNED_DIVISION for f in facts.values())
             score = (divisions, len(facts), -len(checks), counter[1] - counter[0])
             if divisions and (best_score is None or score > best_score):
-                best = LoopVersion(loop.header, loop.preheader, tuple(b.label for b in fn.blocks
-                                                                      if b.label in loop.blocks),
-                                   counter, checks, facts)
+                best = LoopVersion(
+                    loop.header,
+                    loop.preheader,
+                    tuple(b.label for b in fn.blocks if b.label in loop.blocks),
+                    counter,
+                    checks,
+                    facts,
+                )
                 best_score = score
     return best
 
 
-def _guard(fn: Function, defs: dict[str, list], loop: _RangeLoop, lo_choice: int,
-           hi_choice: int) -> tuple[Interval, tuple[Check, ...]] | None:
+def _guard(
+    fn: Function, defs: dict[str, list], loop: _RangeLoop, lo_choice: int, hi_choice: int
+) -> tuple[Interval, tuple[Check, ...]] | None:
     """The loop variable's interval when each run-time bound is within ``[lo_choice, hi_choice]``, and the
     checks that say so. Every value of ``range(start, stop, step)`` lies in ``[start, stop - 1]`` for a
     positive step, in ``[stop + 1, start]`` for a negative one, and between ``start`` and ``stop`` either way."""
@@ -293,8 +326,9 @@ def _guard(fn: Function, defs: dict[str, list], loop: _RangeLoop, lo_choice: int
     checks: list[Check] = []
     lows: list[int] = []
     highs: list[int] = []
-    for (name, offset), out, choice, is_upper in [(t, lows, lo_choice, False) for t in lower] + \
-                                                 [(t, highs, hi_choice, True) for t in upper]:
+    for (name, offset), out, choice, is_upper in [(t, lows, lo_choice, False) for t in lower] + [
+        (t, highs, hi_choice, True) for t in upper
+    ]:
         value = constant_int(fn, name, defs)
         if value is not None:
             out.append(value + offset)
@@ -311,8 +345,10 @@ def _guard(fn: Function, defs: dict[str, list], loop: _RangeLoop, lo_choice: int
 
 # ----------------------------------------------------------------------------------------- intervals
 
-def _prove(fn: Function, preds: dict[str, list[str]], inner: dict[str, set[str]], loop: _RangeLoop,
-           counter: Interval) -> dict[tuple[str, int], Fact]:
+
+def _prove(
+    fn: Function, preds: dict[str, list[str]], inner: dict[str, set[str]], loop: _RangeLoop, counter: Interval
+) -> dict[tuple[str, int], Fact]:
     """Forward interval analysis over the loop's blocks, each iteration starting from nothing known but the
     loop variable's value; inside nested cycles, what the cycle assigns is unknown at each block's entry."""
     blocks = fn.block_map()
@@ -380,8 +416,14 @@ def _join(states: list[dict[str, Interval]]) -> dict[str, Interval]:
     return joined
 
 
-def _transfer(fn: Function, block, state: dict[str, Interval], loop: _RangeLoop, counter: Interval,
-              facts: dict[tuple[str, int], Fact] | None) -> dict[str, Interval]:
+def _transfer(
+    fn: Function,
+    block,
+    state: dict[str, Interval],
+    loop: _RangeLoop,
+    counter: Interval,
+    facts: dict[tuple[str, int], Fact] | None,
+) -> dict[str, Interval]:
     """The intervals after ``block``; with ``facts``, record what each op is proven to satisfy."""
     state = dict(state)
     for i, op in enumerate(block.ops):

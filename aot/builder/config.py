@@ -285,8 +285,9 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
     for sub in ("cpu", "ptx"):
         if sub in aot.data and not isinstance(aot.data[sub], dict):
             raise aot.error(
-                sub, f"must be a table ([tool.aot.{sub}]), found {_found(aot.data[sub])}; "
-                f"write its keys under a [tool.aot.{sub}] heading"
+                sub,
+                f"must be a table ([tool.aot.{sub}]), found {_found(aot.data[sub])}; "
+                f"write its keys under a [tool.aot.{sub}] heading",
             )
 
     cpu_table = _Table(path, "tool.aot.cpu", aot.data.get("cpu", {}), ("cpu", "opt"))
@@ -324,6 +325,7 @@ def check_cpu_name(cfg: BuildConfig) -> None:
     if name in ("generic", "native"):
         return
     from ..targets.cpu import CpuTarget, known_cpu_names
+
     triple = CpuTarget.named("generic").triple
     known = known_cpu_names(triple)
     if not known or name in known:  # (an LLVM that does not list its CPUs: it has the last word)

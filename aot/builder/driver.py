@@ -11,6 +11,7 @@ is reused without code generation; everything else is built, in parallel process
 Outputs are written atomically under a lock, so concurrent builds never leave a torn image, and a build
 killed in the middle of a write leaves temporary files that the next build removes.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -76,6 +77,7 @@ def _import_failure(err: BaseException, project: str) -> BuildError:
     """``file:line: error: SyntaxError: …`` naming the user's code, not the build's; for ``sys.exit(3)``,
     ``file:line: error: importing pkg.mod called sys.exit(3)``."""
     import traceback
+
     if isinstance(err, SyntaxError):
         where = f"{err.filename}:{err.lineno}" + (f":{err.offset}" if err.offset else "")
         return BuildError(f"{where}: error: SyntaxError: {err.msg}")
@@ -113,8 +115,13 @@ class BuildResult:
     objects_reused: int = 0
 
     def summary(self) -> dict[str, Any]:
-        return {"built": self.built, "reused": self.reused, "failed": self.failed,
-                "seconds": round(self.seconds, 3), "images": self.images}
+        return {
+            "built": self.built,
+            "reused": self.reused,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 3),
+            "images": self.images,
+        }
 
 
 @contextmanager
@@ -122,8 +129,9 @@ def locked(folder: Path) -> Iterator[None]:
     """The package's output folder, made if need be, held under its lock by this build alone. The temporary
     files that builds killed in the middle of a write left there go first (no one else writes there now)."""
     if folder.exists() and not folder.is_dir():
-        raise BuildError(f"{folder}: error: the images go in this folder, and it is not a folder but a file; "
-                         f"move it away")
+        raise BuildError(
+            f"{folder}: error: the images go in this folder, and it is not a folder but a file; move it away"
+        )
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle = open(folder / ".lock", "w")
@@ -161,15 +169,20 @@ class _Builder:
     # ------------------------------------------------------------------ per package
     def build_package(self, package: str) -> tuple[Path, dict[str, Any], ImageContents, list[bytes]] | None:
         from ..targets import CpuTarget
+
         rt = self.rt
         module = sys.modules[package]
         package_dir = Path(module.__file__).resolve().parent  # type: ignore[arg-type]  # a package: it has a file
         root = str(package_dir.parent)
         image_path, so_path = image_paths(package_dir, package)
         target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
-        header: dict[str, Any] = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": CPU,
-                                  "package": package, "target": {"triple": target.triple, "cpu": target.cpu,
-                                                                 "features": target.features}}
+        header: dict[str, Any] = {
+            "compiler_version": COMPILER_VERSION,
+            "python": python_abi(),
+            "owner": CPU,
+            "package": package,
+            "target": {"triple": target.triple, "cpu": target.cpu, "features": target.features},
+        }
         previous = self.previous_contents(image_path, header)
         world = CurrentWorld(rt.table)
         validator = Validator(previous, world) if previous is not None else None
@@ -186,6 +199,7 @@ class _Builder:
 
         from ..infer import Inferencer
         from ..passes import pipeline
+
         inferencer = Inferencer(rt.table, seed=seed, passes=partial(pipeline.run, verify=rt.env.verify_passes))
         roots = self.roots(package)
         for i, (mdef, argtypes) in enumerate(roots):
@@ -206,12 +220,14 @@ class _Builder:
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
         """Make sure every callee of every instance is known (reused roots bring their callees' keys only)."""
+
         def resolve(key: str) -> Any:
             method = self.rt.table.methods.get(key)
             if method is None:
                 func = world.function_for(key)
                 method = self.rt.table.method_for(func) if func is not None else None
             return method
+
         inferencer.complete(list(inferencer.done.values()), resolve)
 
     def previous_contents(self, image_path: Path, header: dict) -> ImageContents | None:
@@ -263,6 +279,7 @@ class _Builder:
         from serializer.irformat import encode_function
 
         from ..codegen.types import symbol_name
+
         contents = ImageContents()
         # (a fresh ImageContents holds dicts; image.py types them as read-only mappings, as read images have)
         definitions = cast("dict[str, bytes]", contents.definitions)
@@ -275,27 +292,62 @@ class _Builder:
                     contents.fingerprints[k] = "" if found is None else fingerprint_of(found)
             mdef = self.rt.table.methods.get(key)
             code[(key, tuple(map(str, argtypes)))] = CodeEntry(
-                0, key, tuple(map(str, argtypes)), str(inst.return_type), CPU,
+                0,
+                key,
+                tuple(map(str, argtypes)),
+                str(inst.return_type),
+                CPU,
                 getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
                 tuple(tuple(edge_to_record(e)) for e in inst.edges),
-                symbol_name(key, argtypes, CPU), 1, MAX_WORLD, entry_state(inst.edges),
-                mdef.options.boundscheck if mdef is not None else True, 0)
+                symbol_name(key, argtypes, CPU),
+                1,
+                MAX_WORLD,
+                entry_state(inst.edges),
+                mdef.options.boundscheck if mdef is not None else True,
+                0,
+            )
         return contents
 
-    def objects(self, package: str, instances: dict, target: Any, contents: ImageContents,
-                previous: ImageContents | None, info: str) -> list[bytes]:
+    def objects(
+        self,
+        package: str,
+        instances: dict,
+        target: Any,
+        contents: ImageContents,
+        previous: ImageContents | None,
+        info: str,
+    ) -> list[bytes]:
         jobs: list[ObjectJob] = []
         for module_name, exported in object_groups(instances):
             reach = self.reachable(exported, instances)
             stored = []
             for key, argtypes in sorted(reach, key=lambda k: (k[0], str(k[1]))):
                 entry = contents.code[(key, tuple(map(str, argtypes)))]
-                stored.append(StoredInstance(key, entry.argtypes, entry.rettype, entry.ir,
-                                             entry.call_keys, entry.boundscheck, (key, argtypes) in exported))
-            jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt,
-                                  tuple(stored)))
-        jobs.append(ObjectJob(RUNTIME_OBJECT, target.triple, target.cpu, target.features, target.opt, (), True,
-                              tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()), info))
+                stored.append(
+                    StoredInstance(
+                        key,
+                        entry.argtypes,
+                        entry.rettype,
+                        entry.ir,
+                        entry.call_keys,
+                        entry.boundscheck,
+                        (key, argtypes) in exported,
+                    )
+                )
+            jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt, tuple(stored)))
+        jobs.append(
+            ObjectJob(
+                RUNTIME_OBJECT,
+                target.triple,
+                target.cpu,
+                target.features,
+                target.opt,
+                (),
+                True,
+                tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()),
+                info,
+            )
+        )
         results: dict[str, bytes] = {}
         todo = []
         for job in jobs:
@@ -341,8 +393,9 @@ functions (the entry table, the PyMethodDefs) become relative relocations, which
 looking a single name up. The full symbol table is left out (``EXPORTS`` are in the dynamic one): the
 library is checksummed on every first call."""
 
-EXPORTS: tuple[str, ...] = (ENTRY_TABLE, ENTRY_COUNT, ENTRY_KEYS, BUILD_ID, DISPATCHER) \
-    if sys.platform.startswith("linux") else ()
+EXPORTS: tuple[str, ...] = (
+    (ENTRY_TABLE, ENTRY_COUNT, ENTRY_KEYS, BUILD_ID, DISPATCHER) if sys.platform.startswith("linux") else ()
+)
 """What the library exports: the entry table (entries are bound through it, not by name: it holds each
 entry's ``PyMethodDef`` too), its slot texts, the build identity, and the native dispatcher. The dynamic
 symbol table, checksummed and mapped on every first call, is then a small fraction of what exporting every
@@ -353,6 +406,7 @@ def add_native_sizes(contents: ImageContents, objects: list[bytes]) -> None:
     """Give each entry its machine code size (implementation and wrappers), read from the symbol tables of
     the object files the library is linked from (``aot inspect`` reports it)."""
     from .elf import ElfError, symbol_sizes_of
+
     sizes: dict[str, int] = {}
     for obj in objects:
         try:
@@ -382,16 +436,21 @@ def object_groups(instances: Iterable[tuple[str, tuple]]) -> list[tuple[str, set
             groups.append((module, {i for m in methods for i in by_module[module][m]}))
             continue
         for k in range(0, len(methods), OBJECT_METHODS):
-            chunk = methods[k:k + OBJECT_METHODS]
+            chunk = methods[k : k + OBJECT_METHODS]
             groups.append((f"{module}#{k // OBJECT_METHODS}", {i for m in chunk for i in by_module[module][m]}))
     return groups
 
 
-def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = False,
-                  progress: Callable[[str, int, int], None] | None = None,
-                  targets: tuple[str, ...] | None = None) -> BuildResult:
+def build_project(
+    project_dir: str | os.PathLike,
+    jobs: int = 1,
+    strict: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    targets: tuple[str, ...] | None = None,
+) -> BuildResult:
     """Build the images of a project (see the module docstring). Raises ``ConfigError`` for bad config."""
     from linker import link_shared
+
     started = time.perf_counter()
     cfg = load_config(project_dir)
     check_cpu_name(cfg)
@@ -403,6 +462,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
     builder = _Builder(cfg, jobs, progress)
     modules: dict[str, list[str]] = {}
     from .config import ConfigError
+
     for package in cfg.packages + ((cfg.workload,) if cfg.workload else ()):
         try:
             if package == cfg.workload:
@@ -413,8 +473,9 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             if err.name != package.split(".")[0] and err.name != package:
                 raise _import_failure(err, project) from None
             key = "[tool.aot] workload" if package == cfg.workload else "[tool.aot] packages"
-            raise ConfigError(cfg.pyproject, f"{package!r} cannot be imported from {project} ({err})",
-                              key=key) from None
+            raise ConfigError(
+                cfg.pyproject, f"{package!r} cannot be imported from {project} ({err})", key=key
+            ) from None
         except (Exception, SystemExit) as err:  # the user's code failed (or called sys.exit) while imported
             raise _import_failure(err, project) from None
     targets = tuple(targets or cfg.targets)
@@ -432,8 +493,7 @@ def build_project(project_dir: str | os.PathLike, jobs: int = 1, strict: bool = 
             add_native_sizes(contents, objects)
             image_path.with_suffix(".rt.so").unlink(missing_ok=True)  # what images of aot 0.1 needed
             native = so_path.read_bytes()
-            header = dict(header, native={"file": so_path.name, "crc32": crc32(native),
-                                          "size": len(native)})
+            header = dict(header, native={"file": so_path.name, "crc32": crc32(native), "size": len(native)})
             serializer.write_image(image_path, header, contents.to_tables(), INDEXED_TABLES)
             serializer.write_image(image_path.with_suffix(".objects"), header, contents.object_tables())
             builder.result.images.append(str(image_path))
@@ -455,6 +515,7 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
     from ..codegen.types import symbol_name
     from ..runtime.kernel import find_kernels
     from ..runtime.ptx import PtxCompiler, compile_ptx
+
     kernels = find_kernels(modules)
     if not kernels:
         return
@@ -482,26 +543,40 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         for key in instances:
             strs = (key[0], tuple(map(str, key[1])))
             entry = code[strs]
-            code[strs] = CodeEntry(entry.index, entry.method, entry.argtypes, entry.rettype, PTX,
-                                   entry.ir, entry.edges,
-                                   entry_symbols.get(key, symbol_name(key[0], key[1], PTX)),
-                                   entry.min_world, entry.max_world, entry.state, entry.boundscheck, 0)
+            code[strs] = CodeEntry(
+                entry.index,
+                entry.method,
+                entry.argtypes,
+                entry.rettype,
+                PTX,
+                entry.ir,
+                entry.edges,
+                entry_symbols.get(key, symbol_name(key[0], key[1], PTX)),
+                entry.min_world,
+                entry.max_world,
+                entry.state,
+                entry.boundscheck,
+                0,
+            )
         builder.result.built += len(instances)
         folder = package_dir / "__aot__"
         ptx_path = folder / f"{package}.{arch}.ptx"
         data = program.ptx.encode()
         atomic_write_bytes(ptx_path, data)
-        header = {"compiler_version": COMPILER_VERSION, "python": python_abi(), "owner": PTX,
-                  "package": package, "target": {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
-                  "native": {"file": ptx_path.name, "crc32": crc32(data),
-                             "size": len(data)}}
+        header = {
+            "compiler_version": COMPILER_VERSION,
+            "python": python_abi(),
+            "owner": PTX,
+            "package": package,
+            "target": {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
+            "native": {"file": ptx_path.name, "crc32": crc32(data), "size": len(data)},
+        }
         if find_ptxas() is not None:
             cubin_path = folder / f"{package}.{arch}.cubin"
             try:
                 assemble_ptx(program.ptx, arch, cubin_path)
                 cubin = cubin_path.read_bytes()
-                header["cubin"] = {"file": cubin_path.name, "crc32": crc32(cubin),
-                                   "size": len(cubin)}
+                header["cubin"] = {"file": cubin_path.name, "crc32": crc32(cubin), "size": len(cubin)}
             except PtxasError as err:
                 builder.result.failed += 1
                 builder.result.errors.append(f"{package}: {err}")

@@ -8,6 +8,7 @@ module keeps for inlining are local, and share names across modules). The full s
 the file has one, else the dynamic one. Anything that is not a well-formed ELF file gives ``ElfError``;
 nothing here trusts an offset before checking it against the file's size.
 """
+
 from __future__ import annotations
 
 import struct
@@ -36,10 +37,10 @@ def _header(data: bytes) -> tuple[str, bool, int, int, int]:
         raise ElfError("unknown ELF class or byte order")
     end = "<" if order == 1 else ">"
     if cls == 2:
-        shoff, = struct.unpack_from(end + "Q", data, 0x28)
+        (shoff,) = struct.unpack_from(end + "Q", data, 0x28)
         shentsize, shnum = struct.unpack_from(end + "HH", data, 0x3A)
     else:
-        shoff, = struct.unpack_from(end + "I", data, 0x20)
+        (shoff,) = struct.unpack_from(end + "I", data, 0x20)
         shentsize, shnum = struct.unpack_from(end + "HH", data, 0x2E)
     return end, cls == 2, shoff, shentsize, shnum
 
@@ -65,7 +66,7 @@ def _name(strtab: bytes, index: int) -> str:
     if index >= len(strtab):
         return ""
     stop = strtab.find(b"\0", index)
-    return strtab[index:stop if stop >= 0 else len(strtab)].decode("utf-8", "replace")
+    return strtab[index : stop if stop >= 0 else len(strtab)].decode("utf-8", "replace")
 
 
 def symbol_sizes_of(data: bytes) -> dict[str, int]:
@@ -79,7 +80,7 @@ def symbol_sizes_of(data: bytes) -> dict[str, int]:
         _, str_off, str_size, _, _ = sections[link]
         if offset + size > len(data) or str_off + str_size > len(data):
             raise ElfError("symbol table lies outside the file")
-        strtab = data[str_off:str_off + str_size]
+        strtab = data[str_off : str_off + str_size]
         entsize = entsize or (24 if is64 else 16)
         if entsize < (24 if is64 else 16):
             raise ElfError("symbol entries are too small")

@@ -7,6 +7,7 @@ A job carries everything as msgpack: the typed IR of the module's instances (exp
 wrappers) and of the callees they reach in other modules (internal copies, so LLVM can inline them).
 Its ``cache_key`` changes exactly when the object would, so unchanged modules are reused as they are.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,13 +27,27 @@ class StoredInstance:
     exported: bool
 
     def record(self) -> list:
-        return [self.method, list(self.argtypes), self.rettype, self.ir,
-                [[k, list(t)] for k, t in self.calls], self.boundscheck, self.exported]
+        return [
+            self.method,
+            list(self.argtypes),
+            self.rettype,
+            self.ir,
+            [[k, list(t)] for k, t in self.calls],
+            self.boundscheck,
+            self.exported,
+        ]
 
     @classmethod
-    def from_record(cls, rec: list) -> "StoredInstance":
-        return cls(rec[0], tuple(rec[1]), rec[2], bytes(rec[3]), tuple((k, tuple(t)) for k, t in rec[4]),
-                   bool(rec[5]), bool(rec[6]))
+    def from_record(cls, rec: list) -> StoredInstance:
+        return cls(
+            rec[0],
+            tuple(rec[1]),
+            rec[2],
+            bytes(rec[3]),
+            tuple((k, tuple(t)) for k, t in rec[4]),
+            bool(rec[5]),
+            bool(rec[6]),
+        )
 
 
 @dataclass(frozen=True)
@@ -49,15 +64,35 @@ class ObjectJob:
     build_info: str = ""  # (runtime object) what the library says it is (``build_info``)
 
     def encode(self) -> bytes:
-        return msgpack.packb([self.module, self.triple, self.cpu, self.features, self.opt,
-                              [i.record() for i in self.instances], self.runtime,
-                              [list(e) for e in self.entries], self.build_info], use_bin_type=True)
+        return msgpack.packb(
+            [
+                self.module,
+                self.triple,
+                self.cpu,
+                self.features,
+                self.opt,
+                [i.record() for i in self.instances],
+                self.runtime,
+                [list(e) for e in self.entries],
+                self.build_info,
+            ],
+            use_bin_type=True,
+        )
 
     @classmethod
-    def decode(cls, data: bytes) -> "ObjectJob":
+    def decode(cls, data: bytes) -> ObjectJob:
         m, triple, cpu, features, opt, insts, runtime, entries, info = msgpack.unpackb(data, raw=False)
-        return cls(m, triple, cpu, features, opt, tuple(StoredInstance.from_record(r) for r in insts), runtime,
-                   tuple((symbol, text) for symbol, text in entries), info)
+        return cls(
+            m,
+            triple,
+            cpu,
+            features,
+            opt,
+            tuple(StoredInstance.from_record(r) for r in insts),
+            runtime,
+            tuple((symbol, text) for symbol, text in entries),
+            info,
+        )
 
     def cache_key(self) -> str:
         return hashlib.sha256(self.encode()).hexdigest()
@@ -71,12 +106,14 @@ ENTRY_WORDS = 5  # words per entry in ``aot_entries``: try_, vc_, def_, and wher
 def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "") -> None:
     """``aot_entries``: per code entry, in the image's order, the addresses of ``try_<symbol>``,
     ``vc_<symbol>`` and ``def_<symbol>`` (its PyMethodDef) and where its slot text (``slot_text``) starts
-    and ends in ``aot_entry_keys`` (the texts back to back, UTF-8, NUL-terminated; positions in characters); ``aot_entry_count``; and ``aot_build_id`` (``build_info``). Loading binds
+    and ends in ``aot_entry_keys`` (the texts back to back, UTF-8, NUL-terminated; positions in characters);
+    ``aot_entry_count``; and ``aot_build_id`` (``build_info``). Loading binds
     an entry by indexing this table (one read of the whole table per library, no name looked up), and only
     when the slot says it holds that entry's key and argument types: never by position alone."""
     from llvmlite import ir
 
     from ..codegen.cpython import try_function_type, vectorcall_function_type
+
     ptr = ir.IntType(8).as_pointer()
     i64 = ir.IntType(64)
     words = []
@@ -98,6 +135,7 @@ def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "
 
 def _constant(module, ltype, name: str, value) -> None:
     from llvmlite import ir
+
     gv = ir.GlobalVariable(module, ltype, name)
     gv.initializer = ir.Constant(ltype, value)
     gv.global_constant = True
@@ -132,8 +170,7 @@ def compile_object(payload: bytes) -> bytes:
     for s in job.instances:
         argtypes = tuple(parse_type(t) for t in s.argtypes)
         callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in s.calls)
-        inst = InferredInstance(_KeyOnly(s.method), argtypes, decode_function(s.ir), parse_type(s.rettype), (),
-                                callees)  # type: ignore[arg-type]
+        inst = InferredInstance(_KeyOnly(s.method), argtypes, decode_function(s.ir), parse_type(s.rettype), (), callees)  # type: ignore[arg-type]
         instances[inst.key] = (inst, s.exported)
         options[s.method] = CodegenOptions(boundscheck=s.boundscheck)
     roots = [inst for inst, exported in instances.values() if exported]
@@ -142,11 +179,13 @@ def compile_object(payload: bytes) -> bytes:
         emit_dispatcher(ModuleContext(module, target), DISPATCHER)
         emit_entry_table(module, job.entries, job.build_info)
     else:
-        module, _ = build_module(job.module, roots, lambda k: instances[k][0], target,
-                                 lambda key: options.get(key, CodegenOptions()))
+        module, _ = build_module(
+            job.module, roots, lambda k: instances[k][0], target, lambda key: options.get(key, CodegenOptions())
+        )
     module.triple = target.triple
     module.data_layout = str(tm.target_data)
     import llvmlite.binding as llvm
+
     llmod = llvm.parse_assembly(str(module))
     llmod.name = job.module
     llmod.verify()

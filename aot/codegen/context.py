@@ -12,6 +12,7 @@ pointer. On the CPU an error sets a Python exception; on the GPU, where none can
 error's code (its index, plus one, in the module's error table ``ctx.errors``) into the global ``aot_status``
 word — the first error wins — and the launcher raises the exception after the launch.
 """
+
 from __future__ import annotations
 
 from llvmlite import ir
@@ -111,8 +112,9 @@ class Emitter:
         """Set ``exc(message)`` and return the error status (the block ends here)."""
         if not self.ctx.target.raises_python_exceptions:
             code = self.ctx.error_code(exc, message)
-            self.b.cmpxchg(self.ctx.status_word(), ir.Constant(lt.I32, 0), ir.Constant(lt.I32, code), "monotonic",
-                           "monotonic")
+            self.b.cmpxchg(
+                self.ctx.status_word(), ir.Constant(lt.I32, 0), ir.Constant(lt.I32, code), "monotonic", "monotonic"
+            )
             self.b.ret(ir.Constant(lt.STATUS, 1))
             return
         slot = self.ctx.global_pointer(f"PyExc_{exc}")

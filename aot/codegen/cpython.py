@@ -13,6 +13,7 @@ and, once per module, ``aot_dispatch``: the vectorcall function of method object
 Type checks on scalars are pointer compares on ``ob_type`` and float values are read straight from the
 object, so a call costs about what a call of a C builtin costs. The layouts read here are in ``aot.abi``.
 """
+
 from __future__ import annotations
 
 from llvmlite import ir
@@ -66,9 +67,13 @@ def format_ok_function(ctx: ModuleContext) -> ir.Function:
     b = ir.IRBuilder(fn.append_basic_block())
     fmt, kind = fn.args
     c0 = b.load(fmt)
-    prefixed = b.or_(b.or_(b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("@"))),
-                           b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("=")))),
-                     b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("<"))))
+    prefixed = b.or_(
+        b.or_(
+            b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("@"))),
+            b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("="))),
+        ),
+        b.icmp_unsigned("==", c0, ir.Constant(lt.I8, ord("<"))),
+    )
     p = b.select(prefixed, b.gep(fmt, [ir.Constant(lt.I64, 1)]), fmt)
     c = b.load(p)
     single = b.icmp_unsigned("==", b.load(b.gep(p, [ir.Constant(lt.I64, 1)])), ir.Constant(lt.I8, 0))
@@ -221,8 +226,9 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
     raise TypeError(f"cannot return a {t} to Python")
 
 
-def emit_try_wrapper(ctx: ModuleContext, name: str, impl: ir.Function, argtypes: tuple[Type, ...],
-                     ret: Type, writes: frozenset[int]) -> ir.Function:
+def emit_try_wrapper(
+    ctx: ModuleContext, name: str, impl: ir.Function, argtypes: tuple[Type, ...], ret: Type, writes: frozenset[int]
+) -> ir.Function:
     fn = ir.Function(ctx.module, _TRY_TYPE, name)
     args, nargs, result_slot = fn.args
     entry = fn.append_basic_block("entry")
@@ -271,14 +277,18 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
     with b.if_then(b.icmp_unsigned("==", called, ir.Constant(lt.I32, 0)), likely=False):
         slot = ctx.global_pointer("PyExc_TypeError")
         exc = b.load(b.bitcast(slot, lt.PTR.as_pointer()))
-        b.call(api.fn("PyErr_SetString", ir.VoidType(), lt.PTR, lt.PTR),
-               [exc, ctx.cstring(f"arguments do not match the compiled signature {signature}")])
+        b.call(
+            api.fn("PyErr_SetString", ir.VoidType(), lt.PTR, lt.PTR),
+            [exc, ctx.cstring(f"arguments do not match the compiled signature {signature}")],
+        )
         b.ret(ir.Constant(lt.PTR, None))
     b.ret(b.load(result))
     method_def_t = ir.LiteralStructType([lt.PTR, lt.PTR, lt.I32, lt.PTR])
     gv = ir.GlobalVariable(ctx.module, method_def_t, f"def_{name}")
-    gv.initializer = ir.Constant(method_def_t, [ctx.cstring(name), fn.bitcast(lt.PTR),
-                                                ir.Constant(lt.I32, abi.METH_FASTCALL), ir.Constant(lt.PTR, None)])
+    gv.initializer = ir.Constant(
+        method_def_t,
+        [ctx.cstring(name), fn.bitcast(lt.PTR), ir.Constant(lt.I32, abi.METH_FASTCALL), ir.Constant(lt.PTR, None)],
+    )
     return gv
 
 

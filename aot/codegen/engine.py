@@ -6,6 +6,7 @@
 
 External symbols (the CPython C API, libm) are resolved through this process's own symbol table, once.
 """
+
 from __future__ import annotations
 
 import ctypes

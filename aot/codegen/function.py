@@ -11,6 +11,7 @@ live in ``alloca``s (LLVM's mem2reg makes them SSA). Python's semantics are kept
 A ``range`` loop whose bounds, once checked, make its ``//``/``%`` provably non-negative (analysis/ranges.py)
 is lowered twice: a copy with ``nsw`` flags and unsigned division behind the check, the original otherwise.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -67,8 +68,7 @@ from .numerics import (
 )
 from .types import value_type
 
-_FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">",
-         CmpKind.GE: ">="}
+_FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">", CmpKind.GE: ">="}
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,14 @@ class CodegenOptions:
 class FunctionCodegen(Emitter):
     """Lowers one typed function into ``llfn`` (already declared with the status ABI)."""
 
-    def __init__(self, ctx: ModuleContext, fn: Function, llfn: ir.Function,
-                 callee: Callable[[str, tuple[Type, ...]], ir.Function], options: CodegenOptions):
+    def __init__(
+        self,
+        ctx: ModuleContext,
+        fn: Function,
+        llfn: ir.Function,
+        callee: Callable[[str, tuple[Type, ...]], ir.Function],
+        options: CodegenOptions,
+    ):
         super().__init__(ctx, llfn)
         self.fn = fn
         self.callee = callee
@@ -92,8 +98,9 @@ class FunctionCodegen(Emitter):
         for _, op in fn.ops():
             if op.dest_var is not None:
                 defs[op.dest_var.name] = defs.get(op.dest_var.name, 0) + 1
-        self.consts = {op.dest.name: op.value for _, op in fn.ops()
-                       if isinstance(op, Const) and defs[op.dest.name] == 1}
+        self.consts = {
+            op.dest.name: op.value for _, op in fn.ops() if isinstance(op, Const) and defs[op.dest.name] == 1
+        }
         self.index_only = set() if options.boundscheck else _index_only_temps(fn)
         self.versions = loop_versions(fn)
         self.fact: Fact | None = None  # what analysis/ranges proved about the op being lowered
@@ -129,8 +136,9 @@ class FunctionCodegen(Emitter):
         for v in guarded:
             self.lower_fast_version(v, guards[v.preheader][1])
 
-    def lower_block(self, block: Block, llblock: ir.Block, targets: dict[str, ir.Block],
-                    facts: Mapping[tuple[str, int], Fact]) -> None:
+    def lower_block(
+        self, block: Block, llblock: ir.Block, targets: dict[str, ir.Block], facts: Mapping[tuple[str, int], Fact]
+    ) -> None:
         self.b.position_at_end(llblock)
         self.targets = targets
         for i, op in enumerate(block.ops):
@@ -161,8 +169,10 @@ class FunctionCodegen(Emitter):
         if var.name in self.flags:
             ok = self.b.load(self.flags[var.name])
             with self.b.if_then(self.b.not_(ok), likely=False):
-                self.raise_("UnboundLocalError",
-                            f"cannot access local variable '{var.name}' where it is not associated with a value")
+                self.raise_(
+                    "UnboundLocalError",
+                    f"cannot access local variable '{var.name}' where it is not associated with a value",
+                )
         return self.b.load(self.slots[var.name])
 
     def store(self, var: Var, value: ir.Value, src_type: Type) -> None:
@@ -237,8 +247,9 @@ class FunctionCodegen(Emitter):
         rhs = coerce(self, self.load(op.rhs), b_, common)
         pred = _FCMP[op.op]
         if common.is_float:
-            result = (self.b.fcmp_unordered(pred, lhs, rhs) if op.op is CmpKind.NE
-                      else self.b.fcmp_ordered(pred, lhs, rhs))
+            result = (
+                self.b.fcmp_unordered(pred, lhs, rhs) if op.op is CmpKind.NE else self.b.fcmp_ordered(pred, lhs, rhs)
+            )
         elif common.is_signed:
             result = self.b.icmp_signed(pred, lhs, rhs)
         else:
@@ -275,8 +286,13 @@ class FunctionCodegen(Emitter):
             self.store(op.dest, self.b.add(a, b_, flags=("nsw",)), rt)
             return
         divisor = self.consts.get(op.rhs.name)
-        if kind in (BinOpKind.FLOORDIV, BinOpKind.MOD) and rt.is_int and rt.is_signed \
-                and type(divisor) is int and 0 < divisor < 2 ** (rt.bits - 1):
+        if (
+            kind in (BinOpKind.FLOORDIV, BinOpKind.MOD)
+            and rt.is_int
+            and rt.is_signed
+            and type(divisor) is int
+            and 0 < divisor < 2 ** (rt.bits - 1)
+        ):
             result = floor_by_constant(self, kind, a, divisor, rt)
             if result is not None:
                 self.store(op.dest, result, rt)
@@ -447,18 +463,25 @@ def _index_only_temps(fn: Function) -> set[str]:
     for _, op in fn.ops():
         index_vars = {v.name for v in getattr(op, "index", ())} if isinstance(op, (GetItem, SetItem)) else set()
         for v in uses(op):
-            ok = v.name in index_vars and not (isinstance(op, SetItem) and v == op.value) \
+            ok = (
+                v.name in index_vars
+                and not (isinstance(op, SetItem) and v == op.value)
                 and not (isinstance(op, (GetItem, SetItem)) and v == op.obj)
+            )
             used_as_index[v.name] = used_as_index.get(v.name, True) and ok
-    return {op.dest.name for _, op in fn.ops()
-            if isinstance(op, BinOp) and op.dest.name.isdigit() and used_as_index.get(op.dest.name, False)}
+    return {
+        op.dest.name
+        for _, op in fn.ops()
+        if isinstance(op, BinOp) and op.dest.name.isdigit() and used_as_index.get(op.dest.name, False)
+    }
 
 
 def _loop_counter_add(op: BinOp) -> bool:
     """``$k = $k + 1`` (a loop's trip counter) or ``start + $k`` (a unit-step range's value): no wrap."""
     names = (op.lhs.name, op.rhs.name)
-    return (op.dest.name.startswith("$k") and names[0] == op.dest.name) or \
-        (names[0].startswith("$start") and names[1].startswith("$k"))
+    return (op.dest.name.startswith("$k") and names[0] == op.dest.name) or (
+        names[0].startswith("$start") and names[1].startswith("$k")
+    )
 
 
 def _llname(name: str) -> str:

@@ -10,6 +10,7 @@ intrinsics lower as the target says (``aot.codegen.gpu_intrinsics``). On the GPU
 exception: it stores its code into the module's ``aot_status`` word (``aot.codegen.context``), and the launcher
 raises it after the launch from the error table ``build_ptx_module`` returns.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -32,6 +33,7 @@ DIM3_TYPE = TupleType((I64, I64, I64))
 
 
 # ------------------------------------------------------------------------------------------ entry points
+
 
 def kernel_params(t: Type, global_space: int) -> list[ir.Type]:
     """How a kernel argument is passed: scalars as themselves (booleans as bytes), an array as its data
@@ -93,7 +95,7 @@ def emit_cpu_grid(ctx: ModuleContext, name: str, body: ir.Function, argtypes: tu
     dim3 = value_type(DIM3_TYPE)
     fnty = ir.FunctionType(lt.STATUS, [lt.I8.as_pointer()] + [value_type(t) for t in argtypes] + [dim3, dim3])
     fn = ir.Function(ctx.module, fnty, name)
-    args = list(fn.args[1:1 + len(argtypes)])
+    args = list(fn.args[1 : 1 + len(argtypes)])
     grid, block = fn.args[-2], fn.args[-1]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     gv = grid_context(ctx)
@@ -106,8 +108,14 @@ def emit_cpu_grid(ctx: ModuleContext, name: str, body: ir.Function, argtypes: tu
     done = fn.append_basic_block("done")
     # Loops from the outside in: block z, y, x, then thread z, y, x; (sizes, axis, the index's field).
     block_id, thread_id = GRID_FIELDS[Intrinsic.BLOCK_ID], GRID_FIELDS[Intrinsic.THREAD_ID]
-    loops = [(grid, 2, block_id), (grid, 1, block_id), (grid, 0, block_id),
-             (block, 2, thread_id), (block, 1, thread_id), (block, 0, thread_id)]
+    loops = [
+        (grid, 2, block_id),
+        (grid, 1, block_id),
+        (grid, 0, block_id),
+        (block, 2, thread_id),
+        (block, 1, thread_id),
+        (block, 0, thread_id),
+    ]
 
     def nest(level: int, exit_block: ir.Block) -> None:
         if level == len(loops):
@@ -148,6 +156,7 @@ def emit_cpu_grid(ctx: ModuleContext, name: str, body: ir.Function, argtypes: tu
 
 # ------------------------------------------------------------------------------------------ modules
 
+
 @dataclass(frozen=True)
 class KernelEntry:
     """A kernel instance in a PTX module: its method, argument types and ``.entry`` name."""
@@ -157,8 +166,9 @@ class KernelEntry:
     symbol: str
 
 
-def _lower_all(ctx: ModuleContext, roots: list, lookup: Callable, options: Callable, suffix: str = "",
-               body_suffix: str = "") -> dict:
+def _lower_all(
+    ctx: ModuleContext, roots: list, lookup: Callable, options: Callable, suffix: str = "", body_suffix: str = ""
+) -> dict:
     """Declare and lower every instance the roots reach, all internal; the roots' symbols get
     ``body_suffix`` (their entry points take the plain name)."""
     owner = ctx.target.owner
@@ -182,8 +192,9 @@ def _lower_all(ctx: ModuleContext, roots: list, lookup: Callable, options: Calla
     return functions
 
 
-def build_ptx_module(name: str, kernels: list, lookup: Callable, target: Any,
-                     options: Callable) -> tuple[ir.Module, list[KernelEntry], tuple[tuple[str, str], ...]]:
+def build_ptx_module(
+    name: str, kernels: list, lookup: Callable, target: Any, options: Callable
+) -> tuple[ir.Module, list[KernelEntry], tuple[tuple[str, str], ...]]:
     """One LLVM module for the ``ptx`` owner: every kernel's entry point, body and device functions.
 
     Returns the module, the kernel entries (in the order given) and the error table (code = index + 1).
@@ -202,8 +213,9 @@ def build_ptx_module(name: str, kernels: list, lookup: Callable, target: Any,
     return module, entries, tuple(ctx.errors)
 
 
-def build_grid_module(name: str, kernel: Any, lookup: Callable, target: Any, options: Callable, suffix: str,
-                      data_prefix: str = "") -> tuple[ir.Module, str]:
+def build_grid_module(
+    name: str, kernel: Any, lookup: Callable, target: Any, options: Callable, suffix: str, data_prefix: str = ""
+) -> tuple[ir.Module, str]:
     """A CPU module running ``kernel`` over a grid: returns it and the symbol of its ``PyMethodDef``,
     a builtin taking the kernel's arguments, then the grid and block as 3-tuples."""
     module = ir.Module(name=name)

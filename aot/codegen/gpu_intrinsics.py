@@ -10,6 +10,7 @@ A target with hardware indices names their registers (``gpu_index_register``); o
 emulated grid, whose loop (``aot.codegen.gpu.emit_cpu_grid``) stores the indices in the module's grid context.
 The operands that must be compile-time constants (an axis, a shape) are resolved by the caller.
 """
+
 from __future__ import annotations
 
 from llvmlite import ir
@@ -20,8 +21,9 @@ from . import types as lt
 from .context import Emitter, ModuleContext
 from .types import memory_type, value_type
 
-INDEX_INTRINSICS = frozenset({Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.GRID_DIM,
-                              Intrinsic.GLOBAL_ID})
+INDEX_INTRINSICS = frozenset(
+    {Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.GRID_DIM, Intrinsic.GLOBAL_ID}
+)
 """The intrinsics whose value is a thread's index, or a size, on one axis."""
 
 GRID_SYMBOL = "aot_grid"
@@ -35,8 +37,9 @@ _GRID_TYPE = ir.LiteralStructType([lt.I64, _DIM3, _DIM3, _DIM3, _DIM3])
 def index(em: Emitter, fn: Intrinsic, axis: int) -> ir.Value:
     """The i64 value of ``thread_id``, ``block_id``, ``block_dim``, ``grid_dim`` or ``global_id`` on ``axis``."""
     if fn is Intrinsic.GLOBAL_ID:
-        block, size, thread = (index(em, f, axis) for f in
-                               (Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.THREAD_ID))
+        block, size, thread = (
+            index(em, f, axis) for f in (Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.THREAD_ID)
+        )
         return em.b.add(em.b.mul(block, size, flags=("nuw", "nsw")), thread, flags=("nuw", "nsw"))
     register = em.ctx.target.gpu_index_register(fn, axis)
     if register is None:
@@ -109,11 +112,17 @@ def grid_field(b: ir.IRBuilder, gv: ir.GlobalVariable, field: int, axis: int | N
 def _read_grid(em: Emitter, fn: Intrinsic, axis: int) -> ir.Value:
     gv = grid_context(em.ctx)
     active = em.b.load(grid_field(em.b, gv, GRID_ACTIVE))
-    em.check(em.b.icmp_unsigned("==", active, ir.Constant(lt.I64, 0)), "RuntimeError",
-             f"aot.gpu.{fn.value.split('.', 1)[1]}() can only run inside a kernel launch")
+    em.check(
+        em.b.icmp_unsigned("==", active, ir.Constant(lt.I64, 0)),
+        "RuntimeError",
+        f"aot.gpu.{fn.value.split('.', 1)[1]}() can only run inside a kernel launch",
+    )
     return em.b.load(grid_field(em.b, gv, GRID_FIELDS[fn], axis))
 
 
 def _needs_device(em: Emitter, what: str) -> None:
-    em.check(ir.Constant(lt.I1, 1), "RuntimeError",
-             f"aot.gpu.{what} needs a CUDA device: barriers and shared memory are not emulated on the CPU")
+    em.check(
+        ir.Constant(lt.I1, 1),
+        "RuntimeError",
+        f"aot.gpu.{what} needs a CUDA device: barriers and shared memory are not emulated on the CPU",
+    )

@@ -8,6 +8,7 @@ The error rules are CPython's ``math_1``/``math_2``: a NaN result from non-NaN a
 error; an infinite result from finite arguments is a range error (``OverflowError``) for the functions
 that can overflow, and a domain error for the others (``log(0.0)``).
 """
+
 from __future__ import annotations
 
 from typing import cast
@@ -23,9 +24,22 @@ from .types import value_type
 
 _CAN_OVERFLOW = {Intrinsic.EXP, Intrinsic.EXPM1, Intrinsic.SINH, Intrinsic.COSH}
 _UNARY_MATH = {
-    Intrinsic.SQRT, Intrinsic.EXP, Intrinsic.LOG, Intrinsic.LOG2, Intrinsic.LOG10, Intrinsic.LOG1P,
-    Intrinsic.EXPM1, Intrinsic.SIN, Intrinsic.COS, Intrinsic.TAN, Intrinsic.ASIN, Intrinsic.ACOS,
-    Intrinsic.ATAN, Intrinsic.SINH, Intrinsic.COSH, Intrinsic.TANH,
+    Intrinsic.SQRT,
+    Intrinsic.EXP,
+    Intrinsic.LOG,
+    Intrinsic.LOG2,
+    Intrinsic.LOG10,
+    Intrinsic.LOG1P,
+    Intrinsic.EXPM1,
+    Intrinsic.SIN,
+    Intrinsic.COS,
+    Intrinsic.TAN,
+    Intrinsic.ASIN,
+    Intrinsic.ACOS,
+    Intrinsic.ATAN,
+    Intrinsic.SINH,
+    Intrinsic.COSH,
+    Intrinsic.TANH,
 }
 _BINARY_MATH = {Intrinsic.ATAN2, Intrinsic.HYPOT, Intrinsic.FMOD, Intrinsic.POWF, Intrinsic.COPYSIGN}
 
@@ -45,8 +59,7 @@ def _isinf(em: Emitter, v: ir.Value) -> ir.Value:
     return em.b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [v]), ir.Constant(v.type, float("inf")))
 
 
-def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type],
-                    result: Type) -> ir.Value:
+def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
     b = em.b
     if fn is Intrinsic.LEN:
         t = argtypes[0]
@@ -175,8 +188,8 @@ def _hypot(em: Emitter, x: ir.Value, y: ir.Value) -> ir.Value:
     ax, ay = em.call_intrinsic("llvm.fabs", [x]), em.call_intrinsic("llvm.fabs", [y])
     hi = em.call_intrinsic("llvm.maxnum", [ax, ay])
     lo = em.call_intrinsic("llvm.minnum", [ax, ay])
-    big, small = b.fcmp_ordered(">", hi, f(2.0 ** 500)), b.fcmp_ordered("<", hi, f(2.0 ** -500))
-    scale = b.select(big, f(2.0 ** -600), b.select(small, f(2.0 ** 600), f(1.0)))
+    big, small = b.fcmp_ordered(">", hi, f(2.0**500)), b.fcmp_ordered("<", hi, f(2.0**-500))
+    scale = b.select(big, f(2.0**-600), b.select(small, f(2.0**600), f(1.0)))
     a, c = b.fmul(hi, scale), b.fmul(lo, scale)
     p1, p2 = b.fmul(a, a), b.fmul(c, c)
     e1 = em.call_intrinsic("llvm.fma", [a, a, b.fneg(p1)])

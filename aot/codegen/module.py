@@ -6,6 +6,7 @@ A module holds its roots (exported, with their CPython wrappers) and every calle
 so LLVM inlines them), which makes each module self-contained: it links against nothing but the C API
 and libm. ``optimize`` runs LLVM's standard O-level pipeline, so loops vectorise where they can.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -45,8 +46,9 @@ class Export:
         return f"vc_{self.symbol}"
 
 
-def written_params(inst: InferredInstance, lookup: Callable[[InstanceKey], InferredInstance],
-                   _seen: frozenset = frozenset()) -> frozenset[int]:
+def written_params(
+    inst: InferredInstance, lookup: Callable[[InstanceKey], InferredInstance], _seen: frozenset = frozenset()
+) -> frozenset[int]:
     """Indices of array parameters the instance (or a callee) may store into: they need writable buffers."""
     fn = inst.function
     parent: dict[str, str] = {}
@@ -76,8 +78,9 @@ def written_params(inst: InferredInstance, lookup: Callable[[InstanceKey], Infer
     return frozenset(i for i, p in enumerate(fn.params) if p in arrays and find(p) in roots)
 
 
-def reachable(roots: list[InferredInstance],
-              lookup: Callable[[InstanceKey], InferredInstance]) -> list[InferredInstance]:
+def reachable(
+    roots: list[InferredInstance], lookup: Callable[[InstanceKey], InferredInstance]
+) -> list[InferredInstance]:
     seen: dict[InstanceKey, InferredInstance] = {}
     stack = list(roots)
     while stack:
@@ -89,9 +92,16 @@ def reachable(roots: list[InferredInstance],
     return list(seen.values())
 
 
-def build_module(name: str, roots: list[InferredInstance], lookup: Callable[[InstanceKey], InferredInstance],
-                 target: Target, options: Callable[[str], CodegenOptions], suffix: str = "",
-                 wrappers: bool = True, data_prefix: str = "") -> tuple[ir.Module, list[Export]]:
+def build_module(
+    name: str,
+    roots: list[InferredInstance],
+    lookup: Callable[[InstanceKey], InferredInstance],
+    target: Target,
+    options: Callable[[str], CodegenOptions],
+    suffix: str = "",
+    wrappers: bool = True,
+    data_prefix: str = "",
+) -> tuple[ir.Module, list[Export]]:
     module = ir.Module(name=name)
     ctx = ModuleContext(module, target, data_prefix)
     instances = reachable(roots, lookup)
@@ -114,8 +124,9 @@ def build_module(name: str, roots: list[InferredInstance], lookup: Callable[[Ins
         export = Export(root.key, symbols[root.key])
         if wrappers:
             writes = written_params(root, lookup)
-            try_fn = emit_try_wrapper(ctx, export.try_symbol, functions[root.key], root.argtypes,
-                                      root.return_type, writes)
+            try_fn = emit_try_wrapper(
+                ctx, export.try_symbol, functions[root.key], root.argtypes, root.return_type, writes
+            )
             emit_fastcall_wrapper(ctx, export.symbol, try_fn, format_signature(root.return_type, root.argtypes))
             emit_vectorcall_entry(ctx, export.vectorcall_symbol, try_fn)
         exports.append(export)
@@ -125,6 +136,7 @@ def build_module(name: str, roots: list[InferredInstance], lookup: Callable[[Ins
 def optimize(llmod, target_machine, level: int = 3) -> None:
     """LLVM's default pipeline at ``level`` (O3: inlining, loop vectorisation, SLP)."""
     import llvmlite.binding as llvm
+
     pto = llvm.create_pipeline_tuning_options(speed_level=level)
     pto.loop_vectorization = level >= 2
     pto.slp_vectorization = level >= 2

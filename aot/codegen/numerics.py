@@ -8,6 +8,7 @@
 Each function emits through an ``Emitter`` (its builder and its error path). Integers wrap at their width, as
 everywhere in compiled code (SUBSET.md); every error is the one CPython raises, with its message.
 """
+
 from __future__ import annotations
 
 from llvmlite import ir
@@ -20,12 +21,19 @@ from .context import Emitter
 from .types import value_type
 
 _FLOAT_PLAIN = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fsub", BinOpKind.MUL: "fmul"}
-WRAPPING_INT_OPS = {BinOpKind.ADD: "add", BinOpKind.SUB: "sub", BinOpKind.MUL: "mul", BinOpKind.AND: "and_",
-                    BinOpKind.OR: "or_", BinOpKind.XOR: "xor"}
+WRAPPING_INT_OPS = {
+    BinOpKind.ADD: "add",
+    BinOpKind.SUB: "sub",
+    BinOpKind.MUL: "mul",
+    BinOpKind.AND: "and_",
+    BinOpKind.OR: "or_",
+    BinOpKind.XOR: "xor",
+}
 """Integer ops that are one LLVM instruction each, by the builder's method names (they wrap at the type's width)."""
 
 
 # ------------------------------------------------------------------------------------------ conversions
+
 
 def coerce(em: Emitter, value: ir.Value, src: Type, dst: Type) -> ir.Value:
     if src == dst:
@@ -80,8 +88,10 @@ def checked_float_to_int(em: Emitter, v: ir.Value, src: ScalarType) -> ir.Value:
     b = em.b
     x = b.fpext(v, lt.F64) if src.bits == 32 else v
     em.check(b.fcmp_unordered("uno", x, x), "ValueError", "cannot convert float NaN to integer")
-    in_range = b.and_(b.fcmp_ordered(">=", x, ir.Constant(lt.F64, -9223372036854775808.0)),
-                      b.fcmp_ordered("<", x, ir.Constant(lt.F64, 9223372036854775808.0)))
+    in_range = b.and_(
+        b.fcmp_ordered(">=", x, ir.Constant(lt.F64, -9223372036854775808.0)),
+        b.fcmp_ordered("<", x, ir.Constant(lt.F64, 9223372036854775808.0)),
+    )
     inf = b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [x]), ir.Constant(lt.F64, float("inf")))
     with b.if_then(b.not_(in_range), likely=False):
         with b.if_else(inf) as (is_inf, too_big):
@@ -94,6 +104,7 @@ def checked_float_to_int(em: Emitter, v: ir.Value, src: ScalarType) -> ir.Value:
 
 
 # ------------------------------------------------------------------------------------------ integers
+
 
 def int_binop(em: Emitter, kind: BinOpKind, a: ir.Value, b_: ir.Value, t: ScalarType) -> ir.Value:
     b = em.b
@@ -121,8 +132,11 @@ def int_binop(em: Emitter, kind: BinOpKind, a: ir.Value, b_: ir.Value, t: Scalar
 def check_true_division(em: Emitter, divisor: ir.Value, t: ScalarType) -> None:
     """``a / b`` on integers (its result is a float): ZeroDivisionError when ``b`` is zero."""
     wide = arith_type(t)
-    em.check(em.b.icmp_unsigned("==", coerce(em, divisor, t, wide), ir.Constant(value_type(wide), 0)),
-             "ZeroDivisionError", "division by zero")
+    em.check(
+        em.b.icmp_unsigned("==", coerce(em, divisor, t, wide), ir.Constant(value_type(wide), 0)),
+        "ZeroDivisionError",
+        "division by zero",
+    )
 
 
 def floor_by_constant(em: Emitter, kind: BinOpKind, a: ir.Value, c: int, t: ScalarType) -> ir.Value | None:
@@ -149,8 +163,11 @@ def int_pow(em: Emitter, base: ir.Value, exp: ir.Value, t: ScalarType) -> ir.Val
     """Exponentiation by squaring, wrapping like the other integer ops."""
     b = em.b
     if t.is_signed:
-        em.check(b.icmp_signed("<", exp, ir.Constant(exp.type, 0)), "ValueError",
-                 "negative exponent in integer ** (use a float base, e.g. 2.0 ** n)")
+        em.check(
+            b.icmp_signed("<", exp, ir.Constant(exp.type, 0)),
+            "ValueError",
+            "negative exponent in integer ** (use a float base, e.g. 2.0 ** n)",
+        )
     result_slot = b.alloca(base.type)
     base_slot = b.alloca(base.type)
     exp_slot = b.alloca(exp.type)
@@ -191,6 +208,7 @@ def shift(em: Emitter, kind: BinOpKind, a: ir.Value, n: ir.Value, t: ScalarType)
 
 # ------------------------------------------------------------------------------------------ floats
 
+
 def float_binop(em: Emitter, kind: BinOpKind, a: ir.Value, b_: ir.Value) -> ir.Value:
     b = em.b
     zero = ir.Constant(a.type, 0.0)
@@ -221,11 +239,13 @@ def python_float_divmod(em: Emitter, a: ir.Value, w: ir.Value) -> tuple[ir.Value
     div_adj = b.select(adjust, b.fsub(div, ir.Constant(a.type, 1.0)), div)
     mod_final = b.select(nonzero, mod_adj, em.call_intrinsic("llvm.copysign", [zero, w]))
     floordiv = em.call_intrinsic("llvm.floor", [div_adj])
-    floordiv = b.select(b.fcmp_ordered(">", b.fsub(div_adj, floordiv), ir.Constant(a.type, 0.5)),
-                        b.fadd(floordiv, ir.Constant(a.type, 1.0)), floordiv)
+    floordiv = b.select(
+        b.fcmp_ordered(">", b.fsub(div_adj, floordiv), ir.Constant(a.type, 0.5)),
+        b.fadd(floordiv, ir.Constant(a.type, 1.0)),
+        floordiv,
+    )
     div_nonzero = b.fcmp_unordered("!=", div_adj, zero)
-    quotient = b.select(div_nonzero, floordiv,
-                        em.call_intrinsic("llvm.copysign", [zero, b.fdiv(a, w)]))
+    quotient = b.select(div_nonzero, floordiv, em.call_intrinsic("llvm.copysign", [zero, b.fdiv(a, w)]))
     return quotient, mod_final
 
 
@@ -236,10 +256,16 @@ def float_pow(em: Emitter, x: ir.Value, y: ir.Value) -> ir.Value:
     finite = b.and_(is_finite(em, x), is_finite(em, y))
     zero = ir.Constant(x.type, 0.0)
     with b.if_then(finite, likely=True):
-        em.check(b.and_(b.fcmp_ordered("==", x, zero), b.fcmp_ordered("<", y, zero)),
-                 "ZeroDivisionError", "0.0 cannot be raised to a negative power")
-        em.check(b.fcmp_unordered("uno", r, r), "ValueError",
-                 "negative number cannot be raised to a fractional power (the result would be complex)")
+        em.check(
+            b.and_(b.fcmp_ordered("==", x, zero), b.fcmp_ordered("<", y, zero)),
+            "ZeroDivisionError",
+            "0.0 cannot be raised to a negative power",
+        )
+        em.check(
+            b.fcmp_unordered("uno", r, r),
+            "ValueError",
+            "negative number cannot be raised to a fractional power (the result would be complex)",
+        )
         em.check(b.not_(is_finite(em, r)), "OverflowError", "(34, 'Numerical result out of range')")
     return r
 
@@ -257,6 +283,7 @@ def is_finite(em: Emitter, v: ir.Value) -> ir.Value:
 
 
 # ------------------------------------------------------------------------------------------ round
+
 
 def python_round(em: Emitter, args: list[ir.Value], scalars: list[ScalarType], result: Type) -> ir.Value:
     """``round(x)`` → int, halves to even; ``round(x, n)`` → float via scaling (exact for ordinary inputs)."""
@@ -284,12 +311,14 @@ def python_round(em: Emitter, args: list[ir.Value], scalars: list[ScalarType], r
     # Python rounds the exact decimal value of x. The scaled value may have been rounded onto a half
     # (2.675 * 100 == 267.5 in floats, but 2.675 is really 2.67499…): the fused multiply-add gives the
     # exact rounding error, whose sign decides such halves.
-    error = b.select(positive, em.call_intrinsic("llvm.fma", [x, powf, b.fneg(scaled)]),
-                     em.call_intrinsic("llvm.fma", [b.fneg(scaled), powf, x]))
+    error = b.select(
+        positive,
+        em.call_intrinsic("llvm.fma", [x, powf, b.fneg(scaled)]),
+        em.call_intrinsic("llvm.fma", [b.fneg(scaled), powf, x]),
+    )
     down = em.call_intrinsic("llvm.floor", [scaled])
     is_half = b.fcmp_ordered("==", b.fsub(scaled, down), ir.Constant(ft, 0.5))
-    nudged = b.select(b.fcmp_ordered(">", error, ir.Constant(ft, 0.0)),
-                      em.call_intrinsic("llvm.ceil", [scaled]), down)
+    nudged = b.select(b.fcmp_ordered(">", error, ir.Constant(ft, 0.0)), em.call_intrinsic("llvm.ceil", [scaled]), down)
     exact_half = b.fcmp_ordered("==", error, ir.Constant(ft, 0.0))
     r = b.select(b.and_(is_half, b.not_(exact_half)), nudged, em.call_intrinsic("llvm.roundeven", [scaled]))
     back = b.select(positive, b.fdiv(r, powf), b.fmul(r, powf))

@@ -1,9 +1,10 @@
 """How IR types are laid out in LLVM.
 
-    f64 → double      i32 → i32      boolean → i1 (i8 in memory)
-    f64[:, :] → {ptr, [2 x i64], [2 x i64]}   (data, shape, byte strides)
-    (f64, i64) → {double, i64}
+f64 → double      i32 → i32      boolean → i1 (i8 in memory)
+f64[:, :] → {ptr, [2 x i64], [2 x i64]}   (data, shape, byte strides)
+(f64, i64) → {double, i64}
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,8 +35,9 @@ def value_type(t: Type) -> ir.Type:
             return F32 if t.bits == 32 else F64
         return ir.IntType(t.bits)
     if isinstance(t, ArrayType):
-        return ir.LiteralStructType([memory_type(t.dtype).as_pointer(), ir.ArrayType(I64, t.ndim),
-                                     ir.ArrayType(I64, t.ndim)])
+        return ir.LiteralStructType(
+            [memory_type(t.dtype).as_pointer(), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
+        )
     if isinstance(t, TupleType):
         return ir.LiteralStructType([value_type(i) for i in t.items])
     raise TypeError(f"no LLVM type for {t}")

@@ -1,4 +1,5 @@
 """Python source → untyped IR (``lower_function``), rejecting what SUBSET.md leaves out."""
+
 from .lower import BUILTIN_EXCEPTIONS, lower_function, parse_source
 
 __all__ = ["BUILTIN_EXCEPTIONS", "lower_function", "parse_source"]

@@ -11,8 +11,8 @@ every lookup becomes an edge). Loops over ``range`` and over arrays become expli
 and chained comparisons become branches, so short-circuiting is exact. Everything outside SUBSET.md is
 reported — every problem of the function at once — as a ``CompileError`` with its ``file:line:col``.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 import __future__
 
 import ast
@@ -20,26 +20,63 @@ import builtins
 import inspect
 import linecache
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceChangedError, Span
-from ..ir import (BinOp, BinOpKind, Block, Branch, Builder, CmpKind, Compare, Const, Copy, Function,
-                  GetAttr, GetItem, Intrinsic, IntrinsicCall, Jump, LoadGlobal, MakeTuple, Raise,
-                  Return, SetItem, Truth, UnaryKind, UnaryOp, Var)
+from ..ir import (
+    BinOp,
+    BinOpKind,
+    Block,
+    Branch,
+    Builder,
+    CmpKind,
+    Compare,
+    Const,
+    Copy,
+    Function,
+    GetAttr,
+    GetItem,
+    Intrinsic,
+    IntrinsicCall,
+    Jump,
+    LoadGlobal,
+    MakeTuple,
+    Raise,
+    Return,
+    SetItem,
+    Truth,
+    UnaryKind,
+    UnaryOp,
+    Var,
+)
 from ..ir.ops import CallValue
 
 _BINOPS = {
-    ast.Add: BinOpKind.ADD, ast.Sub: BinOpKind.SUB, ast.Mult: BinOpKind.MUL,
-    ast.Div: BinOpKind.TRUEDIV, ast.FloorDiv: BinOpKind.FLOORDIV, ast.Mod: BinOpKind.MOD,
-    ast.Pow: BinOpKind.POW, ast.LShift: BinOpKind.LSHIFT, ast.RShift: BinOpKind.RSHIFT,
-    ast.BitAnd: BinOpKind.AND, ast.BitOr: BinOpKind.OR, ast.BitXor: BinOpKind.XOR,
+    ast.Add: BinOpKind.ADD,
+    ast.Sub: BinOpKind.SUB,
+    ast.Mult: BinOpKind.MUL,
+    ast.Div: BinOpKind.TRUEDIV,
+    ast.FloorDiv: BinOpKind.FLOORDIV,
+    ast.Mod: BinOpKind.MOD,
+    ast.Pow: BinOpKind.POW,
+    ast.LShift: BinOpKind.LSHIFT,
+    ast.RShift: BinOpKind.RSHIFT,
+    ast.BitAnd: BinOpKind.AND,
+    ast.BitOr: BinOpKind.OR,
+    ast.BitXor: BinOpKind.XOR,
 }
-_UNARY = {ast.USub: UnaryKind.NEG, ast.UAdd: UnaryKind.POS, ast.Invert: UnaryKind.INVERT,
-          ast.Not: UnaryKind.NOT}
-_CMPS = {ast.Eq: CmpKind.EQ, ast.NotEq: CmpKind.NE, ast.Lt: CmpKind.LT, ast.LtE: CmpKind.LE,
-         ast.Gt: CmpKind.GT, ast.GtE: CmpKind.GE}
+_UNARY = {ast.USub: UnaryKind.NEG, ast.UAdd: UnaryKind.POS, ast.Invert: UnaryKind.INVERT, ast.Not: UnaryKind.NOT}
+_CMPS = {
+    ast.Eq: CmpKind.EQ,
+    ast.NotEq: CmpKind.NE,
+    ast.Lt: CmpKind.LT,
+    ast.LtE: CmpKind.LE,
+    ast.Gt: CmpKind.GT,
+    ast.GtE: CmpKind.GE,
+}
 
 # What to say for each unsupported node type: the construct, then what to write instead.
 _UNSUPPORTED: dict[type, str] = {
@@ -77,8 +114,8 @@ if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "try/except* is not supported in compiled code"
 
 BUILTIN_EXCEPTIONS = frozenset(
-    name for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, BaseException))
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+)
 
 
 SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round"})
@@ -125,7 +162,7 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
-def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> Optional[CodeType]:
+def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> CodeType | None:
     """The code object the parsed ``def`` (``node``, not changed) compiles to where ``py_func`` was defined:
     in the classes and functions its qualified name says (a class mangles private names; an enclosing
     function makes its free variables cells), in a module that binds the same names by ``import``, with the
@@ -144,23 +181,39 @@ def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> Optional[CodeTyp
     for i in reversed(range(len(scopes))):
         kind, name = scopes[i]
         if kind == "def":
-            cells: list[ast.stmt] = [_placed(ast.Assign(targets=[_placed(ast.Name(n, ast.Store()))],
-                                                        value=_placed(ast.Constant(None))))
-                                     for n in (free if i == innermost_def else ())]
-            body = [_placed(ast.FunctionDef(name=name, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
-                                                                          kw_defaults=[], defaults=[]),
-                                            body=cells + body, decorator_list=[], returns=None, type_params=[]))]
+            cells: list[ast.stmt] = [
+                _placed(ast.Assign(targets=[_placed(ast.Name(n, ast.Store()))], value=_placed(ast.Constant(None))))
+                for n in (free if i == innermost_def else ())
+            ]
+            body = [
+                _placed(
+                    ast.FunctionDef(
+                        name=name,
+                        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                        body=cells + body,
+                        decorator_list=[],
+                        returns=None,
+                        type_params=[],
+                    )
+                )
+            ]
         else:
-            body = [_placed(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[],
-                                         type_params=[]))]
+            body = [
+                _placed(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[], type_params=[]))
+            ]
     # The names the module binds by ``import`` change how calls of their attributes compile (CPython 3.11
     # loads the attribute, not a method, of an imported name): the same names are bound by import here.
     imports = module_source[1]
     if imports:
         body.insert(0, _placed(ast.Import(names=[_placed(ast.alias(name=name)) for name in imports])))
     try:
-        found: Optional[CodeType] = compile(ast.Module(body=body, type_ignores=[]), code.co_filename, "exec",
-                                            flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        found: CodeType | None = compile(
+            ast.Module(body=body, type_ignores=[]),
+            code.co_filename,
+            "exec",
+            flags=code.co_flags & _FUTURE_FLAGS,
+            dont_inherit=True,
+        )
     except (SyntaxError, ValueError, TypeError, RecursionError):
         return None
     for name in [name for _, name in scopes] + [node.name]:
@@ -179,7 +232,7 @@ def _placed(node: Any) -> Any:
 _MODULES: dict[str, tuple[list[str], ast.Module, list[str]]] = {}  # file → (its lines as read, tree, imports)
 
 
-def _module_source(py_func: Callable) -> Optional[tuple[ast.Module, list[str]]]:
+def _module_source(py_func: Callable) -> tuple[ast.Module, list[str]] | None:
     """``py_func``'s module as its file reads now, and the names it binds by ``import`` in its own scope
     (None when it does not parse); parsed once per file and text."""
     filename = py_func.__code__.co_filename
@@ -281,8 +334,12 @@ class Lowering:
     # ------------------------------------------------------------------ statements
     def lower(self) -> Function:
         body = self.node.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             body = body[1:]
         self.stmts(body)
         if not self.b.terminated:
@@ -350,7 +407,7 @@ class Lowering:
                     self.error(elt, "starred assignment is not supported; unpack each element")
                     continue
                 idx = self.const(i, elt)
-                item = self.b.emit_value(lambda d: GetItem(d, value, (idx,), self.span(elt)))
+                item = self.b.emit_value(lambda d, idx=idx, elt=elt: GetItem(d, value, (idx,), self.span(elt)))
                 self.assign(elt, item, elt)
         elif isinstance(target, ast.Subscript):
             obj = self.expr(target.value)
@@ -411,8 +468,12 @@ class Lowering:
             self.error(node.target, "the loop target must be a single name")
             return
         it = node.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and self.is_builtin("range"):
+        if (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and self.is_builtin("range")
+        ):
             self.for_range(node, it)
         else:
             self.for_sequence(node)
@@ -488,9 +549,13 @@ class Lowering:
                     self.error(arg, "the exception message must be a constant string")
                     return
                 message = arg.value
-        if exc is None or not isinstance(cls_node, ast.Name) or cls_node.id not in BUILTIN_EXCEPTIONS \
-                or not self.is_builtin(cls_node.id):
-            self.error(node, "raise needs a builtin exception class, e.g. raise ValueError(\"message\")")
+        if (
+            exc is None
+            or not isinstance(cls_node, ast.Name)
+            or cls_node.id not in BUILTIN_EXCEPTIONS
+            or not self.is_builtin(cls_node.id)
+        ):
+            self.error(node, 'raise needs a builtin exception class, e.g. raise ValueError("message")')
             return
         if node.cause is not None:
             self.error(node.cause, "'raise … from …' is not supported")
@@ -522,7 +587,7 @@ class Lowering:
     def expr_Constant(self, node: ast.Constant) -> Var:
         value = node.value
         if isinstance(value, (bool, int, float)) or value is None:
-            if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+            if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
                 self.error(node, "integer constant does not fit in 64 bits")
                 return self.const(0, node)
             return self.const(value, node)
@@ -580,7 +645,9 @@ class Lowering:
             kind = _CMPS.get(type(op))
             rhs = self.expr(comparator)
             if kind is None:
-                self.error(node, f"the '{_op_text(op)}' comparison is not supported; compare numbers with < <= == != >= >")
+                self.error(
+                    node, f"the '{_op_text(op)}' comparison is not supported; compare numbers with < <= == != >= >"
+                )
                 return self.const(False, node)
             self.b.emit(Compare(result, kind, lhs, rhs, span))
             if end is not None and i < len(node.ops) - 1:
@@ -625,12 +692,19 @@ class Lowering:
         return self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(node)))
 
     def expr_Call(self, node: ast.Call) -> Var:
-        if isinstance(node.func, ast.Name) and self.is_builtin(node.func.id) \
-                and node.func.id not in SUPPORTED_BUILTINS and node.func.id not in BUILTIN_EXCEPTIONS:
+        if (
+            isinstance(node.func, ast.Name)
+            and self.is_builtin(node.func.id)
+            and node.func.id not in SUPPORTED_BUILTINS
+            and node.func.id not in BUILTIN_EXCEPTIONS
+        ):
             self.error(node, f"calls to {node.func.id}() are not supported in compiled code")
             return self.const(0, node)
         if node.keywords:
-            self.error(node.keywords[0].value if node.keywords[0].arg else node, "keyword arguments are not supported in compiled calls; pass them by position")
+            self.error(
+                node.keywords[0].value if node.keywords[0].arg else node,
+                "keyword arguments are not supported in compiled calls; pass them by position",
+            )
         func = self.expr(node.func)
         args = tuple(self.expr(a) for a in node.args)
         return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node)))
@@ -640,7 +714,7 @@ def _op_text(op: ast.cmpop) -> str:
     return {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
 
 
-def _const_int(node: Optional[ast.expr]) -> Optional[int]:
+def _const_int(node: ast.expr | None) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -653,7 +727,7 @@ def _is_imported(py_func: Callable, node: ast.FunctionDef, src: SourceInfo, same
     return same_code(py_func, compile_parsed(py_func, node), ast.get_docstring(node, clean=False))
 
 
-def _imported_def(py_func: Callable, same_code: Callable) -> Optional[tuple[ast.FunctionDef, SourceInfo]]:
+def _imported_def(py_func: Callable, same_code: Callable) -> tuple[ast.FunctionDef, SourceInfo] | None:
     """A ``def`` of ``py_func``'s name anywhere in its file as it reads now that compiles to the code Python
     imported, and where it lies; None when there is none. (Lines added above a function move it away from
     the line its code object remembers, where ``inspect`` looks for it.)"""
@@ -668,9 +742,9 @@ def _imported_def(py_func: Callable, same_code: Callable) -> Optional[tuple[ast.
     return None
 
 
-def lower_function(py_func: Callable, key: str,
-                   same_code: Optional[Callable[[Callable, Optional[CodeType], Optional[str]], bool]] = None
-                   ) -> Function:
+def lower_function(
+    py_func: Callable, key: str, same_code: Callable[[Callable, CodeType | None, str | None], bool] | None = None
+) -> Function:
     """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct.
 
     ``same_code(py_func, code, docstring)`` (``aot.world.fingerprint.same_code``), when given, says whether
@@ -688,9 +762,18 @@ def lower_function(py_func: Callable, key: str,
         if found is None:
             code = py_func.__code__
             where = src.span(node) if node is not None else Span(code.co_filename, code.co_firstlineno, 1)
-            raise SourceChangedError([Diagnostic(where, (
-                f"source changed during the build or since the import: {os.path.basename(src.file)} no longer "
-                f"holds the code of {py_func.__qualname__} that Python imported; nothing is compiled from it"))])
+            raise SourceChangedError(
+                [
+                    Diagnostic(
+                        where,
+                        (
+                            f"source changed during the build or since the import: {os.path.basename(src.file)} "
+                            f"no longer holds the code of {py_func.__qualname__} that Python imported; nothing is "
+                            f"compiled from it"
+                        ),
+                    )
+                ]
+            )
         node, src = found
     globals_ = dict(getattr(py_func, "__globals__", {}))
     code = py_func.__code__

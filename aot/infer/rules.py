@@ -8,6 +8,7 @@
 A rule raises ``RuleError`` (a message for the user, located by the caller) when the operands are outside
 the subset. ``BOTTOM`` operands never reach the rules: the solver waits until they are known.
 """
+
 from __future__ import annotations
 
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
@@ -37,8 +38,9 @@ def weak_promote(a: ScalarType, b: ScalarType, a_literal: bool = False, b_litera
     return promote(a, b)
 
 
-def binop_type(op: BinOpKind, a: Type, b: Type, a_literal: bool = False, b_literal: bool = False,
-               negative_exponent: bool = False) -> ScalarType:
+def binop_type(
+    op: BinOpKind, a: Type, b: Type, a_literal: bool = False, b_literal: bool = False, negative_exponent: bool = False
+) -> ScalarType:
     sa, sb = _scalar(a, f"'{op.value}'"), _scalar(b, f"'{op.value}'")
     if op in (BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR, BinOpKind.LSHIFT, BinOpKind.RSHIFT):
         if sa.is_float or sb.is_float:
@@ -83,9 +85,23 @@ def truth_type(a: Type) -> ScalarType:
 
 
 _FLOAT_FUNCS_1 = {
-    Intrinsic.SQRT, Intrinsic.EXP, Intrinsic.LOG, Intrinsic.LOG2, Intrinsic.LOG10, Intrinsic.LOG1P,
-    Intrinsic.EXPM1, Intrinsic.SIN, Intrinsic.COS, Intrinsic.TAN, Intrinsic.ASIN, Intrinsic.ACOS,
-    Intrinsic.ATAN, Intrinsic.SINH, Intrinsic.COSH, Intrinsic.TANH, Intrinsic.FABS,
+    Intrinsic.SQRT,
+    Intrinsic.EXP,
+    Intrinsic.LOG,
+    Intrinsic.LOG2,
+    Intrinsic.LOG10,
+    Intrinsic.LOG1P,
+    Intrinsic.EXPM1,
+    Intrinsic.SIN,
+    Intrinsic.COS,
+    Intrinsic.TAN,
+    Intrinsic.ASIN,
+    Intrinsic.ACOS,
+    Intrinsic.ATAN,
+    Intrinsic.SINH,
+    Intrinsic.COSH,
+    Intrinsic.TANH,
+    Intrinsic.FABS,
 }
 _FLOAT_FUNCS_2 = {Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF}
 _PREDICATES = {Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE}
@@ -93,8 +109,14 @@ _ROUNDING = {Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC}
 ARITY: dict[Intrinsic, tuple[int, int | None]] = {
     **{f: (1, 1) for f in _FLOAT_FUNCS_1 | _PREDICATES | _ROUNDING},
     **{f: (2, 2) for f in _FLOAT_FUNCS_2},
-    Intrinsic.ABS: (1, 1), Intrinsic.MIN: (2, None), Intrinsic.MAX: (2, None), Intrinsic.ROUND: (1, 2),
-    Intrinsic.LEN: (1, 1), Intrinsic.SHAPE: (1, 1), Intrinsic.SIZE: (1, 1), Intrinsic.NDIM: (1, 1),
+    Intrinsic.ABS: (1, 1),
+    Intrinsic.MIN: (2, None),
+    Intrinsic.MAX: (2, None),
+    Intrinsic.ROUND: (1, 2),
+    Intrinsic.LEN: (1, 1),
+    Intrinsic.SHAPE: (1, 1),
+    Intrinsic.SIZE: (1, 1),
+    Intrinsic.NDIM: (1, 1),
     Intrinsic.RANGE_LEN: (3, 3),
 }
 
@@ -145,8 +167,9 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
     raise RuleError(f"{name}() is not supported on the CPU")
 
 
-GPU_IDS = frozenset({Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.GRID_DIM,
-                     Intrinsic.GLOBAL_ID})
+GPU_IDS = frozenset(
+    {Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.GRID_DIM, Intrinsic.GLOBAL_ID}
+)
 SHARED_MEMORY_LIMIT = 48 * 1024
 """Bytes of statically allocated shared memory a block may use (every architecture from sm_60)."""
 
@@ -165,7 +188,7 @@ def fold_int_binop(op: BinOpKind, a: object, b: object) -> int | None:
         value = a // b if op is BinOpKind.FLOORDIV else a % b
     else:
         return None
-    return value if -2**63 <= value < 2**63 else None
+    return value if -(2**63) <= value < 2**63 else None
 
 
 def gpu_intrinsic_type(fn: Intrinsic, args: tuple[Type, ...], consts: tuple[object, ...]) -> Type:
@@ -196,16 +219,19 @@ def gpu_intrinsic_type(fn: Intrinsic, args: tuple[Type, ...], consts: tuple[obje
             raise RuleError(f"{name}() on a boolean array is not supported; use an integer array")
         v = _scalar(value, f"{name}()")
         if v.is_float and not arr.dtype.is_float:
-            raise RuleError(f"{name}(): adding a {v} to an element of a {arr} would truncate; convert the "
-                            f"value with int() first")
+            raise RuleError(
+                f"{name}(): adding a {v} to an element of a {arr} would truncate; convert the value with int() first"
+            )
         return arr.dtype
     if fn is Intrinsic.SHARED_ARRAY:
         if len(args) != 2:
             raise RuleError(f"{name}() takes 2 arguments (shape, dtype), got {len(args)}")
         shape = consts[0] if isinstance(consts[0], tuple) else (consts[0],)
         if not shape or not all(type(d) is int and d > 0 for d in shape):
-            raise RuleError(f"{name}() needs a constant shape: a positive int or a tuple of them, "
-                            f"e.g. shared_array((256,), aot.f32) or a module-level constant")
+            raise RuleError(
+                f"{name}() needs a constant shape: a positive int or a tuple of them, "
+                f"e.g. shared_array((256,), aot.f32) or a module-level constant"
+            )
         dtype = args[1].value if isinstance(args[1], PyValueType) else None
         if not isinstance(dtype, ScalarType) or not dtype.is_numeric:
             raise RuleError(f"{name}(): the dtype must be a scalar type such as aot.f32 or aot.i64")
@@ -213,8 +239,10 @@ def gpu_intrinsic_type(fn: Intrinsic, args: tuple[Type, ...], consts: tuple[obje
         for d in shape:
             size *= d
         if size > SHARED_MEMORY_LIMIT:
-            raise RuleError(f"{name}(): {size} bytes exceed the {SHARED_MEMORY_LIMIT} bytes of shared memory "
-                            f"a block can allocate statically")
+            raise RuleError(
+                f"{name}(): {size} bytes exceed the {SHARED_MEMORY_LIMIT} bytes of shared memory "
+                f"a block can allocate statically"
+            )
         return ArrayType(dtype, len(shape), "C")
     raise RuleError(f"{name}() is not supported")
 
@@ -227,8 +255,10 @@ def convert_type(target: ScalarType, a: Type) -> ScalarType:
 def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) -> Type:
     if isinstance(obj, ArrayType):
         if len(index) != obj.ndim:
-            raise RuleError(f"index every dimension of a {obj.ndim}-D array with an integer "
-                            f"(got {len(index)} indices); slices are not supported")
+            raise RuleError(
+                f"index every dimension of a {obj.ndim}-D array with an integer "
+                f"(got {len(index)} indices); slices are not supported"
+            )
         for t in index:
             if not (isinstance(t, ScalarType) and (t.is_int or t.kind == "b")):
                 raise RuleError(f"array indices must be integers, not {t}")

@@ -16,6 +16,7 @@ The solver rewrites nothing: once an instance is final, it hands its fixed point
 every variable's type, and a ``FixedPoint`` saying what each name means and which blocks run — to the pass
 pipeline it was given (``aot.passes.pipeline.run``), whose ``resolve`` pass makes typed IR of it.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -74,13 +75,18 @@ from . import rules
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
-    getattr(math, fn.value.split(".")[1]): fn for fn in Intrinsic if fn.value.startswith("math.")
+    getattr(math, fn.value.split(".")[1]): fn
+    for fn in Intrinsic
+    if fn.value.startswith("math.")
     if fn is not Intrinsic.POWF
 }
 _MATH_FUNCS[math.pow] = Intrinsic.POWF
 _BUILTIN_FUNCS: dict[Any, Intrinsic] = {
-    builtins.abs: Intrinsic.ABS, builtins.min: Intrinsic.MIN, builtins.max: Intrinsic.MAX,
-    builtins.round: Intrinsic.ROUND, builtins.len: Intrinsic.LEN,
+    builtins.abs: Intrinsic.ABS,
+    builtins.min: Intrinsic.MIN,
+    builtins.max: Intrinsic.MAX,
+    builtins.round: Intrinsic.ROUND,
+    builtins.len: Intrinsic.LEN,
 }
 _ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM}
 _MISSING = object()
@@ -149,7 +155,7 @@ def const_type(value: Any) -> Type | None:
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, int):
-        return I64 if -2**63 <= value < 2**63 else None
+        return I64 if -(2**63) <= value < 2**63 else None
     if isinstance(value, float):
         return F64
     if value is None:
@@ -187,10 +193,15 @@ class _Sweep:
 class Inferencer:
     """Explicit inference state: finished instances, the stack of instances being inferred, partial results."""
 
-    def __init__(self, table: MethodTable, *, passes: Callable[[Function, FixedPoint], Function],
-                 max_rounds: int = 50,
-                 seed: Callable[[MethodSource, tuple[Type, ...]], InferredInstance | None] | None = None,
-                 overlay: Callable[[Intrinsic, ScalarType], str | None] | None = None):
+    def __init__(
+        self,
+        table: MethodTable,
+        *,
+        passes: Callable[[Function, FixedPoint], Function],
+        max_rounds: int = 50,
+        seed: Callable[[MethodSource, tuple[Type, ...]], InferredInstance | None] | None = None,
+        overlay: Callable[[Intrinsic, ScalarType], str | None] | None = None,
+    ):
         self.table = table
         self.seed = seed  # instances known without inference (valid image entries), or None
         # Makes each body's fixed point typed IR (aot.passes.pipeline.run: resolve, then the other passes).
@@ -296,8 +307,12 @@ class Inferencer:
             for k, i in finished:
                 problems = list(i.pending)
                 if i.return_type is BOTTOM and not problems:
-                    problems.append(Diagnostic(i.function.span, f"{i.method.key} never returns a value "
-                                                                "(every path recurses without a base case)"))
+                    problems.append(
+                        Diagnostic(
+                            i.function.span,
+                            f"{i.method.key} never returns a value (every path recurses without a base case)",
+                        )
+                    )
                 if problems:
                     error = CompileError(problems)
                     self.failed[k] = error
@@ -323,24 +338,30 @@ class Inferencer:
                 return inst
             joined = widen(frame.provisional, inst.return_type, rounds)
             if joined is None:
-                what = ("does not settle" if join(frame.provisional, inst.return_type) is not None
-                        else f"returns both {frame.provisional} and {inst.return_type}")
-                raise CompileError([Diagnostic(frame.method.untyped().span,
-                                               f"the return type of this recursive function {what}")])
+                what = (
+                    "does not settle"
+                    if join(frame.provisional, inst.return_type) is not None
+                    else f"returns both {frame.provisional} and {inst.return_type}"
+                )
+                raise CompileError(
+                    [Diagnostic(frame.method.untyped().span, f"the return type of this recursive function {what}")]
+                )
             frame.provisional = joined
             frame.called_recursively = False
             for other, (_, head) in list(self.partial.items()):
                 if head >= frame.depth:
                     del self.partial[other]
-        raise CompileError([Diagnostic(frame.method.untyped().span,
-                                       "the return type of this recursive function does not settle")])
+        raise CompileError(
+            [Diagnostic(frame.method.untyped().span, "the return type of this recursive function does not settle")]
+        )
 
     # ----------------------------------------------------------------------------- one body
     def _solve(self, frame: _Frame) -> InferredInstance:
         fn = frame.method.untyped()
         if len(fn.params) != len(frame.argtypes):
-            raise CompileError([Diagnostic(fn.span, f"{fn.name} takes {len(fn.params)} arguments, "
-                                                    f"got {len(frame.argtypes)}")])
+            raise CompileError(
+                [Diagnostic(fn.span, f"{fn.name} takes {len(fn.params)} arguments, got {len(frame.argtypes)}")]
+            )
         state = _BodyState(self, frame, fn)
         state.fixed_point()
         return state.finish()
@@ -367,8 +388,11 @@ class _BodyState:
             if dest is not None:
                 defs[dest.name] = defs.get(dest.name, 0) + 1
         self.single_def = {name for name, n in defs.items() if n == 1 and name not in fn.params}
-        self.foldable = {op.dest.name: op for _, op in fn.ops()
-                         if isinstance(op, (MakeTuple, BinOp)) and op.dest.name in self.single_def}
+        self.foldable = {
+            op.dest.name: op
+            for _, op in fn.ops()
+            if isinstance(op, (MakeTuple, BinOp)) and op.dest.name in self.single_def
+        }
         self.consts: dict[str, Any] = {}
         self.sweep: _Sweep | None = None
 
@@ -452,13 +476,17 @@ class _BodyState:
             if op.op is BinOpKind.POW:
                 exponent = self.consts.get(op.rhs.name)
                 negative = isinstance(exponent, int) and exponent < 0
-            return rules.binop_type(op.op, self.t(op.lhs), self.t(op.rhs), self.is_literal(op.lhs),
-                                    self.is_literal(op.rhs), negative)
+            return rules.binop_type(
+                op.op, self.t(op.lhs), self.t(op.rhs), self.is_literal(op.lhs), self.is_literal(op.rhs), negative
+            )
         if isinstance(op, UnaryOp):
             result = rules.unary_type(op.op, self.t(op.operand))
             value: Any = self.consts.get(op.operand.name)  # a number when the test below passes
-            if op.op in (UnaryKind.NEG, UnaryKind.POS) and type(value) in (int, float) \
-                    and op.dest.name in self.single_def:
+            if (
+                op.op in (UnaryKind.NEG, UnaryKind.POS)
+                and type(value) in (int, float)
+                and op.dest.name in self.single_def
+            ):
                 self.consts[op.dest.name] = -value if op.op is UnaryKind.NEG else value
             return result
         if isinstance(op, Compare):
@@ -505,11 +533,15 @@ class _BodyState:
             return const_type(value)  # type: ignore[return-value]
         if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
             kind = type(value).__name__
-            raise RuleError(f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
-                            f"bool and tuples of them from globals (pass other values as arguments)")
+            raise RuleError(
+                f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
+                f"bool and tuples of them from globals (pass other values as arguments)"
+            )
         if not _is_compile_time_value(value):
-            raise RuleError(f"'{where.split(':', 1)[1]}' is a {type(value).__name__} object; compiled code can "
-                            f"only use modules, functions, types and int/float/bool constants from globals")
+            raise RuleError(
+                f"'{where.split(':', 1)[1]}' is a {type(value).__name__} object; compiled code can "
+                f"only use modules, functions, types and int/float/bool constants from globals"
+            )
         intrinsic = self.inf.table.intrinsic_for(value)
         method = self.inf.table.method_for(value) if intrinsic is None else None
         if sweep is not None:
@@ -536,8 +568,10 @@ class _BodyState:
             owner = getattr(container, "__name__", "?")
             return self.classify(value, f"{owner}:{op.attr}", op, label, index)
         what = _user_words(obj.value) if isinstance(obj, PyValueType) else f"a {obj} value"
-        raise RuleError(f"attribute access on {what} is not supported; only arrays (shape, size, ndim) "
-                        f"and modules have attributes in compiled code")
+        raise RuleError(
+            f"attribute access on {what} is not supported; only arrays (shape, size, ndim) "
+            f"and modules have attributes in compiled code"
+        )
 
     def call_value(self, op: CallValue, label: str, index: int) -> Type:
         func = self.t(op.func)
@@ -559,9 +593,11 @@ class _BodyState:
         method = self.inf.table.method_for(callee) if intrinsic is None else None
         if method is not None:
             if getattr(getattr(method, "options", None), "kernel", False):
-                raise RuleError(f"{method.key} is a kernel: kernels are launched from Python with "
-                                f"kernel[grid, block](…), not called; call a device function (a plain "
-                                f"or @aot.jit function) from both instead")
+                raise RuleError(
+                    f"{method.key} is a kernel: kernels are launched from Python with "
+                    f"kernel[grid, block](…), not called; call a device function (a plain "
+                    f"or @aot.jit function) from both instead"
+                )
             try:
                 ret = self.inf._call(method, argtypes, self.frame)
             except CompileError as err:
@@ -578,8 +614,11 @@ class _BodyState:
             result = rules.intrinsic_type(intrinsic, argtypes)
             if sweep is not None:
                 sweep.meanings[(label, index)] = IntrinsicCall(op.dest, intrinsic, op.args, op.span)
-                symbol = self.inf.overlay(intrinsic, result) if self.inf.overlay is not None \
-                    and isinstance(result, ScalarType) else None
+                symbol = (
+                    self.inf.overlay(intrinsic, result)
+                    if self.inf.overlay is not None and isinstance(result, ScalarType)
+                    else None
+                )
                 if symbol is not None:
                     sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{intrinsic.value}({result})", symbol))
             return result
@@ -605,7 +644,7 @@ class _BodyState:
         if callee is builtins.range:
             raise RuleError("range() can only be used as the iterable of a for loop")
         if isinstance(callee, type) and issubclass(callee, BaseException):
-            raise RuleError("exceptions can only be raised: raise ValueError(\"message\")")
+            raise RuleError('exceptions can only be raised: raise ValueError("message")')
         name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
         raise RuleError(f"calls to {name}() are not supported in compiled code")
 
@@ -652,8 +691,11 @@ class _BodyState:
                 continue
             joined = join(ret, t)
             if joined is None:
-                self.sweep.sink.error(span, f"this returns {t}, but another return gives {ret}; "
-                                            f"a function returns one type (only int and float unify)")
+                self.sweep.sink.error(
+                    span,
+                    f"this returns {t}, but another return gives {ret}; "
+                    f"a function returns one type (only int and float unify)",
+                )
                 continue
             ret = joined
         if isinstance(ret, PyValueType):
@@ -662,9 +704,16 @@ class _BodyState:
         if not returns:
             ret = NONE
         solved, fixed_point = self._fixed_point(ret)
-        return InferredInstance(self.frame.method, self.frame.argtypes, solved, ret,
-                                tuple(sorted(self.sweep.edges, key=lambda e: (e.kind, e.target, repr(e.value)))),
-                                tuple(dict.fromkeys(self.sweep.callees)), tuple(dict.fromkeys(pending)), fixed_point)
+        return InferredInstance(
+            self.frame.method,
+            self.frame.argtypes,
+            solved,
+            ret,
+            tuple(sorted(self.sweep.edges, key=lambda e: (e.kind, e.target, repr(e.value)))),
+            tuple(dict.fromkeys(self.sweep.callees)),
+            tuple(dict.fromkeys(pending)),
+            fixed_point,
+        )
 
     def _bottom_message(self, var: Var) -> str:
         if is_temp(var.name) or var.name.startswith("$"):
@@ -677,8 +726,10 @@ class _BodyState:
         places = self.first_def.get(name, {})
         where = places.get(old)
         at = f" at {where}" if where is not None else ""
-        return (f"variable '{name}' is assigned {new} here but {old}{at}; a local variable has one type "
-                f"(only int and float unify) — use another name")
+        return (
+            f"variable '{name}' is assigned {new} here but {old}{at}; a local variable has one type "
+            f"(only int and float unify) — use another name"
+        )
 
     def _fixed_point(self, ret: Type) -> tuple[Function, FixedPoint]:
         """The untyped function with the type of every variable (compile-time values included) and the
@@ -686,8 +737,11 @@ class _BodyState:
         assert self.sweep is not None
         taken = {}
         for block in self.fn.blocks:
-            if block.label in self.visited and isinstance(block.terminator, Branch) \
-                    and len(set(self.live_successors(block))) == 1:
+            if (
+                block.label in self.visited
+                and isinstance(block.terminator, Branch)
+                and len(set(self.live_successors(block))) == 1
+            ):
                 taken[block.label] = self.live_successors(block)[0]
         solved = self.fn.copy()  # a copy: no pass can change the method's own untyped IR
         solved.types, solved.return_type = dict(self.types), ret

@@ -1,4 +1,5 @@
 """The typed IR: ops in basic blocks, a builder, a printer and a parser that are inverses, a verifier."""
+
 from .builder import Builder
 from .function import Block, Function
 from .ops import *  # noqa: F401,F403 - the op classes are the IR's vocabulary
@@ -7,5 +8,20 @@ from .parser import IRParseError, parse_function
 from .printer import print_function, print_op
 from .verifier import IRVerifyError, verify
 
-__all__ = ["ALL_OPS", "OPS_BY_NAME", "Block", "Builder", "Function", "IRParseError", "IRVerifyError", "Op", "Var",
-           "parse_function", "print_function", "print_op", "successors", "uses", "verify"]
+__all__ = [
+    "ALL_OPS",
+    "OPS_BY_NAME",
+    "Block",
+    "Builder",
+    "Function",
+    "IRParseError",
+    "IRVerifyError",
+    "Op",
+    "Var",
+    "parse_function",
+    "print_function",
+    "print_op",
+    "successors",
+    "uses",
+    "verify",
+]

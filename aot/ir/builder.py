@@ -1,10 +1,11 @@
 """Building functions op by op.
 
-    b = Builder("demo:f", ("x",), file="demo.py")
-    t = b.emit_value(lambda d: Const(d, 1), span)
-    b.terminate(Return(t, span))
-    fn = b.finish()
+b = Builder("demo:f", ("x",), file="demo.py")
+t = b.emit_value(lambda d: Const(d, 1), span)
+b.terminate(Return(t, span))
+fn = b.finish()
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -8,6 +8,7 @@
 A ``Function`` is a list of ``Block``s (the first is the entry), the parameter names, and — once typed —
 the type of every variable and the return type. Functions are values: passes build new ones.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -66,5 +67,4 @@ class Function:
         return replace(self, blocks=blocks, **changes)
 
     def copy(self) -> Function:
-        return replace(self, blocks=[Block(b.label, list(b.ops)) for b in self.blocks],
-                       types=dict(self.types))
+        return replace(self, blocks=[Block(b.label, list(b.ops)) for b in self.blocks], types=dict(self.types))

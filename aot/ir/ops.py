@@ -11,6 +11,7 @@ Untyped IR (from the frontend) may hold ``LoadGlobal``, ``GetAttr`` and ``CallVa
 is only known once the function's globals are looked at. Inference resolves them, and the ``resolve`` pass
 rewrites them into ``Const``, ``Call``, ``Intrinsic`` and ``Convert``, so typed IR holds runtime ops only.
 """
+
 from __future__ import annotations
 
 import enum
@@ -139,10 +140,12 @@ def _op(name: str, fields: tuple[str, ...], terminator: bool = False):
         cls.FIELDS = fields
         cls.TERMINATOR = terminator
         return final(cls)
+
     return wrap
 
 
 # ------------------------------------------------------------------------------------ value ops
+
 
 @_op("const", ("value",))
 @dataclass(frozen=True, slots=True)
@@ -307,6 +310,7 @@ class SetItem(Op):
 
 # ---------------------------------------------------------------------------------- terminators
 
+
 @_op("jump", ("label",), terminator=True)
 @dataclass(frozen=True, slots=True)
 class Jump(Op):
@@ -347,8 +351,25 @@ class Raise(Op):
 
 
 ALL_OPS: tuple[type[Op], ...] = (
-    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, LoadGlobal, GetAttr, CallValue, Call,
-    IntrinsicCall, MakeTuple, GetItem, SetItem, Jump, Branch, Return, Raise,
+    Const,
+    Copy,
+    BinOp,
+    UnaryOp,
+    Compare,
+    Truth,
+    Convert,
+    LoadGlobal,
+    GetAttr,
+    CallValue,
+    Call,
+    IntrinsicCall,
+    MakeTuple,
+    GetItem,
+    SetItem,
+    Jump,
+    Branch,
+    Return,
+    Raise,
 )
 OPS_BY_NAME: dict[str, type[Op]] = {cls.NAME: cls for cls in ALL_OPS}
 UNTYPED_ONLY = (LoadGlobal, GetAttr, CallValue)

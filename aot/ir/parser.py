@@ -1,8 +1,9 @@
 """Read the text that ``aot.ir.printer`` writes back into a ``Function`` (the two are inverses).
 
-    >>> parse_function(print_function(fn)) == fn
-    True
+>>> parse_function(print_function(fn)) == fn
+True
 """
+
 from __future__ import annotations
 
 import json
@@ -144,8 +145,8 @@ def _parse_header(line: str):
     for i in range(open_at, len(line)):
         depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(line[i], 0)
         if depth == 0:
-            tail = _HEADER_TAIL.match(line[i + 1:])
-            return (line[5:open_at], line[open_at + 1:i], tail) if tail else None
+            tail = _HEADER_TAIL.match(line[i + 1 :])
+            return (line[5:open_at], line[open_at + 1 : i], tail) if tail else None
     return None
 
 
@@ -166,8 +167,15 @@ def parse_function(text: str) -> Function:
         params.append(pname.lstrip("%"))
         if ptype:
             types[params[-1]] = parse_type(ptype)
-    fn = Function(name, tuple(params), [], file, _span(file, tail.groups()[2:6]), types,
-                  parse_type(ret_text) if ret_text else None)
+    fn = Function(
+        name,
+        tuple(params),
+        [],
+        file,
+        _span(file, tail.groups()[2:6]),
+        types,
+        parse_type(ret_text) if ret_text else None,
+    )
     block: Block | None = None
     for lineno, line in enumerate(lines[1:], start=2):
         label = _LABEL.match(line)

@@ -1,12 +1,13 @@
 """Print functions as text; ``aot.ir.parser.parse_function`` reads the text back to an equal function.
 
-    >>> print(print_function(fn))
-    func demo:add1(%x: f64) -> f64  file "demo.py" @1:1-2:17
-    bb0:
-      %0: i64 = const 1  @2:16-2:17
-      %1: f64 = binop add %x, %0  @2:12-2:17
-      ret %1  @2:5-2:17
+>>> print(print_function(fn))
+func demo:add1(%x: f64) -> f64  file "demo.py" @1:1-2:17
+bb0:
+  %0: i64 = const 1  @2:16-2:17
+  %1: f64 = binop add %x, %0  @2:12-2:17
+  ret %1  @2:5-2:17
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,7 @@ def format_field(kind: str, value: Any) -> str:
 
 
 def print_op(op: Op, fn: Function | None = None) -> str:
-    fields = [format_field(kind, getattr(op, name))
-              for name, kind in zip(op.operand_fields(), op.FIELDS)]
+    fields = [format_field(kind, getattr(op, name)) for name, kind in zip(op.operand_fields(), op.FIELDS)]
     body = op.NAME + (" " + ", ".join(fields) if fields else "")
     dest: Var | None = getattr(op, "dest", None)
     if dest is not None:
@@ -74,8 +74,10 @@ def print_function(fn: Function) -> str:
         return f"%{name}: {typ}" if typ is not None else f"%{name}"
 
     ret = f" -> {fn.return_type}" if fn.return_type is not None else ""
-    lines = [f"func {fn.name}({', '.join(param(p) for p in fn.params)}){ret}"
-             f"  file {json.dumps(fn.file)} {format_span(fn.span)}"]
+    lines = [
+        f"func {fn.name}({', '.join(param(p) for p in fn.params)}){ret}"
+        f"  file {json.dumps(fn.file)} {format_span(fn.span)}"
+    ]
     for block in fn.blocks:
         lines.append(f"{block.label}:")
         lines.extend("  " + print_op(op, fn) for op in block.ops)

@@ -7,6 +7,7 @@ unique; typed functions give every variable a type, hold no untyped-only op, bra
 return values the declared return type covers (it is the join of every returned value's type: ``return False``
 and ``return 1`` in one function return i64, and code generation converts the boolean).
 """
+
 from __future__ import annotations
 
 from ..types import BOOL, NONE, join

@@ -11,6 +11,7 @@ builds a new function and leaves its input alone. The context is what inference 
 verifier checks the IR after every pass and a failure names the pass: the test suite turns it on
 (``AOT_VERIFY_PASSES=1``, read with the runtime's other switches).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -47,8 +48,13 @@ def check_pass_name(name: str, passes: tuple[tuple[str, Pass], ...] | None = Non
     return name
 
 
-def run(fn: Function, context: Any = None, until: str | None = None, verify: bool = False,
-        passes: tuple[tuple[str, Pass], ...] | None = None) -> Function:
+def run(
+    fn: Function,
+    context: Any = None,
+    until: str | None = None,
+    verify: bool = False,
+    passes: tuple[tuple[str, Pass], ...] | None = None,
+) -> Function:
     """``fn`` after each pass in order, up to and including ``until`` (all of them when None).
 
     ``passes`` replaces the pipeline's own list (tests use it to run a deliberately broken pass)."""

@@ -16,6 +16,7 @@ wider type, ``%x = copy %x$arg``).
 
 The context is the solver's ``FixedPoint``; without one (IR that is typed already) there is nothing to do.
 """
+
 from __future__ import annotations
 
 from ..infer import FixedPoint

@@ -9,6 +9,7 @@
 The frontend emits a block per structured-statement edge (``if`` ends, loop exits); most of them are empty
 or have a single predecessor. Removing them keeps printed IR short and gives codegen fewer blocks.
 """
+
 from __future__ import annotations
 
 from ..ir import Block, Branch, Function, Jump, successors
@@ -35,8 +36,11 @@ def run(fn: Function, context: object = None) -> Function:
     blocks = [Block(b.label, list(b.ops)) for b in fn.blocks]
     entry = blocks[0].label
     # 1. Jump threading: an empty block that only jumps elsewhere is skipped by its predecessors.
-    forward = {b.label: b.ops[0].target for b in blocks
-               if b.label != entry and len(b.ops) == 1 and isinstance(b.ops[0], Jump) and b.ops[0].target != b.label}
+    forward = {
+        b.label: b.ops[0].target
+        for b in blocks
+        if b.label != entry and len(b.ops) == 1 and isinstance(b.ops[0], Jump) and b.ops[0].target != b.label
+    }
     for b in blocks:
         b.ops[-1] = _retarget(b.ops[-1], forward)
     # 2. Drop what is no longer reachable.

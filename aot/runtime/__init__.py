@@ -1,4 +1,5 @@
 """Import-time loading, dispatch, events and strict mode (llvmlite only when compiling)."""
+
 from .dispatch import Specialization, jit
 from .state import Event, Runtime, StrictModeError, runtime
 

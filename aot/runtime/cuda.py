@@ -11,6 +11,7 @@ ones the kernel writes are copied back. After the launch the module's ``aot_stat
 thread failed; its code names the exception to raise. No third-party binding is needed: only
 ``libcuda.so.1``, which the GPU driver installs.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -22,9 +23,19 @@ from typing import Any
 from ..types import ArrayType, ScalarType, TupleType, Type
 
 _COMPUTE_CAPABILITY_MAJOR, _COMPUTE_CAPABILITY_MINOR = 75, 76
-_SCALAR_CTYPES = {"i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32, "i64": ctypes.c_int64,
-                  "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u32": ctypes.c_uint32, "u64": ctypes.c_uint64,
-                  "f32": ctypes.c_float, "f64": ctypes.c_double, "boolean": ctypes.c_uint8}
+_SCALAR_CTYPES = {
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "u8": ctypes.c_uint8,
+    "u16": ctypes.c_uint16,
+    "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "boolean": ctypes.c_uint8,
+}
 
 
 class CudaError(RuntimeError):
@@ -62,9 +73,17 @@ class Device:
         self._check("cuModuleLoadData", ctypes.byref(module), ctypes.c_char_p(ptx.encode() + b"\0"))
         return module
 
-    def launch(self, module: ctypes.c_void_p, symbol: str, grid: tuple[int, int, int], block: tuple[int, int, int],
-               argtypes: Sequence[Type], args: Sequence[Any], written: set[int],
-               errors: Sequence[tuple[str, str]]) -> None:
+    def launch(
+        self,
+        module: ctypes.c_void_p,
+        symbol: str,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        argtypes: Sequence[Type],
+        args: Sequence[Any],
+        written: set[int],
+        errors: Sequence[tuple[str, str]],
+    ) -> None:
         """Run one kernel over the grid and wait for it; raises the first error a thread recorded."""
         self._current()
         function = ctypes.c_void_p()
@@ -79,7 +98,8 @@ class Device:
             for i, (value, t) in enumerate(zip(args, argtypes)):
                 self._flatten(value, t, params, buffers, copy_back if i in written else None)
             pointers = (ctypes.c_void_p * max(len(params), 1))(
-                *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in params])
+                *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in params]
+            )
             self._check("cuLaunchKernel", function, *grid, *block, 0, None, pointers, None)
             self._check("cuCtxSynchronize")
             for dptr, value, t, nbytes in copy_back:
@@ -130,6 +150,7 @@ def _store(target: Any, t: ArrayType, data: bytes) -> None:
             view.cast("B")[:] = data
             return
     import numpy as np  # a strided view needs NumPy to scatter into
+
     kind = {"i": "i", "u": "u", "f": "f", "b": "b"}[t.dtype.kind]
     dtype = np.bool_ if kind == "b" else np.dtype(f"{kind}{t.dtype.itemsize}")
     arr = np.asarray(target)

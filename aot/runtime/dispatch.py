@@ -12,6 +12,7 @@ A method's first call, and any call that no compiled specialization accepts, rea
 specialization from the package's image when its entry is valid, or compiles it (unless strict mode
 forbids it). Later calls with those types run natively without any Python.
 """
+
 from __future__ import annotations
 
 import _thread
@@ -19,13 +20,13 @@ import ctypes
 import inspect
 import sys
 import typing
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceChangedError
-from ..types import (ArrayType, ScalarType, SignatureError, TupleType, Type, accepts,
-                     parse_signature, parse_type, typeof)
+from ..types import ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature, parse_type, typeof
 from ..world import MethodDef, MethodOptions
 
 if TYPE_CHECKING:
@@ -37,11 +38,29 @@ from .state import runtime
 class Specialization:
     """One compiled specialization of a method, as ``specializations()`` reports it."""
 
-    __slots__ = ("argtypes", "_return_type", "origin", "try_address", "vectorcall_address", "def_address",
-                 "image", "entry", "_builtin")
+    __slots__ = (
+        "argtypes",
+        "_return_type",
+        "origin",
+        "try_address",
+        "vectorcall_address",
+        "def_address",
+        "image",
+        "entry",
+        "_builtin",
+    )
 
-    def __init__(self, argtypes: tuple[Type, ...], return_type: Union[Type, str], origin: str, try_address: int,
-                 vectorcall_address: int = 0, def_address: int = 0, image: Any = None, entry: Any = None):
+    def __init__(
+        self,
+        argtypes: tuple[Type, ...],
+        return_type: Type | str,
+        origin: str,
+        try_address: int,
+        vectorcall_address: int = 0,
+        def_address: int = 0,
+        image: Any = None,
+        entry: Any = None,
+    ):
         self.argtypes = argtypes
         self._return_type = return_type  # a type, or its text (parsed when first asked for)
         self.origin = origin  # "jit" (compiled in this process) or "image" (loaded from a prebuilt image)
@@ -70,11 +89,10 @@ class Specialization:
         return self._builtin
 
     def __repr__(self) -> str:
-        return (f"<specialization ({', '.join(map(str, self.argtypes))}) -> {self.return_type} "
-                f"from {self.origin}>")
+        return f"<specialization ({', '.join(map(str, self.argtypes))}) -> {self.return_type} from {self.origin}>"
 
 
-def _declared_signatures(py_func: Callable, signatures: Optional[Sequence[str]]) -> tuple[tuple[Type, ...], ...]:
+def _declared_signatures(py_func: Callable, signatures: Sequence[str] | None) -> tuple[tuple[Type, ...], ...]:
     """Argument types from ``signatures=`` strings, else from concrete annotations, else none (pure JIT).
 
     Made on a method's first call. The common results are shared between methods (see ``scalar_types``),
@@ -119,7 +137,7 @@ class _Signature(tuple):
     texts: tuple[str, ...]
 
     @classmethod
-    def of(cls, types: tuple[Type, ...]) -> "_Signature":
+    def of(cls, types: tuple[Type, ...]) -> _Signature:
         signature = cls(types)
         signature.texts = tuple(map(str, types))
         return signature
@@ -132,7 +150,7 @@ _Scalars = tuple[tuple[Type, ...], tuple[str, ...], tuple[tuple[Type, ...]]]
 _SCALARS: dict[tuple[type, ...], _Scalars] = {}
 
 
-def scalar_types(classes: tuple[Any, ...]) -> Optional[_Scalars]:
+def scalar_types(classes: tuple[Any, ...]) -> _Scalars | None:
     """For classes of arguments (or annotations) that are all ``int``, ``float`` or ``bool``: their types,
     the types' texts and the declared signatures they make, made once per combination and shared
     (``(float, int)`` → ``((f64, i64), ("f64", "i64"), ((f64, i64),))``); None for any other classes."""
@@ -145,7 +163,7 @@ def scalar_types(classes: tuple[Any, ...]) -> Optional[_Scalars]:
     return found
 
 
-def _shared_scalars(annotations: tuple[Any, ...]) -> Optional[_Scalars]:
+def _shared_scalars(annotations: tuple[Any, ...]) -> _Scalars | None:
     """``scalar_types`` of annotations, which may be anything (None for an unhashable one)."""
     try:
         return _SCALARS.get(annotations) or scalar_types(annotations)
@@ -153,7 +171,7 @@ def _shared_scalars(annotations: tuple[Any, ...]) -> Optional[_Scalars]:
         return None
 
 
-def _annotation_type(annotation: Any) -> Optional[Type]:
+def _annotation_type(annotation: Any) -> Type | None:
     if annotation is None:
         return None
     if isinstance(annotation, (ScalarType, ArrayType, TupleType)):
@@ -189,7 +207,8 @@ def _convertible(actual: Type, declared: Type) -> bool:
         return declared.is_numeric and actual.is_numeric and (declared.is_float or not actual.is_float)
     if isinstance(declared, TupleType) and isinstance(actual, TupleType):
         return len(declared.items) == len(actual.items) and all(
-            _convertible(a, d) for a, d in zip(actual.items, declared.items))
+            _convertible(a, d) for a, d in zip(actual.items, declared.items)
+        )
     return False
 
 
@@ -206,11 +225,11 @@ class Dispatcher:
     def __init__(self, mdef: MethodDef):
         self.obj = mdef.method
         self.mdef = mdef
-        self._declared: Optional[tuple[tuple[Type, ...], ...]] = None
+        self._declared: tuple[tuple[Type, ...], ...] | None = None
         self.specs: tuple[Specialization, ...] = ()
-        self.recorded: Optional[dict[tuple[Type, ...], None]] = None  # argument types seen by `aot build`
-        self._tables: Optional[tuple[Any, ...]] = None  # every table published stays alive (a call may walk one)
-        self.uncompiled: Optional[set[tuple[Type, ...]]] = None  # argument types whose calls run ``.py_func``
+        self.recorded: dict[tuple[Type, ...], None] | None = None  # argument types seen by `aot build`
+        self._tables: tuple[Any, ...] | None = None  # every table published stays alive (a call may walk one)
+        self.uncompiled: set[tuple[Type, ...]] | None = None  # argument types whose calls run ``.py_func``
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -244,22 +263,24 @@ class Dispatcher:
             self.obj._aot_vectorcall = specs[0].vectorcall_address  # (``set_vectorcall``, on every first call)
             return
         if len(specs) > 1:  # contiguous-array specializations first: the fast path when both accept a call
-            specs = self.specs = tuple(sorted(specs, key=lambda s: sum(
-                isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes)))
+            specs = self.specs = tuple(
+                sorted(specs, key=lambda s: sum(isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes))
+            )
         table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
         self._tables += (table,)
         set_table(self.obj, ctypes.addressof(table), len(specs))
         # None: no vectorcall, so calls reach MethodBase.__call__ (Python) as before the first one.
         set_vectorcall(self.obj, _dispatcher_address(runtime(), self.mdef.module) if specs else 0)
 
-    def find(self, argtypes: tuple[Type, ...]) -> Optional[Specialization]:
+    def find(self, argtypes: tuple[Type, ...]) -> Specialization | None:
         for spec in self.specs:
             if len(spec.argtypes) == len(argtypes) and all(accepts(d, a) for d, a in zip(spec.argtypes, argtypes)):
                 return spec
         return None
 
-    def obtain(self, argtypes: tuple[Type, ...], texts: Optional[tuple[str, ...]] = None, rt: Any = None
-               ) -> Optional[Specialization]:
+    def obtain(
+        self, argtypes: tuple[Type, ...], texts: tuple[str, ...] | None = None, rt: Any = None
+    ) -> Specialization | None:
         """A specialization from the image when its entry is valid, else one compiled now (``texts``: the
         argument types' texts, when the caller has them; ``rt``: the runtime, when the caller has it); None
         when nothing can be compiled from the method's source as it reads now (``compile``): the call runs
@@ -286,11 +307,12 @@ class Dispatcher:
         finally:
             _OBTAINING.release()
 
-    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Optional[Specialization]:
+    def load(self, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Specialization | None:
         rt = rt or runtime()
         bound = image.bind(entry)
         if type(bound) is not tuple:  # valid IR, unusable native code (``bound``: the cause): code from the IR
             from ..world.causes import IR_DAMAGED
+
             instance = image.instance(entry, self.mdef)
             if instance is None:  # the image's IR is damaged (the image is rejected now) or this entry's is
                 return self.compile(argtypes, IR_DAMAGED if image.rejected is None else image.rejection)
@@ -303,8 +325,14 @@ class Dispatcher:
                 image.distrust_ir(err)
                 return self.compile(argtypes, IR_DAMAGED)
             rt.record("cured", self.mdef.key, entry.argtypes, cause=cause)
-            spec = Specialization(argtypes, entry.rettype, "image", compiled.try_address,
-                                  compiled.vectorcall_address, compiled.def_address)
+            spec = Specialization(
+                argtypes,
+                entry.rettype,
+                "image",
+                compiled.try_address,
+                compiled.vectorcall_address,
+                compiled.def_address,
+            )
         else:
             rt.record("loaded", self.mdef.key, entry.argtypes)
             spec = Specialization(argtypes, entry.rettype, "image", bound[0], bound[1], bound[2], image, entry)
@@ -314,12 +342,14 @@ class Dispatcher:
         self._publish()
         return spec
 
-    def compile(self, argtypes: tuple[Type, ...], cause: Optional["Cause"] = None, image: Any = None,
-                rejected: Any = None) -> Optional[Specialization]:
+    def compile(
+        self, argtypes: tuple[Type, ...], cause: Cause | None = None, image: Any = None, rejected: Any = None
+    ) -> Specialization | None:
         """A specialization inferred and compiled now, because of ``cause`` (no entry, when not given); None when
         the method's source (or a callee's) no longer holds the code Python imported: nothing is compiled, and
         calls with these types run ``.py_func``."""
         from ..world.causes import NO_ENTRY, SOURCE_CHANGED
+
         cause = cause or NO_ENTRY
         rt = runtime()
         if self.uncompiled is not None and argtypes in self.uncompiled:
@@ -334,8 +364,14 @@ class Dispatcher:
         spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
         rt.invalidation.add((self.mdef.key, tuple(map(str, argtypes))), rt.compiler.reachable_keys(compiled.instance))
-        spec = Specialization(argtypes, compiled.instance.return_type, "jit", compiled.try_address,
-                              compiled.vectorcall_address, compiled.def_address)
+        spec = Specialization(
+            argtypes,
+            compiled.instance.return_type,
+            "jit",
+            compiled.try_address,
+            compiled.vectorcall_address,
+            compiled.def_address,
+        )
         self.add(spec)
         return spec
 
@@ -346,10 +382,14 @@ class Dispatcher:
             self.uncompiled = set()
         self.uncompiled.add(argtypes)
         from ..world.causes import SOURCE_CHANGED
+
         rt.record("invalidated", self.mdef.key, argtypes, cause=SOURCE_CHANGED)
         where = err.diagnostics[0] if err.diagnostics else None
-        print(f"aot: {self.mdef.key}({', '.join(map(str, argtypes))}) runs as plain Python: "
-              f"{f'{where.span}: {where.message}' if where is not None else err}", file=sys.stderr)
+        print(
+            f"aot: {self.mdef.key}({', '.join(map(str, argtypes))}) runs as plain Python: "
+            f"{f'{where.span}: {where.message}' if where is not None else err}",
+            file=sys.stderr,
+        )
 
     # ------------------------------------------------------------------ slow path
     def fallback(self, *args: Any, **kwargs: Any) -> Any:
@@ -398,12 +438,13 @@ class Dispatcher:
             target = next((d for d in declared if len(d) == n and all(map(accepts, d, argtypes))), None)
             converted = args  # (a signature that accepts the values as they are: a C array for an A one)
             if target is None:
-                target = next((d for d in declared if len(d) == n and all(map(_convertible, argtypes, d))),
-                              None)
+                target = next((d for d in declared if len(d) == n and all(map(_convertible, argtypes, d))), None)
                 if target is None:
                     sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in declared)
-                    raise TypeError(f"{self.mdef.key}: no compiled signature takes "
-                                    f"({', '.join(map(str, argtypes))}); declared: {sigs}")
+                    raise TypeError(
+                        f"{self.mdef.key}: no compiled signature takes "
+                        f"({', '.join(map(str, argtypes))}); declared: {sigs}"
+                    )
                 converted = tuple(map(_convert, args, target))
             spec = self.find(target)
             if spec is None:
@@ -431,8 +472,10 @@ class Dispatcher:
             if isinstance(t, ArrayType):
                 with memoryview(value) as view:
                     if view.readonly:
-                        raise ValueError(f"{self.mdef.key}: assignment destination is read-only "
-                                         f"(the compiled function writes to this array)")
+                        raise ValueError(
+                            f"{self.mdef.key}: assignment destination is read-only "
+                            f"(the compiled function writes to this array)"
+                        )
                 converted.append(value)
             else:
                 converted.append(_convert(value, t))
@@ -441,7 +484,8 @@ class Dispatcher:
 
 # ---------------------------------------------------------------------------------- method objects
 
-def dispatcher_of(mdef: MethodDef) -> Optional[Dispatcher]:
+
+def dispatcher_of(mdef: MethodDef) -> Dispatcher | None:
     """The dispatcher of an ``@aot.jit`` method (made when first needed: importing a module makes none), or
     None for a definition that is no such method."""
     d = mdef.dispatcher
@@ -493,6 +537,7 @@ def _resolve_types(self: Any, argtypes: Sequence[Any]) -> tuple[Type, ...]:
 def _inspect_ir(self: Any, *argtypes: Any) -> str:
     """The typed IR of this method for ``argtypes`` (type objects or strings)."""
     from ..ir import print_function
+
     d = _dispatcher(self)
     return print_function(runtime().compiler.infer(d.mdef, _resolve_types(self, argtypes)).function)
 
@@ -536,6 +581,7 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
     spurious. (A callee that really changed makes its caller's rejection necessary, even though the
     caller's own IR, a call, reads the same.)"""
     from serializer.irformat import encode_function
+
     contents = image.contents
     done = rt.compiler.inferencer.done
     stack, seen = [inst.key], set()
@@ -560,6 +606,7 @@ def _compiled(rt: Any, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Any:
     images' stored IR took part (seeded callees: IR that passes its checksum and decodes, yet does not
     compile), that IR is not used again, and the method is compiled once more from source alone."""
     from ..diagnostics import CompileError
+
     try:
         return rt.compiler.compile(mdef, argtypes)
     except CompileError:
@@ -591,8 +638,7 @@ def _dispatcher_address(rt: Any, module: str) -> int:
     return address
 
 
-def jit(func: Optional[Callable] = None, *, signatures: Optional[Sequence[str]] = None,
-        boundscheck: bool = True) -> Any:
+def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None, boundscheck: bool = True) -> Any:
     """Make a module-level function a compiled method (see the module docstring).
 
     This runs once per method at import, so it is kept to about a microsecond: it reads no image and

@@ -6,6 +6,7 @@
 
 This is the only runtime module that imports llvmlite (through ``aot.codegen``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -75,16 +76,28 @@ class Compiler:
     def module_for(self, inst: InferredInstance, suffix: str = "") -> tuple[ir.Module, list]:
         self.inferencer.complete([inst], self._method)
         self._modules += 1
-        return build_module(f"aot_jit_{self._modules}", [inst], self.lookup, self.target, self.options_for,
-                            suffix=suffix, data_prefix=DATA_PREFIX)
+        return build_module(
+            f"aot_jit_{self._modules}",
+            [inst],
+            self.lookup,
+            self.target,
+            self.options_for,
+            suffix=suffix,
+            data_prefix=DATA_PREFIX,
+        )
 
     def compile(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Compiled:
         inst = self.infer(mdef, argtypes)
         module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
         self.engine.add(module)
         export = exports[0]
-        return Compiled(inst, self.engine.address(export.try_symbol), self.engine.address(export.def_symbol),
-                        export.symbol, self.engine.address(export.vectorcall_symbol))
+        return Compiled(
+            inst,
+            self.engine.address(export.try_symbol),
+            self.engine.address(export.def_symbol),
+            export.symbol,
+            self.engine.address(export.vectorcall_symbol),
+        )
 
     def reachable_keys(self, inst: InferredInstance) -> set[str]:
         """Method keys of every callee the instance's code relied on (it inlines them all)."""
@@ -108,8 +121,13 @@ class Compiler:
         module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
         self.engine.add(module)
         export = exports[0]
-        return Compiled(inst, self.engine.address(export.try_symbol), self.engine.address(export.def_symbol),
-                        export.symbol, self.engine.address(export.vectorcall_symbol))
+        return Compiled(
+            inst,
+            self.engine.address(export.try_symbol),
+            self.engine.address(export.def_symbol),
+            export.symbol,
+            self.engine.address(export.vectorcall_symbol),
+        )
 
     def forget_stored(self) -> bool:
         """Drop every instance made from an image's stored IR (``stored_ir``) and every instance that relied

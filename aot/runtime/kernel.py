@@ -16,6 +16,7 @@ and thread (x fastest), the ``aot.gpu`` ids read from that loop; the first threa
 launch with its exception. Barriers cannot be run that way, so a kernel reaching ``sync_threads()`` or
 ``shared_array()`` raises ``NoDeviceError`` there (``emulate`` runs it, with Python threads).
 """
+
 from __future__ import annotations
 
 import functools
@@ -44,6 +45,7 @@ class NoDeviceError(RuntimeError):
 def device_only_use(inst: Any, lookup: Callable) -> tuple[str, Span, str] | None:
     """The first ``sync_threads()``/``shared_array()`` the instance reaches: (what, where, in which method)."""
     from ..ir.ops import Intrinsic, IntrinsicCall
+
     device_only = {Intrinsic.SYNC_THREADS: "sync_threads()", Intrinsic.SHARED_ARRAY: "shared_array()"}
     seen, stack = {inst.key}, [inst]
     while stack:
@@ -114,6 +116,7 @@ class Kernel:
             self.emulate[gdim, bdim](*args)
             return
         from .cuda import device
+
         dev = device()
         if dev is not None:
             self._launch_device(dev, gdim, bdim, argtypes, args)
@@ -138,6 +141,7 @@ class Kernel:
     def _launch_cpu(self, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
         from ..world import owners
         from .ptx import forget_changed, forget_stale
+
         rt = runtime()
         with self._lock:
             spec = self._grid.get(argtypes)
@@ -155,9 +159,11 @@ class Kernel:
                         f"{span}: {self.key} uses aot.gpu.{what}{inside}, which needs a CUDA device, and this "
                         f"machine has none: barriers and shared memory are not emulated by the compiled CPU "
                         f"grid. Run it where a GPU is present, or in plain Python with "
-                        f"{self.__name__}.emulate[grid, block](…)")
+                        f"{self.__name__}.emulate[grid, block](…)"
+                    )
                 rt.check_strict(self.key, argtypes, cause)
                 from .ptx import compile_grid
+
                 spec = compile_grid(rt, self.__aot_method__, argtypes)
                 rt.record("inferred", self.key, argtypes, owner=owners.CPU, cause=cause)
                 self._grid[argtypes] = spec
@@ -168,14 +174,16 @@ class Kernel:
                     raise
                 for value, t in zip(args, argtypes):  # the types matched: a read-only buffer it writes to
                     if isinstance(t, ArrayType) and memoryview(value).readonly:
-                        raise ValueError(f"{self.key}: assignment destination is read-only (the kernel "
-                                         f"writes to this array)") from None
+                        raise ValueError(
+                            f"{self.key}: assignment destination is read-only (the kernel writes to this array)"
+                        ) from None
                 raise
 
     def _launch_device(self, dev: Any, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
         from ..codegen.module import written_params
         from ..world import owners
         from .ptx import forget_changed, ptx_compiler, reached_methods
+
         rt = runtime()
         compiler = ptx_compiler(rt)
         with self._lock:
@@ -190,8 +198,13 @@ class Kernel:
                 inst = compiler.inferencer.done[(self.key, argtypes)]
                 rt.record("inferred", self.key, argtypes, owner=owners.PTX, cause=cause)
                 lookup = compiler.inferencer.done.__getitem__
-                loaded = (inst, program, dev.load(program.ptx), set(written_params(inst, lookup)),
-                          reached_methods(inst, lookup))
+                loaded = (
+                    inst,
+                    program,
+                    dev.load(program.ptx),
+                    set(written_params(inst, lookup)),
+                    reached_methods(inst, lookup),
+                )
                 self._device[(dev.arch, argtypes)] = loaded
         inst, program, module, written, _ = loaded
         entry = program.entry(self.key, argtypes)
@@ -209,25 +222,31 @@ class Kernel:
     def inspect_ir(self, *argtypes: Any, owner: str = "ptx") -> str:
         """The typed IR of this kernel's ``ptx`` (or ``cpu``) instance."""
         from ..ir import print_function
+
         rt = runtime()
         types = self._types(argtypes)
         from ..world import owners
+
         if owner == owners.CPU:
             return print_function(rt.compiler.infer(self.__aot_method__, types).function)
         from .ptx import ptx_compiler
+
         return print_function(ptx_compiler(rt).infer(self.__aot_method__, types).function)
 
     def inspect_llvm(self, *argtypes: Any, arch: str = "sm_80") -> str:
         """aot's LLVM IR of the kernel and its device functions, before libdevice is linked in."""
         from ..targets import PtxTarget
         from .ptx import ptx_compiler
-        module, _, _ = ptx_compiler(runtime()).llvm_module([(self.__aot_method__, self._types(argtypes))],
-                                                           PtxTarget(arch=arch))
+
+        module, _, _ = ptx_compiler(runtime()).llvm_module(
+            [(self.__aot_method__, self._types(argtypes))], PtxTarget(arch=arch)
+        )
         return str(module)
 
     def inspect_ptx(self, *argtypes: Any, arch: str = "sm_80") -> str:
         """The linked, optimised PTX of this kernel for ``arch``."""
         from .ptx import compile_ptx
+
         return compile_ptx([(self.__aot_method__, self._types(argtypes))], arch).ptx
 
     def uses_barriers(self, argtypes: Sequence[Any]) -> bool:
@@ -264,6 +283,7 @@ class _Emulation:
 def _cause(changed: str | None, key: str) -> Cause:
     """Why a kernel is compiled: the first time (``changed`` None), or because a method it reaches changed."""
     from ..world.causes import NO_ENTRY, REDEFINED, Cause
+
     if changed is None:
         return NO_ENTRY
     return REDEFINED if changed == key else Cause.edge_changed(changed)
@@ -277,13 +297,16 @@ def _config(config: Any) -> tuple[Any, Any]:
 
 def find_kernels(modules: Iterable[Any]) -> list[Kernel]:
     """The kernels defined in ``modules`` (module objects), by key: what a ``ptx`` build compiles."""
-    found = {obj.key: obj for module in modules for obj in vars(module).values()
-             if isinstance(obj, Kernel) and obj.__module__ == module.__name__}
+    found = {
+        obj.key: obj
+        for module in modules
+        for obj in vars(module).values()
+        if isinstance(obj, Kernel) and obj.__module__ == module.__name__
+    }
     return [found[k] for k in sorted(found)]
 
 
-def kernel(func: Callable | None = None, *, signatures: Sequence[str] | None = None,
-           boundscheck: bool = True) -> Any:
+def kernel(func: Callable | None = None, *, signatures: Sequence[str] | None = None, boundscheck: bool = True) -> Any:
     """Make a module-level function a GPU kernel (see the module docstring)."""
     if func is not None:
         return Kernel(func, signatures, boundscheck)

@@ -19,12 +19,13 @@ another library over it meanwhile changes nothing); then it must say it is of th
 ``aot_build_id``). Entries are bound by index into its ``aot_entries`` table, each only to a slot that says
 it holds that entry's key and argument types.
 """
+
 from __future__ import annotations
 
 import ctypes
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from serializer import crc32
 
@@ -42,10 +43,12 @@ if TYPE_CHECKING:  # validation machinery loads on the first call that needs an 
 _CPU = "cpu"
 
 
-def _cause(name: str) -> "Cause":
+def _cause(name: str) -> Cause:
     """The cause ``aot.world.causes.<name>``."""
     from ..world import causes
+
     return getattr(causes, name)
+
 
 _dlsym = ctypes.CDLL(None).dlsym
 _dlsym.restype = ctypes.c_void_p
@@ -56,7 +59,7 @@ def python_abi() -> str:
     return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 
-def _host_features() -> Optional[set[str]]:
+def _host_features() -> set[str] | None:
     """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown."""
     try:
         with open("/proc/cpuinfo") as f:
@@ -69,8 +72,14 @@ def _host_features() -> Optional[set[str]]:
     return None
 
 
-_FEATURE_ALIASES = {"sse4.1": "sse4_1", "sse4.2": "sse4_2", "avx512f": "avx512f", "cx16": "cx16",
-                    "64bit": "lm", "lzcnt": "abm"}
+_FEATURE_ALIASES = {
+    "sse4.1": "sse4_1",
+    "sse4.2": "sse4_2",
+    "avx512f": "avx512f",
+    "cx16": "cx16",
+    "64bit": "lm",
+    "lzcnt": "abm",
+}
 
 
 def _missing_features(features: str) -> list[str]:
@@ -92,11 +101,10 @@ def _missing_features(features: str) -> list[str]:
 # here), and those a CPU image adds: its library, and the build identity the library must also carry.
 _HEADER_FIELDS = {"compiler_version": str, "python": str, "owner": str, "target": dict}
 _CPU_HEADER_FIELDS = {"native": dict, "build_id": str}
-_HEADER_MAPS = {"target": {"triple": str, "cpu": str, "features": str},
-                "native": {"file": str, "crc32": int}}
+_HEADER_MAPS = {"target": {"triple": str, "cpu": str, "features": str}, "native": {"file": str, "crc32": int}}
 
 
-def header_problem(header: Any) -> Optional[str]:
+def header_problem(header: Any) -> str | None:
     """What is malformed in an image's header (a field missing or of another type, a library that is not a
     bare file name in the image's folder), or None. Once per image: the gate and the loader then read the
     fields as what they are."""
@@ -119,8 +127,14 @@ def header_problem(header: Any) -> Optional[str]:
 def bare_file_name(name: str) -> bool:
     """Whether ``name`` names a file in the folder it is joined to, and nothing else: no separator, no
     ``.`` or ``..``, no NUL (only a library in the image's own folder is ever loaded)."""
-    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name \
+    return (
+        bool(name)
+        and name not in (".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and "\0" not in name
         and (os.altsep is None or os.altsep not in name)
+    )
 
 
 class PackageImage:
@@ -133,20 +147,20 @@ class PackageImage:
         self.rt = rt
         self.file = file  # the image as read (serializer.ImageFile): its tables decode when first asked for
         self.root = os.path.dirname(os.path.dirname(os.path.dirname(path)))  # <root>/<pkg>/__aot__/<image>
-        self._contents: Optional["ImageContents"] = None
-        self._validator: Optional["Validator"] = None
+        self._contents: ImageContents | None = None
+        self._validator: Validator | None = None
         self._lib: Any = None
         self._native_file: Any = None  # the library's file, open for as long as the library is loaded
         self._entry_table: Any = None  # (see ``_read_entry_table``)
         self._slot_texts = ""  # what each slot of the entry table says it holds (``_read_entry_table``)
-        self.native_problem: Optional["Cause"] = None
-        self.ir_problem: Optional[str] = None  # why its stored IR is not used (``distrust_ir``)
+        self.native_problem: Cause | None = None
+        self.ir_problem: str | None = None  # why its stored IR is not used (``distrust_ir``)
         self._bad_ir: set[int] = set()  # entries whose own IR is not used (``instance``)
-        self.rejected: Optional[str] = None
+        self.rejected: str | None = None
 
     # ------------------------------------------------------------------ body
     @property
-    def contents(self) -> Optional["ImageContents"]:
+    def contents(self) -> ImageContents | None:
         """What the image holds (None once it is rejected: a record found damaged rejects it all)."""
         if self.rejected is not None:
             return None
@@ -154,6 +168,7 @@ class PackageImage:
             from serializer import ImageError
 
             from ..world.image import ImageContents
+
             try:
                 self._contents = ImageContents.from_image_file(self.file)
             except (ImageError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
@@ -166,22 +181,24 @@ class PackageImage:
         print(f"aot: ignoring image {self.path}: {self.rejection}; its methods compile on demand", file=sys.stderr)
 
     @property
-    def rejection(self) -> "Cause":
+    def rejection(self) -> Cause:
         """The cause of every instance of a rejected image."""
         from ..world.causes import Cause
+
         return Cause.image_incompatible(self.rejected or "")
 
     @property
-    def validator(self) -> Optional["Validator"]:
+    def validator(self) -> Validator | None:
         contents = self.contents
         if contents is None:
             return None
         if self._validator is None:
             from ..world.validate import Validator
+
             self._validator = Validator(contents, self.rt.current_world, self.rt.env.debug_reject)
         return self._validator
 
-    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[Optional["CodeEntry"], Optional["Cause"]]:
+    def find(self, key: str, argtypes: tuple[str, ...]) -> tuple[CodeEntry | None, Cause | None]:
         """The entry for ``key(argtypes)`` and why it is not valid (None when it is)."""
         validator = (self._validator or self.validator) if self.rejected is None else None
         if validator is None:
@@ -196,7 +213,7 @@ class PackageImage:
             self.reject(f"damaged: {err}")
             return None, self.rejection
 
-    def callees(self, entry: "CodeEntry") -> set[str]:
+    def callees(self, entry: CodeEntry) -> set[str]:
         """Method keys of every entry ``entry`` reaches through calls: its native code inlines them all."""
         contents = self.contents
         seen: set = set()
@@ -211,16 +228,17 @@ class PackageImage:
                 stack.extend(callee.call_keys)
         return {k for k, _ in seen}
 
-    def instance(self, entry: "CodeEntry", method: Any):
+    def instance(self, entry: CodeEntry, method: Any):
         """The inferred instance ``entry`` stores, to cure it or seed an inference from, its IR decoded and
         checked now; None when there is none to use: the image's IR table is damaged or not its build's
         (which rejects the image), or this entry's IR does not decode or fit the entry, or the image's IR
         failed to compile once (``distrust_ir``): the entry is then compiled from source."""
         from ..world.image import check_stored, instance_from_entry
+
         if self.ir_problem is not None or entry.index in self._bad_ir:
             return None
         try:
-            entry.ir
+            _ = entry.ir  # (decoded and checked now)
         except ValueError as err:
             self.reject(f"damaged: {err}")
             return None
@@ -229,8 +247,11 @@ class PackageImage:
             check_stored(instance, entry)
         except Exception as err:  # (ValueError from the check; anything from types no parser expects)
             self._bad_ir.add(entry.index)
-            print(f"aot: ignoring the typed IR of {entry.method}({', '.join(entry.argtypes)}) in {self.path}: "
-                  f"{err}; it compiles from source", file=sys.stderr)
+            print(
+                f"aot: ignoring the typed IR of {entry.method}({', '.join(entry.argtypes)}) in {self.path}: "
+                f"{err}; it compiles from source",
+                file=sys.stderr,
+            )
             return None
         return instance
 
@@ -238,15 +259,19 @@ class PackageImage:
         """Stored IR of this image failed to compile: none of it is used again (said once)."""
         if self.ir_problem is None:
             self.ir_problem = f"{type(err).__name__}: {err}"
-            print(f"aot: ignoring the typed IR in {self.path}: it does not compile ({self.ir_problem}); "
-                  f"its entries compile from source", file=sys.stderr)
+            print(
+                f"aot: ignoring the typed IR in {self.path}: it does not compile ({self.ir_problem}); "
+                f"its entries compile from source",
+                file=sys.stderr,
+            )
 
     # ------------------------------------------------------------------ native code
-    def _load_checked(self) -> tuple[Any, Optional["Cause"]]:
+    def _load_checked(self) -> tuple[Any, Cause | None]:
         """Load the library the header names if its bytes match their checksum and it says it is of this
         image's build; else why not. It is loaded through the descriptor its bytes were checksummed from
         (``/proc/self/fd/N``), which stays open, so that the number never names another library."""
         from serializer import ImageError, map_file, open_regular
+
         native = self.header["native"]  # (its fields' types are checked by the gate: ``header_problem``)
         so = os.path.join(os.path.dirname(self.path), native["file"])
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
@@ -282,13 +307,13 @@ class PackageImage:
             self._lib, self.native_problem = self._load_checked()
         return self._lib
 
-    def address(self, symbol: str) -> Optional[int]:
+    def address(self, symbol: str) -> int | None:
         lib = self.lib
         if lib is None:
             return None
         return _dlsym(lib._handle, symbol.encode()) or None
 
-    def bind(self, entry: "CodeEntry") -> Any:
+    def bind(self, entry: CodeEntry) -> Any:
         """``(try_, vectorcall, PyMethodDef)`` addresses of an entry's native code, read from the library's
         entry table (``aot.builder.objects.emit_entry_table``) at the entry's index, if that slot says it
         holds the entry's key and argument types; else why not (a cause: cure it)."""
@@ -296,7 +321,7 @@ class PackageImage:
         if not table:
             return self.native_problem or _cause("NATIVE_MISSING")
         i = 5 * entry.index  # (within the table: it has a slot for every code record of this image's build)
-        if self._slot_texts[table[i + 3]:table[i + 4]] != entry.method + entry.signature:  # (``slot_text``)
+        if self._slot_texts[table[i + 3] : table[i + 4]] != entry.method + entry.signature:  # (``slot_text``)
             return _cause("NATIVE_SLOT_MISMATCH")
         return table[i], table[i + 1], table[i + 2]
 
@@ -325,10 +350,10 @@ class Loader:
 
     def __init__(self, rt: Any):
         self.rt = rt
-        self.images: dict[str, Optional[PackageImage]] = {}
-        self._by_module: dict[str, Optional[PackageImage]] = {}  # module name → its package's image
+        self.images: dict[str, PackageImage | None] = {}
+        self._by_module: dict[str, PackageImage | None] = {}  # module name → its package's image
 
-    def image_for(self, module_name: str) -> Optional[PackageImage]:
+    def image_for(self, module_name: str) -> PackageImage | None:
         """The image of the package ``module_name`` belongs to (opened on first use), or None."""
         image = self._by_module.get(module_name, self)
         if image is self:
@@ -338,7 +363,7 @@ class Loader:
             image = self._by_module[module_name] = self.images[package]
         return image
 
-    def _open(self, package: str) -> Optional[PackageImage]:
+    def _open(self, package: str) -> PackageImage | None:
         module = sys.modules.get(package)
         file = getattr(module, "__file__", None)
         if not file:
@@ -348,6 +373,7 @@ class Loader:
         if not os.path.exists(path):
             return None
         from serializer import ImageError, open_image
+
         try:
             image_file = open_image(path)  # mapped; the header and the table directory are checked
         except ImageError as err:
@@ -361,7 +387,7 @@ class Loader:
         return image
 
     @staticmethod
-    def incompatibility(header: dict[str, Any], owner: str = _CPU) -> Optional[str]:
+    def incompatibility(header: dict[str, Any], owner: str = _CPU) -> str | None:
         """Why an image with this header cannot be used here by ``owner`` (``damaged: …`` for a malformed
         header), or None. The one gate: the loader asks it for CPU images, the tools for images of any owner
         (a ptx image's target is chosen per device when a kernel is launched, so it has no target checks)."""

@@ -25,6 +25,7 @@ A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, th
 (``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
 code at all; the first specialization published makes every later call native.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -49,13 +50,23 @@ _Py_TPFLAGS_BASETYPE, _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 10, 1 << 11
 
 
 class _MemberDef(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", ctypes.c_ssize_t),
-                ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("type", ctypes.c_int),
+        ("offset", ctypes.c_ssize_t),
+        ("flags", ctypes.c_int),
+        ("doc", ctypes.c_char_p),
+    ]
 
 
 class _GetSetDef(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("get", ctypes.c_void_p), ("set", ctypes.c_void_p),
-                ("doc", ctypes.c_char_p), ("closure", ctypes.c_void_p)]
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("get", ctypes.c_void_p),
+        ("set", ctypes.c_void_p),
+        ("doc", ctypes.c_char_p),
+        ("closure", ctypes.c_void_p),
+    ]
 
 
 class _Slot(ctypes.Structure):
@@ -63,8 +74,13 @@ class _Slot(ctypes.Structure):
 
 
 class _Spec(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("basicsize", ctypes.c_int), ("itemsize", ctypes.c_int),
-                ("flags", ctypes.c_uint), ("slots", ctypes.POINTER(_Slot))]
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("basicsize", ctypes.c_int),
+        ("itemsize", ctypes.c_int),
+        ("flags", ctypes.c_uint),
+        ("slots", ctypes.POINTER(_Slot)),
+    ]
 
 
 def _address(name: str) -> int:
@@ -140,18 +156,20 @@ def method_type() -> type:
         _MemberDef(b"_aot_fallback", _T_OBJECT_EX, FALLBACK_OFFSET, 0, None),
         _MemberDef(b"__aot_method__", _T_OBJECT_EX, METHOD_OFFSET, 0, None),
         _MemberDef(b"__wrapped__", _T_OBJECT_EX, WRAPPED_OFFSET, 0, None),
-        _MemberDef())
+        _MemberDef(),
+    )
     doc = ctypes.c_char_p(b"A compiled method: calls dispatch natively on the argument types.")
     getset = (_GetSetDef * 2)(
-        _GetSetDef(b"__dict__", _address("PyObject_GenericGetDict"), _address("PyObject_GenericSetDict"),
-                   None, None),
-        _GetSetDef())
+        _GetSetDef(b"__dict__", _address("PyObject_GenericGetDict"), _address("PyObject_GenericSetDict"), None, None),
+        _GetSetDef(),
+    )
     slots = (_Slot * 5)(  # (tp_call comes from the class's __call__: a NULL vectorcall falls back to it)
         _Slot(_Py_tp_getset, ctypes.cast(getset, ctypes.c_void_p).value),
         _Slot(_Py_tp_members, ctypes.cast(members, ctypes.c_void_p).value),
         _Slot(_Py_tp_new, _address("PyType_GenericNew")),
         _Slot(_Py_tp_doc, ctypes.cast(doc, ctypes.c_void_p).value),
-        _Slot(0, None))
+        _Slot(0, None),
+    )
     spec = _Spec(b"aot.Method", BASIC_SIZE, 0, _Py_TPFLAGS_HAVE_VECTORCALL | _Py_TPFLAGS_BASETYPE, slots)
     _keepalive.extend([members, getset, doc, slots, spec])
     from_spec = _api.PyType_FromSpecWithBases

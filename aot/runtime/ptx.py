@@ -13,6 +13,7 @@ edges: ``math.sin`` resolving to ``__nv_sin`` is an ``overlay`` edge there and n
 compiles the ``cpu`` instance of the kernel (the process's JIT compiler infers it) with the GPU indices
 read from the grid loop. This module imports llvmlite; ``aot.runtime.kernel`` imports it only to compile.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -57,10 +58,19 @@ def check_kernel(inst: InferredInstance) -> None:
     """A kernel returns nothing: results go into array arguments."""
     if inst.return_type == NONE:
         return
-    span = next((op.span for _, op in inst.function.ops() if isinstance(op, Return) and op.value is not None),
-                inst.function.span)
-    raise CompileError([Diagnostic(span, f"a kernel returns no value, but {inst.method.key} returns "
-                                         f"{inst.return_type}; store results into an array argument")])
+    span = next(
+        (op.span for _, op in inst.function.ops() if isinstance(op, Return) and op.value is not None),
+        inst.function.span,
+    )
+    raise CompileError(
+        [
+            Diagnostic(
+                span,
+                f"a kernel returns no value, but {inst.method.key} returns "
+                f"{inst.return_type}; store results into an array argument",
+            )
+        ]
+    )
 
 
 class PtxCompiler:
@@ -68,8 +78,9 @@ class PtxCompiler:
 
     def __init__(self, table: Any, seed: Any = None, verify: bool = False, invalidation: Any = None):
         self.table = table
-        self.inferencer = Inferencer(table, seed=seed, overlay=PtxTarget().overlay,
-                                     passes=partial(pipeline.run, verify=verify))
+        self.inferencer = Inferencer(
+            table, seed=seed, overlay=PtxTarget().overlay, passes=partial(pipeline.run, verify=verify)
+        )
         if invalidation is not None:  # (the process's ``aot.world.invalidation.Invalidation``)
             invalidation.subscribe(self.forget)
 
@@ -103,6 +114,7 @@ class PtxCompiler:
 
     def compile(self, roots: Iterable[tuple[Any, tuple[Type, ...]]], arch: str, opt: int = 3) -> PtxProgram:
         from linker import link_ptx
+
         started = time.perf_counter()
         target = PtxTarget(arch=arch, opt=opt)
         module, entries, errors = self.llvm_module(roots, target)
@@ -131,8 +143,7 @@ def definition_changed(table: Any, key: str, mdef: Any) -> bool:
 def forget_stale(inferencer: Inferencer, table: Any) -> dict:
     """Drop from ``inferencer`` every instance whose method changed, and every instance calling one
     (transitively); returns {dropped instance: the changed method's key}."""
-    changed = sorted({key for (key, _), inst in inferencer.done.items()
-                      if definition_changed(table, key, inst.method)})
+    changed = sorted({key for (key, _), inst in inferencer.done.items() if definition_changed(table, key, inst.method)})
     stale: dict = {}
     for key in changed:
         for inst_key in inferencer.dependents(key):
@@ -152,13 +163,15 @@ def ptx_compiler(rt: Any) -> PtxCompiler:
     """The process's compiler for the ``ptx`` owner (one per runtime, beside its CPU compiler)."""
     compiler = rt.__dict__.get("ptx_compiler")
     if compiler is None:
-        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(rt.table, verify=rt.env.verify_passes,
-                                                             invalidation=rt.invalidation)
+        compiler = rt.__dict__["ptx_compiler"] = PtxCompiler(
+            rt.table, verify=rt.env.verify_passes, invalidation=rt.invalidation
+        )
     return compiler
 
 
-def compile_ptx(kernels: Iterable[Any], arch: str = "sm_80", *, compiler: PtxCompiler | None = None,
-                opt: int = 3) -> PtxProgram:
+def compile_ptx(
+    kernels: Iterable[Any], arch: str = "sm_80", *, compiler: PtxCompiler | None = None, opt: int = 3
+) -> PtxProgram:
     """PTX for ``arch`` with every signature of ``kernels`` and the device functions they reach.
 
     ``kernels``: ``@aot.kernel`` objects (their declared signatures, and those launched so far) or
@@ -166,6 +179,7 @@ def compile_ptx(kernels: Iterable[Any], arch: str = "sm_80", *, compiler: PtxCom
     ``linker.LinkerError`` when libdevice is needed but missing.
     """
     from .state import runtime
+
     roots: list[tuple[Any, tuple[Type, ...]]] = []
     for k in kernels:
         if isinstance(k, tuple):
@@ -176,6 +190,7 @@ def compile_ptx(kernels: Iterable[Any], arch: str = "sm_80", *, compiler: PtxCom
 
 
 # ------------------------------------------------------------------------------------------ CPU grid
+
 
 @dataclass
 class GridKernel:
@@ -218,8 +233,16 @@ def compile_grid(rt: Any, mdef: Any, argtypes: tuple[Type, ...]) -> GridKernel:
     inst = compiler.infer(mdef, tuple(argtypes))
     check_kernel(inst)
     n = next(_grid_names)
-    module, def_symbol = build_grid_module(f"aot_grid_{n}", inst, compiler.lookup, compiler.target,
-                                           compiler.options_for, suffix=f"_g{n}", data_prefix=DATA_PREFIX)
+    module, def_symbol = build_grid_module(
+        f"aot_grid_{n}",
+        inst,
+        compiler.lookup,
+        compiler.target,
+        compiler.options_for,
+        suffix=f"_g{n}",
+        data_prefix=DATA_PREFIX,
+    )
     compiler.engine.add(module)
-    return GridKernel(inst, builtin_from_def(compiler.engine.address(def_symbol)),
-                      reached_methods(inst, compiler.lookup))
+    return GridKernel(
+        inst, builtin_from_def(compiler.engine.address(def_symbol)), reached_methods(inst, compiler.lookup)
+    )

@@ -8,6 +8,7 @@ Environment switches (``AOT_STRICT``, ``AOT_LOG``, ``AOT_DEBUG_REJECT``, ``AOT_V
 nowhere else.
 The compiler (llvmlite) is imported only when something must be compiled.
 """
+
 from __future__ import annotations
 
 import os
@@ -62,10 +63,12 @@ class Environment:
     @classmethod
     def read(cls) -> Environment:
         reject = os.environ.get("AOT_DEBUG_REJECT", "")
-        return cls(os.environ.get("AOT_STRICT", "") not in ("", "0"),
-                   os.environ.get("AOT_LOG", "") not in ("", "0"),
-                   frozenset(k.strip() for k in reject.split(",") if k.strip()),
-                   os.environ.get("AOT_VERIFY_PASSES", "") not in ("", "0"))
+        return cls(
+            os.environ.get("AOT_STRICT", "") not in ("", "0"),
+            os.environ.get("AOT_LOG", "") not in ("", "0"),
+            frozenset(k.strip() for k in reject.split(",") if k.strip()),
+            os.environ.get("AOT_VERIFY_PASSES", "") not in ("", "0"),
+        )
 
 
 class Runtime:
@@ -90,6 +93,7 @@ class Runtime:
         """Backedges and redefinition, for every owner (the CPU JIT and the ptx compiler subscribe to it)."""
         if self._invalidation is None:
             from ..world.invalidation import Invalidation
+
             self._invalidation = Invalidation()
             for image, entry in self._loaded:
                 self._invalidation.add_loaded(image, entry)
@@ -109,6 +113,7 @@ class Runtime:
         """Answers about the current definitions (for validating image entries), made when first needed."""
         if self._current_world is None:
             from ..world.validate import CurrentWorld
+
             self._current_world = CurrentWorld(self.table)
         return self._current_world
 
@@ -117,6 +122,7 @@ class Runtime:
         """Finds and gates the packages' images; made on the first call (import reads no image)."""
         if self._loader is None:
             from .loader import Loader
+
             self._loader = Loader(self)
         return self._loader
 
@@ -125,11 +131,19 @@ class Runtime:
         """The JIT compiler, created (and llvmlite imported) on first use."""
         if self._compiler is None:
             from .jit import Compiler
+
             self._compiler = Compiler(self)
         return self._compiler
 
-    def record(self, kind: str, method: str, argtypes: tuple, owner: str = _CPU, cause: Cause | None = None,
-               spurious: bool = False) -> None:
+    def record(
+        self,
+        kind: str,
+        method: str,
+        argtypes: tuple,
+        owner: str = _CPU,
+        cause: Cause | None = None,
+        spurious: bool = False,
+    ) -> None:
         """An event; ``argtypes`` are types or their texts."""
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
             argtypes = tuple(map(str, argtypes))
@@ -142,7 +156,7 @@ class Runtime:
     def events(self) -> list[Event]:
         """Every event so far, oldest first."""
         fields = self._events
-        return [_new_tuple(Event, fields[i:i + _EVENT_FIELDS]) for i in range(0, len(fields), _EVENT_FIELDS)]
+        return [_new_tuple(Event, fields[i : i + _EVENT_FIELDS]) for i in range(0, len(fields), _EVENT_FIELDS)]
 
     def redefine(self, key: str) -> None:
         """A method was defined again: close every code instance that depended on the old definition."""
@@ -175,14 +189,15 @@ class Runtime:
         for kind in fields[::_EVENT_FIELDS]:
             if kind in out:
                 out[kind] += 1
-        out["spurious"] = sum(fields[_EVENT_FIELDS - 1::_EVENT_FIELDS])
+        out["spurious"] = sum(fields[_EVENT_FIELDS - 1 :: _EVENT_FIELDS])
         return out
 
     def check_strict(self, method: str, argtypes: tuple, cause: Cause) -> None:
         if self.strict:
             types = ", ".join(str(t) for t in argtypes)
-            raise StrictModeError(f"strict mode: {method}({types}) would be inferred and compiled at run time "
-                                  f"(cause: {cause})")
+            raise StrictModeError(
+                f"strict mode: {method}({types}) would be inferred and compiled at run time (cause: {cause})"
+            )
 
 
 _RUNTIME: Runtime | None = None

@@ -1,4 +1,5 @@
 """Code generation targets: ``cpu`` (host or named CPU) and ``ptx`` (NVIDIA GPUs)."""
+
 from .base import Target
 from .cpu import CpuTarget
 from .ptx import PtxTarget

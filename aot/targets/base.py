@@ -12,6 +12,7 @@ new target overrides the hooks that differ from these defaults (those of a C-ABI
 ``aot.gpu`` kernels run over an emulated grid). The hooks only answer with names and numbers, so this package
 does not import llvmlite.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,10 +1,11 @@
 """The CPU target: the host triple, a CPU name and its features.
 
-    CpuTarget.host()                → the machine this process runs on (JIT)
-    CpuTarget.named("generic")      → portable code for ``aot build`` (``cpu = "generic"``)
-    CpuTarget.named("x86-64-v3")    → any LLVM CPU name
-    known_cpu_names("x86_64-unknown-linux-gnu")  → frozenset({"generic", "x86-64-v3", "skylake", …})
+CpuTarget.host()                → the machine this process runs on (JIT)
+CpuTarget.named("generic")      → portable code for ``aot build`` (``cpu = "generic"``)
+CpuTarget.named("x86-64-v3")    → any LLVM CPU name
+known_cpu_names("x86_64-unknown-linux-gnu")  → frozenset({"generic", "x86-64-v3", "skylake", …})
 """
+
 from __future__ import annotations
 
 import os
@@ -19,6 +20,7 @@ from .base import Target
 @cache
 def _llvm():
     import llvmlite.binding as llvm
+
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     return llvm
@@ -67,8 +69,7 @@ class CpuTarget(Target):
     @classmethod
     def host(cls, opt: int = 3) -> CpuTarget:
         llvm = _llvm()
-        return cls(llvm.get_process_triple(), llvm.get_host_cpu_name(),
-                   llvm.get_host_cpu_features().flatten(), opt)
+        return cls(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(), opt)
 
     @classmethod
     def named(cls, cpu: str, opt: int = 3) -> CpuTarget:
@@ -80,6 +81,10 @@ class CpuTarget(Target):
     def target_machine(self, jit: bool = False):
         llvm = _llvm()
         target = llvm.Target.from_triple(self.triple)
-        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=self.opt,
-                                            reloc="pic" if not jit else "default",
-                                            codemodel="jitdefault" if jit else "small")
+        return target.create_target_machine(
+            cpu=self.cpu,
+            features=self.features,
+            opt=self.opt,
+            reloc="pic" if not jit else "default",
+            codemodel="jitdefault" if jit else "small",
+        )

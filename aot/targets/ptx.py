@@ -9,6 +9,7 @@
 Compiled code on the GPU raises no Python exceptions: an error stores its code in the module's status
 word and returns status 1 (see ``aot.codegen.context``). Importing this module does not import llvmlite.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,24 +25,48 @@ PTX_TRIPLE = "nvptx64-nvidia-cuda"
 PTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 """LLVM's layout for 64-bit NVPTX (generic pointers are 64-bit; addrspace 6 pointers are 32-bit)."""
 
-_LIBDEVICE_MATH = frozenset({
-    Intrinsic.SQRT, Intrinsic.EXP, Intrinsic.LOG, Intrinsic.LOG2, Intrinsic.LOG10, Intrinsic.LOG1P,
-    Intrinsic.EXPM1, Intrinsic.SIN, Intrinsic.COS, Intrinsic.TAN, Intrinsic.ASIN, Intrinsic.ACOS,
-    Intrinsic.ATAN, Intrinsic.SINH, Intrinsic.COSH, Intrinsic.TANH, Intrinsic.FABS, Intrinsic.ATAN2,
-    Intrinsic.FMOD, Intrinsic.POWF, Intrinsic.HYPOT,
-})
+_LIBDEVICE_MATH = frozenset(
+    {
+        Intrinsic.SQRT,
+        Intrinsic.EXP,
+        Intrinsic.LOG,
+        Intrinsic.LOG2,
+        Intrinsic.LOG10,
+        Intrinsic.LOG1P,
+        Intrinsic.EXPM1,
+        Intrinsic.SIN,
+        Intrinsic.COS,
+        Intrinsic.TAN,
+        Intrinsic.ASIN,
+        Intrinsic.ACOS,
+        Intrinsic.ATAN,
+        Intrinsic.SINH,
+        Intrinsic.COSH,
+        Intrinsic.TANH,
+        Intrinsic.FABS,
+        Intrinsic.ATAN2,
+        Intrinsic.FMOD,
+        Intrinsic.POWF,
+        Intrinsic.HYPOT,
+    }
+)
 _ARCH = re.compile(r"sm_(\d+)[af]?\Z")
 
 # LLVM operations NVPTX cannot lower exactly (it has no pow; its frem is x - trunc(x / y) * y, which is
 # not C's fmod): libdevice implements them instead.
 _LLVM_TO_LIBDEVICE = {"llvm.pow": "pow", "frem": "fmod"}
-_SPECIAL_REGISTERS = {Intrinsic.THREAD_ID: "tid", Intrinsic.BLOCK_ID: "ctaid", Intrinsic.BLOCK_DIM: "ntid",
-                      Intrinsic.GRID_DIM: "nctaid"}
+_SPECIAL_REGISTERS = {
+    Intrinsic.THREAD_ID: "tid",
+    Intrinsic.BLOCK_ID: "ctaid",
+    Intrinsic.BLOCK_DIM: "ntid",
+    Intrinsic.GRID_DIM: "nctaid",
+}
 
 
 @cache
 def _llvm():
     import llvmlite.binding as llvm
+
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     return llvm
@@ -62,8 +87,7 @@ class PtxTarget(Target):
         if not isinstance(self.arch, str) or not _ARCH.match(self.arch):
             raise ValueError(f"invalid GPU architecture {self.arch!r} (expected a name such as 'sm_80')")
         if int(_ARCH.match(self.arch).group(1)) < 60:  # type: ignore[union-attr]
-            raise ValueError(f"GPU architecture {self.arch} is too old: aot needs sm_60 or newer "
-                             f"(atomic adds on f64)")
+            raise ValueError(f"GPU architecture {self.arch} is too old: aot needs sm_60 or newer (atomic adds on f64)")
         object.__setattr__(self, "cpu", self.arch)
 
     @property
@@ -127,4 +151,3 @@ class PtxTarget(Target):
         llvm = _llvm()
         target = llvm.Target.from_triple(self.triple)
         return target.create_target_machine(cpu=self.arch, features=self.features, opt=self.opt)
-

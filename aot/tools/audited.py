@@ -11,6 +11,7 @@ A checksum proves a file is the one written, not that what was written makes sen
 the tools read and every table record are checked for their types before anything uses them, and any
 problem is an ``AuditError`` naming the file.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -110,6 +111,7 @@ class AuditedImage:
                     sizes = {name: len(body.encode()) for name, body in ptx_functions(text).items()}
                 else:
                     from ..builder.elf import ElfError, symbol_sizes
+
                     try:
                         sizes = symbol_sizes(path)
                     except ElfError:
@@ -129,6 +131,7 @@ class AuditedImage:
         """Why this machine would reject the image as a whole, or None: the loader's own gate, for the image's
         owner."""
         from ..runtime.loader import Loader
+
         return Loader.incompatibility(self.header, self.owner)
 
 
@@ -150,8 +153,9 @@ def read_audited(path: Path) -> AuditedImage:
     except (serializer.RecordError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
         version = header.get("compiler_version")
         if version != COMPILER_VERSION:  # (tables are laid out as their compiler version lays them out)
-            raise AuditError(f"{path}: written by aot {version}, whose tables aot {COMPILER_VERSION} cannot "
-                             f"read ({err}); rebuild it") from None
+            raise AuditError(
+                f"{path}: written by aot {version}, whose tables aot {COMPILER_VERSION} cannot read ({err}); rebuild it"
+            ) from None
         raise AuditError(f"{path}: malformed image: {err}") from None
     for entry in contents.code.values():
         problem = _entry_problem(entry)
@@ -211,6 +215,7 @@ def _tables_problem(tables: dict[str, Any]) -> str | None:
     """Checks ``ImageContents.from_tables`` relies on: a code record's method is an index into the methods
     table, and the ``ir`` table holds the bytes of one function per code record."""
     from ..world.image import CODE, IR, METHODS
+
     methods = METHODS.unpack_all(tables.get("methods", []))
     if not all(isinstance(m["key"], str) and isinstance(m["fingerprint"], str) for m in methods):
         return "a method key or fingerprint is not a string"
@@ -234,15 +239,23 @@ def _tables_problem(tables: dict[str, Any]) -> str | None:
 
 def _entry_problem(entry: CodeEntry) -> str | None:
     """What is wrong with the field types of a decoded entry (the file's checksum only proves it is intact)."""
-    strings = {"method": entry.method, "rettype": entry.rettype, "owner": entry.owner, "symbol": entry.symbol,
-               "state": entry.state}
+    strings = {
+        "method": entry.method,
+        "rettype": entry.rettype,
+        "owner": entry.owner,
+        "symbol": entry.symbol,
+        "state": entry.state,
+    }
     for name, value in strings.items():
         if not isinstance(value, str):
             return f"{name} is {type(value).__name__}, not a string"
     if not all(isinstance(t, str) for t in entry.argtypes):
         return "argtypes are not all strings"
-    for name, number in (("min_world", entry.min_world), ("max_world", entry.max_world),
-                         ("native_size", entry.native_size)):
+    for name, number in (
+        ("min_world", entry.min_world),
+        ("max_world", entry.max_world),
+        ("native_size", entry.native_size),
+    ):
         if isinstance(number, bool) or not isinstance(number, int):
             return f"{name} is {type(number).__name__}, not an integer"
     for edge in entry.edges:

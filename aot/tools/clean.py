@@ -5,6 +5,7 @@
 
 Nothing is read, so damaged images go too; an ``__aot__`` folder left empty is removed.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,14 +32,19 @@ def clean(path: str | os.PathLike) -> list[Path]:
         # One image: it and the artifacts of the same package and owner (<pkg>.<owner>.*).
         if not given.name.endswith(IMAGE_SUFFIX):
             raise AuditError(f"{given}: not an aot image ({IMAGE_SUFFIX} file)")
-        stem = given.name[:-len(IMAGE_SUFFIX)]
+        stem = given.name[: -len(IMAGE_SUFFIX)]
         targets = [p for p in given.parent.iterdir() if p.name.startswith(stem + ".") and _CLEANABLE.match(p.name)]
         folders.add(given.parent)
     else:
         for folder in {f.parent for f in files} | aot_folders(given):
             folders.add(folder)
-        targets = [p for folder in folders if folder.is_dir()
-                   for p in folder.iterdir() if p.is_file() and _CLEANABLE.match(p.name)]
+        targets = [
+            p
+            for folder in folders
+            if folder.is_dir()
+            for p in folder.iterdir()
+            if p.is_file() and _CLEANABLE.match(p.name)
+        ]
     for target in sorted(set(targets)):
         try:
             target.unlink()

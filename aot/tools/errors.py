@@ -1,8 +1,9 @@
 """The one error of the audit tools: bad input, said in one line.
 
-    raise AuditError("pkg/__aot__/x.aotimg: malformed image:\\n header python is int")
-    str(err)  →  "pkg/__aot__/x.aotimg: malformed image: header python is int"   (``aot`` exits with 2)
+raise AuditError("pkg/__aot__/x.aotimg: malformed image:\\n header python is int")
+str(err)  →  "pkg/__aot__/x.aotimg: malformed image: header python is int"   (``aot`` exits with 2)
 """
+
 from __future__ import annotations
 
 

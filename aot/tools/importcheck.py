@@ -10,6 +10,7 @@
 The child is ``aot.tools.importcheck_child``, run with this checkout of ``aot`` first on its path; it
 writes its result as JSON into a file of a private temporary folder (its stdout belongs to the project).
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,7 @@ def import_check(sel: Selection) -> ImportCheck:
     roots: dict[Path, list[str]] = {}
     for image in sel.images:
         if image.root is None:
-            raise AuditError(f"{image.path}: cannot import the package of an image outside a "
-                             f"<package>/__aot__ folder")
+            raise AuditError(f"{image.path}: cannot import the package of an image outside a <package>/__aot__ folder")
         roots.setdefault(image.root, [])
         if image.package not in roots[image.root]:
             roots[image.root].append(image.package)
@@ -50,13 +50,18 @@ def import_check(sel: Selection) -> ImportCheck:
         workload = cfg.workload if cfg else None
         env = dict(os.environ, AOT_STRICT="1")
         env.pop("AOT_DEBUG_REJECT", None)
-        env["PYTHONPATH"] = os.pathsep.join([aot_home] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                                           if p])
+        env["PYTHONPATH"] = os.pathsep.join([aot_home] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
         with tempfile.TemporaryDirectory(prefix="aot-import-check-") as tmp:
             out = Path(tmp) / "result.json"
-            proc = subprocess.run([sys.executable, "-m", CHILD, str(out), str(root), workload or "", *packages],
-                                  cwd=str(root), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  errors="replace")
+            proc = subprocess.run(
+                [sys.executable, "-m", CHILD, str(out), str(root), workload or "", *packages],
+                cwd=str(root),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+            )
             try:
                 result = json.loads(out.read_text())
             except (OSError, ValueError):
@@ -75,8 +80,8 @@ def import_check(sel: Selection) -> ImportCheck:
         for line in proc.stderr.splitlines():
             if line.startswith("aot: ignoring image"):
                 ok = False
-                details.append(line[len("aot: "):])
+                details.append(line[len("aot: ") :])
         for event in result.get("events", []):
             ok = False
-            details.append(event[len("aot: "):] if event.startswith("aot: ") else event)
+            details.append(event[len("aot: ") :] if event.startswith("aot: ") else event)
     return ImportCheck(ok, "; ".join(summaries), details)

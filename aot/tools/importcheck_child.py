@@ -9,6 +9,7 @@ that what it measures is what a user's process does. WORKLOAD is ``""`` when the
 StrictModeError above all) is recorded with the last frame of the project's code it came from, never
 raised: the parent reads the file, and a missing file means the interpreter itself failed.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -41,8 +42,11 @@ def run(root: str, workload: str, packages: list[str]) -> dict[str, Any]:
     except BaseException as err:  # the project's code: a SystemExit or a KeyboardInterrupt is a result too
         result["error"] = (type(err).__name__ + ": " + str(err)).strip()
         home = os.path.dirname(os.path.abspath(aot.__file__))
-        frames = [f for f in traceback.extract_tb(err.__traceback__)
-                  if not f.filename.startswith("<") and not os.path.abspath(f.filename).startswith(home + os.sep)]
+        frames = [
+            f
+            for f in traceback.extract_tb(err.__traceback__)
+            if not f.filename.startswith("<") and not os.path.abspath(f.filename).startswith(home + os.sep)
+        ]
         if frames:
             result["where"] = f"{frames[-1].filename}:{frames[-1].lineno}"
     try:

@@ -1,11 +1,12 @@
 """The object ``aot inspect --json`` prints (SPEC.md §5): every entry of the selected images.
 
-    inspect_json(select("fixtures/numkit"))
-      → {"format_version": 2, "compiler_version": "0.7.0", "python": "cpython-311-linux",
-         "images": [{"path": "/…/numkit.cpu.aotimg", "owner": "cpu", "target": {…},
-                     "entries": [{"method": "numkit.core:absdiff", "argtypes": ["f64", "f64"], …}, …]}]}
-    dumps(_)   → the same as strict JSON (a non-finite constant of an edge becomes "nan", "inf" or "-inf")
+inspect_json(select("fixtures/numkit"))
+  → {"format_version": 2, "compiler_version": "0.7.0", "python": "cpython-311-linux",
+     "images": [{"path": "/…/numkit.cpu.aotimg", "owner": "cpu", "target": {…},
+                 "entries": [{"method": "numkit.core:absdiff", "argtypes": ["f64", "f64"], …}, …]}]}
+dumps(_)   → the same as strict JSON (a non-finite constant of an edge becomes "nan", "inf" or "-inf")
 """
+
 from __future__ import annotations
 
 import json
@@ -34,13 +35,18 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def entry_json(image: AuditedImage, entry: CodeEntry, native: int | None,
-               verdict: Verdict | None) -> dict[str, Any]:
+def entry_json(image: AuditedImage, entry: CodeEntry, native: int | None, verdict: Verdict | None) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "method": entry.method, "argtypes": list(entry.argtypes), "rettype": entry.rettype,
-        "owner": entry.owner, "min_world": entry.min_world, "max_world": entry.max_world,
+        "method": entry.method,
+        "argtypes": list(entry.argtypes),
+        "rettype": entry.rettype,
+        "owner": entry.owner,
+        "min_world": entry.min_world,
+        "max_world": entry.max_world,
         "edges": [{"kind": e.kind, "target": e.target, "value": _json_value(e.value)} for e in entry_edges(entry)],
-        "symbol": entry.symbol, "ir_bytes": len(entry.ir), "native_bytes": native or 0,
+        "symbol": entry.symbol,
+        "ir_bytes": len(entry.ir),
+        "native_bytes": native or 0,
     }
     if verdict is not None:
         out["status"] = "valid" if verdict.valid else "invalid"
@@ -54,13 +60,19 @@ def inspect_json(sel: Selection, report: VerifyReport | None = None) -> dict[str
     images = []
     for image in sel.images:
         sizes = image.native_sizes()
-        entries = [entry_json(image, entry, sizes.get(key),
-                              report.verdict(image, key) if report is not None else None)
-                   for key, entry in image.contents.code.items()]
-        images.append({"path": str(image.path.resolve()), "owner": image.owner, "target": image.target,
-                       "entries": entries})
-    return {"format_version": serializer.FORMAT_VERSION, "compiler_version": COMPILER_VERSION,
-            "python": python_abi(), "images": images}
+        entries = [
+            entry_json(image, entry, sizes.get(key), report.verdict(image, key) if report is not None else None)
+            for key, entry in image.contents.code.items()
+        ]
+        images.append(
+            {"path": str(image.path.resolve()), "owner": image.owner, "target": image.target, "entries": entries}
+        )
+    return {
+        "format_version": serializer.FORMAT_VERSION,
+        "compiler_version": COMPILER_VERSION,
+        "python": python_abi(),
+        "images": images,
+    }
 
 
 def dumps(obj: Any) -> str:

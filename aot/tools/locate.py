@@ -8,6 +8,7 @@
 PATH is an image file, an ``__aot__`` folder, a package folder or a project folder (one with a
 ``pyproject.toml``, whose ``[tool.aot]`` table says which images to expect).
 """
+
 from __future__ import annotations
 
 import os
@@ -75,13 +76,16 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], BuildConfig | None, lis
         return image_files(p), None, []
     if (p / "pyproject.toml").is_file():
         from ..builder.driver import image_paths
+
         cfg = project_config(p)
         files, missing = [], []
         for package in cfg.packages:
             pkg_dir = package_dir(cfg.project_dir, package)
             if not pkg_dir.is_dir():
-                raise AuditError(f"{cfg.pyproject}: [tool.aot] packages: package {package!r} is not a folder "
-                                 f"of the project ({pkg_dir} does not exist)")
+                raise AuditError(
+                    f"{cfg.pyproject}: [tool.aot] packages: package {package!r} is not a folder "
+                    f"of the project ({pkg_dir} does not exist)"
+                )
             for target in cfg.targets:
                 if target == PTX:  # one image per configured architecture
                     wanted = [pkg_dir / "__aot__" / f"{package}.ptx-{arch}{IMAGE_SUFFIX}" for arch in cfg.ptx.arch]
@@ -95,8 +99,10 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], BuildConfig | None, lis
         return files, cfg, missing
     if (p / "__aot__").is_dir() or (p / "__init__.py").is_file():
         return image_files(p / "__aot__"), None, []
-    raise AuditError(f"{given}: not an aot image, an __aot__ folder, a package folder or a project folder "
-                     f"(a folder with a pyproject.toml)")
+    raise AuditError(
+        f"{given}: not an aot image, an __aot__ folder, a package folder or a project folder "
+        f"(a folder with a pyproject.toml)"
+    )
 
 
 def aot_folders(given: Path) -> set[Path]:

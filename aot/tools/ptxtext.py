@@ -6,12 +6,16 @@
 Declarations (a directive ended by ``;`` before any body) are left out. ``aot inspect`` uses the text for a
 kernel's native size and for ``--ptx METHOD``.
 """
+
 from __future__ import annotations
 
 import re
 
-_PTX_FUNCTION = re.compile(r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(?:entry|func)[ \t]+"
-                           r"(?:\([^)]*\)[ \t]*)?([A-Za-z_$%][\w$%]*)", re.M)
+_PTX_FUNCTION = re.compile(
+    r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(?:entry|func)[ \t]+"
+    r"(?:\([^)]*\)[ \t]*)?([A-Za-z_$%][\w$%]*)",
+    re.M,
+)
 
 
 def ptx_functions(text: str) -> dict[str, str]:
@@ -32,5 +36,5 @@ def ptx_functions(text: str) -> dict[str, str]:
                 if depth == 0:
                     break
             i += 1
-        out[match.group(1)] = text[start:i + 1].strip("\n") + "\n"
+        out[match.group(1)] = text[start : i + 1].strip("\n") + "\n"
     return out

@@ -11,6 +11,7 @@
 Columns are aligned, long argument lists are shortened to fit (``(f64[:, :], f64[:, :], …+2) → f64``; the
 JSON output has them in full), and colour is only used when the caller asks for it (a terminal).
 """
+
 from __future__ import annotations
 
 import os
@@ -86,9 +87,11 @@ def image_heading(image: AuditedImage) -> str:
     cpu = f" ({target['cpu']})" if target["cpu"] else ""
     features = f" [{target['features']}]" if target["features"] else ""
     count = len(image.contents.code)
-    return (f"{show_path(image.path)}: {image.owner} {target['triple']}{cpu}{features}, "
-            f"aot {image.compiler_version}, {image.header.get('python', '?')}, "
-            f"{count} entr{'y' if count == 1 else 'ies'}")
+    return (
+        f"{show_path(image.path)}: {image.owner} {target['triple']}{cpu}{features}, "
+        f"aot {image.compiler_version}, {image.header.get('python', '?')}, "
+        f"{count} entr{'y' if count == 1 else 'ies'}"
+    )
 
 
 def _pretty_cause(cause: Cause | None) -> str:
@@ -97,8 +100,12 @@ def _pretty_cause(cause: Cause | None) -> str:
     return f"{cause.kind}: {cause.detail}" if cause.detail else str(cause.kind)
 
 
-def format_table(sel: Selection, report: VerifyReport | None = None, style: Style | None = None,
-                 signature_width: int = SIGNATURE_WIDTH) -> str:
+def format_table(
+    sel: Selection,
+    report: VerifyReport | None = None,
+    style: Style | None = None,
+    signature_width: int = SIGNATURE_WIDTH,
+) -> str:
     style = style or Style()
     lines: list[str] = []
     valid = invalid = 0
@@ -111,9 +118,14 @@ def format_table(sel: Selection, report: VerifyReport | None = None, style: Styl
         rows: list[list[str]] = []
         statuses: list[bool | None] = []
         for key, entry in image.contents.code.items():
-            row = [entry.method, signature(entry.argtypes, entry.rettype, signature_width, style), entry.owner,
-                   world_bounds(entry.min_world, entry.max_world, style), str(len(entry.edges)),
-                   native_size(sizes.get(key))]
+            row = [
+                entry.method,
+                signature(entry.argtypes, entry.rettype, signature_width, style),
+                entry.owner,
+                world_bounds(entry.min_world, entry.max_world, style),
+                str(len(entry.edges)),
+                native_size(sizes.get(key)),
+            ]
             verdict = report.verdict(image, key) if report is not None else None
             if verdict is not None:
                 row += ["valid" if verdict.valid else "invalid", "" if verdict.valid else _pretty_cause(verdict.cause)]
@@ -144,8 +156,9 @@ def format_table(sel: Selection, report: VerifyReport | None = None, style: Styl
     return "\n".join(lines) + "\n"
 
 
-def format_verify(report: VerifyReport, check: ImportCheck | None = None,
-                  style: Style | None = None) -> tuple[str, bool]:
+def format_verify(
+    report: VerifyReport, check: ImportCheck | None = None, style: Style | None = None
+) -> tuple[str, bool]:
     """The ``aot verify`` report and whether everything holds."""
     style = style or Style()
     lines: list[str] = []

@@ -9,6 +9,7 @@ Nothing is inferred: the LLVM IR and assembly are what the build generated from 
 the callees it reaches), for the image's own target; PTX is cut from the image's PTX file. METHOD is a key,
 ``mod:name`` or a bare name, with optional argument types: ``numkit.stats:mean(f64[:])``.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -30,6 +31,7 @@ def parse_method_spec(spec: str) -> tuple[str, tuple[str, ...] | None]:
     """``"pkg.mod:f(f64, i64[:])"`` → ``("pkg.mod:f", ("f64", "i64[:]"))``; without types, ``None``."""
     from ..ir.parser import split_top
     from ..types import SignatureError, parse_type
+
     text = spec.strip()
     if "(" not in text:
         return text, None
@@ -65,15 +67,13 @@ def find_entries(sel: Selection, spec: str, owners: set[str] | None = None) -> l
         kept = [(image, entry) for image, entry in found if entry.owner in owners]
         if not kept:
             have = ", ".join(sorted({entry.owner for _, entry in found}))
-            raise AuditError(f"{matched[0]} has no {'/'.join(sorted(owners))} entry in {sel.given} "
-                             f"(only {have})")
+            raise AuditError(f"{matched[0]} has no {'/'.join(sorted(owners))} entry in {sel.given} (only {have})")
         found = kept
     if argtypes is not None:
         chosen = [(image, entry) for image, entry in found if entry.argtypes == argtypes]
         if not chosen:
             have = "; ".join(describe_entry(entry) for _, entry in found)
-            raise AuditError(f"no entry for {matched[0]}({', '.join(argtypes)}) in {sel.given}; "
-                             f"the images hold {have}")
+            raise AuditError(f"no entry for {matched[0]}({', '.join(argtypes)}) in {sel.given}; the images hold {have}")
         found = chosen
     return found
 
@@ -85,6 +85,7 @@ def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]
     from ..builder.objects import _KeyOnly
     from ..infer.solver import InferredInstance
     from ..types import parse_type
+
     root = str(image.root) if image.root is not None else ""
     instances: dict[tuple, Any] = {}
     stack = [entry.key]
@@ -94,18 +95,27 @@ def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]
             continue
         stored = image.contents.code.get(key)
         if stored is None:
-            raise AuditError(f"{image.path}: {describe_entry(entry)} calls {key[0]}({', '.join(key[1])}), "
-                             f"which the image does not hold")
+            raise AuditError(
+                f"{image.path}: {describe_entry(entry)} calls {key[0]}({', '.join(key[1])}), "
+                f"which the image does not hold"
+            )
         try:
             function = decode_function(stored.ir, root)
             argtypes = tuple(parse_type(t) for t in stored.argtypes)
             callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in stored.call_keys)
             rettype = parse_type(stored.rettype)
         except Exception as err:  # damaged IR bytes: msgpack, record or type errors
-            raise AuditError(f"{image.path}: the stored IR of {describe_entry(stored)} is damaged "
-                             f"({type(err).__name__}: {err})") from None
-        instances[key] = InferredInstance(_KeyOnly(stored.method), argtypes, function, rettype,  # type: ignore
-                                          entry_edges(stored), callees)
+            raise AuditError(
+                f"{image.path}: the stored IR of {describe_entry(stored)} is damaged ({type(err).__name__}: {err})"
+            ) from None
+        instances[key] = InferredInstance(
+            _KeyOnly(stored.method),
+            argtypes,
+            function,
+            rettype,  # type: ignore
+            entry_edges(stored),
+            callees,
+        )
         stack.extend(stored.call_keys)
     return instances[entry.key], instances
 
@@ -117,18 +127,22 @@ def _llvm_module(image: AuditedImage, entry: CodeEntry, opt: int) -> tuple[Any, 
     from ..codegen.function import CodegenOptions
     from ..codegen.module import build_module, optimize
     from ..targets import CpuTarget
+
     root, instances = _stored_instances(image, entry)
     boundscheck = {e.method: e.boundscheck for e in image.contents.code.values()}
     target = CpuTarget(image.target["triple"], image.target["cpu"] or "generic", image.target["features"], opt)
     try:
         tm = target.target_machine(jit=False)
     except Exception as err:
-        raise AuditError(f"{image.path}: cannot generate code for target {image.target['triple']} "
-                         f"({err})") from None
+        raise AuditError(f"{image.path}: cannot generate code for target {image.target['triple']} ({err})") from None
     try:
-        module, _ = build_module(entry.method.replace(":", "."), [root],
-                                 lambda k: instances[(k[0], tuple(map(str, k[1])))], target,
-                                 lambda key: CodegenOptions(boundscheck=boundscheck.get(key, True)))
+        module, _ = build_module(
+            entry.method.replace(":", "."),
+            [root],
+            lambda k: instances[(k[0], tuple(map(str, k[1])))],
+            target,
+            lambda key: CodegenOptions(boundscheck=boundscheck.get(key, True)),
+        )
         module.triple = target.triple
         module.data_layout = str(tm.target_data)
         llmod = llvm.parse_assembly(str(module))
@@ -136,8 +150,10 @@ def _llvm_module(image: AuditedImage, entry: CodeEntry, opt: int) -> tuple[Any, 
         llmod.verify()
     except Exception as err:  # IR that decodes but does not make sense (a tampered image), or a codegen bug
         first = (str(err).strip().splitlines() or [""])[0]
-        raise AuditError(f"{image.path}: cannot generate code from the stored IR of {describe_entry(entry)} "
-                         f"({type(err).__name__}: {first})") from None
+        raise AuditError(
+            f"{image.path}: cannot generate code from the stored IR of {describe_entry(entry)} "
+            f"({type(err).__name__}: {first})"
+        ) from None
     optimize(llmod, tm, opt)
     return llmod, tm
 
@@ -161,6 +177,7 @@ def _ir_after(sel: Selection, image: AuditedImage, entry: CodeEntry, until: str)
     from ..passes import pipeline
     from ..types import parse_type
     from .verify import current_sources
+
     if image.root is None:
         raise AuditError(f"{image.path}: the sources of an image outside a <package>/__aot__ folder are unknown")
     cfg = sel.config_for(image.root)
@@ -185,6 +202,7 @@ def show_code(sel: Selection, spec: str, stage: str, opt: int | None = None, unt
         raise ValueError(stage)
     if until is not None:
         from ..passes import pipeline
+
         try:
             pipeline.check_pass_name(until)
         except pipeline.UnknownPass as err:
@@ -192,8 +210,10 @@ def show_code(sel: Selection, spec: str, stage: str, opt: int | None = None, unt
     if stage == PTX_STAGE:
         owners = {image.owner for image in sel.images} | {e.owner for i in sel.images for e in i.contents.code.values()}
         if PTX not in owners:
-            raise AuditError(f"{sel.given}: no PTX entries (the images hold {', '.join(sorted(owners))} code; "
-                             f"build with 'aot build --target ptx')")
+            raise AuditError(
+                f"{sel.given}: no PTX entries (the images hold {', '.join(sorted(owners))} code; "
+                f"build with 'aot build --target ptx')"
+            )
         found = find_entries(sel, spec, {PTX})
     elif stage in ("llvm", "asm"):
         found = find_entries(sel, spec, {CPU})
@@ -205,6 +225,7 @@ def show_code(sel: Selection, spec: str, stage: str, opt: int | None = None, unt
             text = _ir_after(sel, image, entry, until)
         elif stage == "ir":
             from ..ir.printer import print_function
+
             _, instances = _stored_instances(image, entry)
             text = print_function(instances[entry.key].function)
         elif stage == PTX_STAGE:

@@ -10,6 +10,7 @@ afresh in this process, in a private world (a runtime of its own, in build mode 
 or compiled, and a private bytecode cache so a stale ``.pyc`` cannot hide an edit), and everything is put
 back afterwards.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -70,8 +71,11 @@ class VerifyReport:
         current, seen = result, {result.entry.key}
         while current.cause.kind is CauseKind.EDGE_CHANGED:
             callee = current.cause.detail
-            following = [by_key[k] for k in current.entry.call_keys
-                         if k[0] == callee and k in by_key and not by_key[k].verdict.valid and k not in seen]
+            following = [
+                by_key[k]
+                for k in current.entry.call_keys
+                if k[0] == callee and k in by_key and not by_key[k].verdict.valid and k not in seen
+            ]
             if not following:
                 break
             current = following[0]
@@ -91,6 +95,7 @@ def current_sources(root: Path, packages: list[str], skip: str | None = None) ->
     runtime in build mode; yields ``(runtime, {package: import error})`` and puts everything back after."""
     from ..builder.driver import import_package
     from ..runtime.state import private_runtime
+
     tops = {p.split(".")[0] for p in packages}
     saved_modules = {n: m for n, m in sys.modules.items() if _under(n, tops)}
     saved_path, saved_prefix = list(sys.path), sys.pycache_prefix
@@ -123,14 +128,16 @@ def current_sources(root: Path, packages: list[str], skip: str | None = None) ->
 def verify_sources(sel: Selection) -> VerifyReport:
     """Check every entry of the selected images against the sources as they are now."""
     from ..world.validate import CurrentWorld, Validator
+
     report = VerifyReport([], problems=list(sel.missing))
     by_root: dict[Path | None, list[AuditedImage]] = {}
     for image in sel.images:
         by_root.setdefault(image.root, []).append(image)
     for root, images in by_root.items():
         if root is None:
-            raise AuditError(f"{images[0].path}: cannot verify an image outside a <package>/__aot__ folder "
-                             f"(its sources are unknown)")
+            raise AuditError(
+                f"{images[0].path}: cannot verify an image outside a <package>/__aot__ folder (its sources are unknown)"
+            )
         cfg = sel.config_for(root)
         packages = sorted({image.package for image in images})
         with current_sources(root, packages, cfg.workload if cfg else None) as (rt, errors):
@@ -144,12 +151,13 @@ def verify_sources(sel: Selection) -> VerifyReport:
                     if gate:
                         verdict = Verdict(False, Cause.image_incompatible(gate))
                     elif failed:
-                        verdict = Verdict(False, Cause(CauseKind.IMPORT_FAILED, failed.split(':')[0]))
+                        verdict = Verdict(False, Cause(CauseKind.IMPORT_FAILED, failed.split(":")[0]))
                     else:
                         verdict = validator.check(key)
                     report.results.append(EntryResult(image, entry, verdict))
                 problem = image.native_problem() if not gate else None
                 if problem:
-                    report.problems.append(f"{image.path}: {problem}: its entries would be compiled again "
-                                           f"from their IR at first call")
+                    report.problems.append(
+                        f"{image.path}: {problem}: its entries would be compiled again from their IR at first call"
+                    )
     return report

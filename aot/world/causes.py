@@ -9,6 +9,7 @@ A cause is a value with a kind and a detail; its text (``str(cause)``) is what `
 inspect --json``'s ``reason`` and the reports carry (SPEC.md §2). Code that needs the kind or the detail reads
 the fields, never the text.
 """
+
 from __future__ import annotations
 
 from enum import Enum

@@ -14,6 +14,7 @@ An edge itself (``aot.infer.Edge``: kind, target, value) is made by inference; a
 This module is read on a package's first call, so it holds no dataclass (making one compiles a handful of
 methods: half a millisecond).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -59,8 +60,11 @@ def constant_matches(stored: Any, current: Any) -> bool:
     if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
         return False
     if isinstance(current, tuple):
-        return type(stored) in _ARRAY and len(stored) == len(current) and all(
-            constant_matches(s, c) for s, c in zip(stored, current))
+        return (
+            type(stored) in _ARRAY
+            and len(stored) == len(current)
+            and all(constant_matches(s, c) for s, c in zip(stored, current))
+        )
     if type(current) is not type(stored):
         return False
     if isinstance(current, float) and current != current:
@@ -84,6 +88,7 @@ def _lookup_holds(now: WorldNow, target: str, value: Any) -> bool:
 
 def _overlay_holds(now: WorldNow, target: str, value: Any) -> bool:
     from ..targets.ptx import PtxTarget  # (only ptx entries have overlay edges)
+
     return PtxTarget().overlay_holds(target, value)
 
 

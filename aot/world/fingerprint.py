@@ -18,6 +18,7 @@ Values marshal encodes exactly and type-tagged (``1``, ``1.0``, ``True`` and ``'
 encoded as they are; anything else (nested code objects, frozensets, whose iteration order follows the
 string hash seed, other objects used as defaults) is first put in a fixed form by ``_canonical``.
 """
+
 from __future__ import annotations
 
 import marshal
@@ -63,9 +64,18 @@ def _canonical(values: tuple) -> Any:
 
 def _code_fields(code: types.CodeType, consts: tuple) -> tuple:
     """Everything of a code object that its compiled code depends on (no names of places, no lines)."""
-    return (code.co_code, _canonical(consts), code.co_names, code.co_varnames, code.co_freevars,
-            code.co_cellvars, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
-            code.co_flags)
+    return (
+        code.co_code,
+        _canonical(consts),
+        code.co_names,
+        code.co_varnames,
+        code.co_freevars,
+        code.co_cellvars,
+        code.co_argcount,
+        code.co_posonlyargcount,
+        code.co_kwonlyargcount,
+        code.co_flags,
+    )
 
 
 def definition(py_func: Callable, options: Any = None) -> bytes:
@@ -80,13 +90,18 @@ def definition(py_func: Callable, options: Any = None) -> bytes:
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
     defaults, kwdefaults = py_func.__defaults__, py_func.__kwdefaults__
-    return marshal.dumps(_code_fields(code, consts) + (
-        None if defaults is None else _canonical(defaults),
-        None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
-        _TRAILER if options is None else options.trailer), _MARSHAL_VERSION)
+    return marshal.dumps(
+        _code_fields(code, consts)
+        + (
+            None if defaults is None else _canonical(defaults),
+            None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
+            _TRAILER if options is None else options.trailer,
+        ),
+        _MARSHAL_VERSION,
+    )
 
 
-def same_code(py_func: Callable, code: Optional[types.CodeType], docstring: Optional[str]) -> bool:
+def same_code(py_func: Callable, code: types.CodeType | None, docstring: str | None) -> bool:
     """Whether ``code``, compiled from a function's source as the file reads now (``docstring``: the one it
     has there, or None), is the code ``py_func`` runs: equal in everything a ``definition`` covers of a code
     object (lines, places' names and the docstring left out). What is compiled must be what was imported."""
@@ -98,7 +113,7 @@ def same_code(py_func: Callable, code: Optional[types.CodeType], docstring: Opti
     return _code_definition(code, docstring) == _code_definition(imported, imported_doc)
 
 
-def _code_definition(code: types.CodeType, docstring: Optional[str]) -> bytes:
+def _code_definition(code: types.CodeType, docstring: str | None) -> bytes:
     consts = code.co_consts
     if docstring is not None and consts and consts[0] == docstring:
         consts = (None,) + consts[1:]
@@ -112,6 +127,7 @@ def fingerprint(py_func: Callable, options: Any = None) -> str:
 
 def fingerprint_of(definition_bytes: bytes | None) -> str:
     from serializer import checksum  # not on the import path: loading compares definitions
+
     return checksum(definition_bytes or b"", digest_size=16).hexdigest()
 
 

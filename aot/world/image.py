@@ -34,13 +34,14 @@ place that names their fields. The encoding of the code record's fields changed 
 0.7.0 (images of another compiler version are rejected by their header before any table is read).
 Nothing here imports llvmlite.
 """
+
 from __future__ import annotations
 
 import struct
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
 
 from serializer import ImageError, record
 
@@ -51,8 +52,20 @@ if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt
 
 
 METHODS = record("methods", "key", "fingerprint", "definition")
-CODE = record("code", "method", "argtypes", "rettype", "owner", "edges", "symbol", "min_world", "max_world",
-              "state", "boundscheck", "native_size")
+CODE = record(
+    "code",
+    "method",
+    "argtypes",
+    "rettype",
+    "owner",
+    "edges",
+    "symbol",
+    "min_world",
+    "max_world",
+    "state",
+    "boundscheck",
+    "native_size",
+)
 IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
 INDEX = record("index", "keys", "code_starts", "definition_starts", "strings", "constants")
@@ -74,7 +87,7 @@ InstanceKey = tuple[str, tuple[str, ...]]
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
 
 
-def edge_to_record(edge: "Edge") -> list:
+def edge_to_record(edge: Edge) -> list:
     value = edge.value
     return [edge.kind, edge.target, _plain(value)]
 
@@ -89,14 +102,44 @@ class CodeEntry:
     """One code instance stored in an image (immutable by convention). ``call_keys``: the instances it
     calls (from its ``call`` edges), worked out when it is made."""
 
-    __slots__ = ("index", "method", "argtypes", "rettype", "owner", "_ir", "edges", "symbol", "min_world",
-                 "max_world", "state", "boundscheck", "native_size", "_ir_source", "signature", "call_keys")
+    __slots__ = (
+        "index",
+        "method",
+        "argtypes",
+        "rettype",
+        "owner",
+        "_ir",
+        "edges",
+        "symbol",
+        "min_world",
+        "max_world",
+        "state",
+        "boundscheck",
+        "native_size",
+        "_ir_source",
+        "signature",
+        "call_keys",
+    )
 
-    def __init__(self, index: int, method: str, argtypes: tuple[str, ...], rettype: str, owner: str,
-                 ir: Optional[bytes], edges: tuple[tuple[str, str, Any], ...], symbol: str, min_world: int,
-                 max_world: int, state: str, boundscheck: bool = True, native_size: int = 0,
-                 ir_source: Optional[Callable[[int], bytes]] = None,
-                 signature: Optional[str] = None, call_keys: Optional[tuple[InstanceKey, ...]] = None):
+    def __init__(
+        self,
+        index: int,
+        method: str,
+        argtypes: tuple[str, ...],
+        rettype: str,
+        owner: str,
+        ir: bytes | None,
+        edges: tuple[tuple[str, str, Any], ...],
+        symbol: str,
+        min_world: int,
+        max_world: int,
+        state: str,
+        boundscheck: bool = True,
+        native_size: int = 0,
+        ir_source: Callable[[int], bytes] | None = None,
+        signature: str | None = None,
+        call_keys: tuple[InstanceKey, ...] | None = None,
+    ):
         # (one field a statement: made once per prebuilt method on its first call, so kept to stores)
         self.index = index
         self.method = method
@@ -115,9 +158,11 @@ class CodeEntry:
         # The argument types' text, as the record gives it (what a library slot is checked against, with the key)
         self.signature = signature_text(argtypes) if signature is None else signature
         # (the instances it calls, when its maker has not worked them out already)
-        self.call_keys: tuple[InstanceKey, ...] = tuple(
-            [(target, _split_types(value)) for kind, target, value in edges if kind == EdgeKind.CALL]) \
-            if call_keys is None else call_keys
+        self.call_keys: tuple[InstanceKey, ...] = (
+            tuple([(target, _split_types(value)) for kind, target, value in edges if kind == EdgeKind.CALL])
+            if call_keys is None
+            else call_keys
+        )
 
     @property
     def ir(self) -> bytes:
@@ -133,7 +178,7 @@ class CodeEntry:
     def key(self) -> InstanceKey:
         return (self.method, self.argtypes)
 
-    def _replace(self, **changes: Any) -> "CodeEntry":
+    def _replace(self, **changes: Any) -> CodeEntry:
         fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__[:-1]}
         if "argtypes" in changes:
             del fields["signature"]
@@ -163,8 +208,14 @@ def _split_types(text: str) -> tuple[str, ...]:
 # The code record's fields whose types are checked as such (the numbers that stand for text or keys are
 # checked by indexing with them). msgpack decodes exact types, so ``type(v) is T`` is the check (a bool is
 # no int here); arrays decode as tuples at import, lists otherwise. ``max_world`` may also be nil.
-_CODE_FIELD_TYPES = (("edges", tuple), ("symbol", str), ("min_world", int), ("max_world", int),
-                     ("boundscheck", bool), ("native_size", int))
+_CODE_FIELD_TYPES = (
+    ("edges", tuple),
+    ("symbol", str),
+    ("min_world", int),
+    ("max_world", int),
+    ("boundscheck", bool),
+    ("native_size", int),
+)
 _N_REQUIRED = len(CODE.required)
 _EDGE_KINDS = {kind.value: kind for kind in EdgeKind}  # (a dict lookup: calling the enum costs a few thousand)
 _STR = {str}
@@ -179,8 +230,8 @@ class _References:
 
     def __init__(self, keys: list[str], strings: tuple[str, ...], constants: tuple):
         self.keys, self.strings, self.constants = keys, strings, constants
-        self.signatures: list[Optional[tuple[str, ...]]] = [None] * len(strings)
-        self.edges: dict[tuple, tuple[tuple[str, str, Any], Optional[InstanceKey]]] = {}
+        self.signatures: list[tuple[str, ...] | None] = [None] * len(strings)
+        self.edges: dict[tuple, tuple[tuple[str, str, Any], InstanceKey | None]] = {}
 
     def signature(self, i: int) -> tuple[str, ...]:
         types = self.signatures[i]
@@ -188,7 +239,7 @@ class _References:
             types = self.signatures[i] = _split_types(self.strings[i])
         return types
 
-    def edge(self, numbers: tuple) -> tuple[tuple[str, str, Any], Optional[InstanceKey]]:
+    def edge(self, numbers: tuple) -> tuple[tuple[str, str, Any], InstanceKey | None]:
         """The edge three numbers stand for, and the instance it calls (IndexError, TypeError or ValueError
         when they stand for nothing)."""
         kind, target, value = numbers
@@ -197,13 +248,15 @@ class _References:
             target = self.keys[target]
             found = (kind, target, self.strings[value]), (target, self.signature(value))
         else:
-            found = (kind, self.strings[target],
-                     self.constants[value] if kind is EdgeKind.GLOBAL else self.strings[value]), None
+            found = (
+                (kind, self.strings[target], self.constants[value] if kind is EdgeKind.GLOBAL else self.strings[value]),
+                None,
+            )
         self.edges[numbers] = found
         return found
 
 
-def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callable[[int], bytes]]) -> CodeEntry:
+def _code_entry(i: int, raw: Any, refs: _References, ir_source: Callable[[int], bytes] | None) -> CodeEntry:
     """The entry of code record ``i``, after checking its fields (a checksum-valid file may still hold
     nonsense written by hand): each number must index what it refers to (``refs``). Fields appended by
     later formats would take their defaults (see CODE).
@@ -219,14 +272,22 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
     method, argtypes, rettype, owner, edges, symbol, min_world, max_world, state, boundscheck, native_size = raw
     if type(edges) is list:  # a full read decodes arrays as lists
         edges = tuple([tuple(e) if type(e) is list else e for e in edges])
-    if not (type(edges) is tuple and type(symbol) is str and type(min_world) is int
-            and (type(max_world) is int or max_world is None) and type(boundscheck) is bool
-            and type(native_size) is int):
-        for (name, kind), value in zip(_CODE_FIELD_TYPES, (edges, symbol, min_world, max_world, boundscheck,
-                                                           native_size)):
+    if not (
+        type(edges) is tuple
+        and type(symbol) is str
+        and type(min_world) is int
+        and (type(max_world) is int or max_world is None)
+        and type(boundscheck) is bool
+        and type(native_size) is int
+    ):
+        for (name, kind), value in zip(
+            _CODE_FIELD_TYPES, (edges, symbol, min_world, max_world, boundscheck, native_size)
+        ):
             if type(value) is not kind and not (name == "max_world" and value is None):
-                raise ValueError(f"code record {i}: field {name} is a {type(value).__name__}, not "
-                                 f"{'a list' if kind is tuple else 'a ' + kind.__name__}")
+                raise ValueError(
+                    f"code record {i}: field {name} is a {type(value).__name__}, not "
+                    f"{'a list' if kind is tuple else 'a ' + kind.__name__}"
+                )
     try:
         known = refs.edges
         resolved: list[tuple[str, str, Any]] = []
@@ -237,19 +298,33 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Optional[Callabl
             if call is not None:
                 calls.append(call)
         strings = refs.strings
-        return CodeEntry(i, refs.keys[method], refs.signatures[argtypes] or refs.signature(argtypes),
-                         strings[rettype], strings[owner], None, tuple(resolved), symbol, min_world,
-                         MAX_WORLD if max_world is None else max_world, strings[state], boundscheck,
-                         native_size, ir_source, strings[argtypes], tuple(calls))
+        return CodeEntry(
+            i,
+            refs.keys[method],
+            refs.signatures[argtypes] or refs.signature(argtypes),
+            strings[rettype],
+            strings[owner],
+            None,
+            tuple(resolved),
+            symbol,
+            min_world,
+            MAX_WORLD if max_world is None else max_world,
+            strings[state],
+            boundscheck,
+            native_size,
+            ir_source,
+            strings[argtypes],
+            tuple(calls),
+        )
     except (IndexError, TypeError, ValueError):
-        raise ValueError(f"code record {i}: a number in it that should name a string, a method key or a "
-                         f"constant names none") from None
+        raise ValueError(
+            f"code record {i}: a number in it that should name a string, a method key or a constant names none"
+        ) from None
     except KeyError as err:
         raise ValueError(f"code record {i}: an edge of a kind this compiler does not know ({err})") from None
 
 
-def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, int],
-                 constant: dict[str, int]) -> list:
+def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, int], constant: dict[str, int]) -> list:
     """Entry ``entry`` as a code record: method keys by their ``position``, text and constants by their
     numbers in the index (``number``, and ``constant`` by ``_constant_key``; see the module docstring)."""
     edges: list[list[int]] = []
@@ -259,14 +334,28 @@ def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, i
                 raise ValueError(f"{entry.method}: a call edge to {target}, whose definition the image lacks")
             edges.append([number[kind], position[target], number[value]])
         else:
-            edges.append([number[kind], number[target],
-                          constant[_constant_key(value)] if kind == EdgeKind.GLOBAL else number[value]])
-    return CODE.pack({
-        "method": position[entry.method], "argtypes": number[signature_text(entry.argtypes)],
-        "rettype": number[entry.rettype], "owner": number[entry.owner], "edges": edges, "symbol": entry.symbol,
-        "min_world": entry.min_world, "max_world": None if entry.max_world == MAX_WORLD else entry.max_world,
-        "state": number[entry.state], "boundscheck": bool(entry.boundscheck), "native_size": entry.native_size,
-    })
+            edges.append(
+                [
+                    number[kind],
+                    number[target],
+                    constant[_constant_key(value)] if kind == EdgeKind.GLOBAL else number[value],
+                ]
+            )
+    return CODE.pack(
+        {
+            "method": position[entry.method],
+            "argtypes": number[signature_text(entry.argtypes)],
+            "rettype": number[entry.rettype],
+            "owner": number[entry.owner],
+            "edges": edges,
+            "symbol": entry.symbol,
+            "min_world": entry.min_world,
+            "max_world": None if entry.max_world == MAX_WORLD else entry.max_world,
+            "state": number[entry.state],
+            "boundscheck": bool(entry.boundscheck),
+            "native_size": entry.native_size,
+        }
+    )
 
 
 def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
@@ -324,8 +413,8 @@ def build_identity(target: Mapping[str, Any], irs: Any) -> str:
     loading compares it with the library's before binding (``build_info``), and with the IR it reads before
     curing from it."""
     from serializer import checksum  # (BLAKE2b: not imported on the way to binding prebuilt code)
-    digest = checksum(f"{target.get('triple')}\n{target.get('cpu')}\n{target.get('features')}".encode(),
-                      digest_size=16)
+
+    digest = checksum(f"{target.get('triple')}\n{target.get('cpu')}\n{target.get('features')}".encode(), digest_size=16)
     for ir in irs:
         digest.update(len(ir).to_bytes(8, "little"))
         digest.update(ir)
@@ -340,8 +429,13 @@ def _ir_bytes(index: int, rec: Any) -> bytes:
 
 def _method_record(i: int, rec: Any, key: str) -> bytes:
     """The definition in methods record ``i``, after checking that it is the record of method ``key``."""
-    if type(rec) not in _ARRAY or len(rec) < _N_METHOD_FIELDS or rec[0] != key or type(rec[1]) is not str \
-            or type(rec[2]) is not bytes:
+    if (
+        type(rec) not in _ARRAY
+        or len(rec) < _N_METHOD_FIELDS
+        or rec[0] != key
+        or type(rec[1]) is not str
+        or type(rec[2]) is not bytes
+    ):
         raise ValueError(f"methods record {i}: not the key, fingerprint and definition of {key}")
     return rec[2]
 
@@ -349,8 +443,9 @@ def _method_record(i: int, rec: Any, key: str) -> bytes:
 _N_METHOD_FIELDS = len(METHODS.required)
 
 
-def _index_record(keys: list[str], code_methods: list[int], definitions: list[bytes], strings: list[str],
-                  constants: list) -> list:
+def _index_record(
+    keys: list[str], code_methods: list[int], definitions: list[bytes], strings: list[str], constants: list
+) -> list:
     """The ``index`` table's one record for sorted method ``keys``, the method index of each code record (in
     table order), each method's definition, and the strings and constants the code records refer to: the
     keys joined by newlines, where each method's code records start and where its definition starts in the
@@ -365,9 +460,15 @@ def _index_record(keys: list[str], code_methods: list[int], definitions: list[by
     definition_starts = [0] * (len(keys) + 1)
     for i, d in enumerate(definitions):
         definition_starts[i + 1] = definition_starts[i] + len(d)
-    return INDEX.pack({"keys": "\n".join(keys), "code_starts": _u32s(starts),
-                       "definition_starts": _u32s(definition_starts), "strings": strings,
-                       "constants": [_plain(c) for c in constants]})
+    return INDEX.pack(
+        {
+            "keys": "\n".join(keys),
+            "code_starts": _u32s(starts),
+            "definition_starts": _u32s(definition_starts),
+            "strings": strings,
+            "constants": [_plain(c) for c in constants],
+        }
+    )
 
 
 def _definitions_table(definitions: list[bytes]) -> list:
@@ -429,11 +530,10 @@ class ImageIndex:
         self._source, self._base, end = image.blob("definitions")
         self._definition_starts = _starts(rec[2], n, end - self._base)
         self.refs = _references(self.keys, rec)
-        if len(self.position) != n or not self.starts or not self._definition_starts \
-                or self.keys != sorted(self.keys):
+        if len(self.position) != n or not self.starts or not self._definition_starts or self.keys != sorted(self.keys):
             raise ValueError("the index table does not fit the code table")
         self._image = image
-        self._irs: Optional[list[bytes]] = None  # every entry's IR, once read and checked (``ir``)
+        self._irs: list[bytes] | None = None  # every entry's IR, once read and checked (``ir``)
         self._ir_reader = self.ir  # one bound method, shared by every entry
         self._decoded: list[bool] = [False] * n  # whose code records are decoded (a module at a time)
         self._code_records: list = [None] * len(self.records)
@@ -445,15 +545,15 @@ class ImageIndex:
         """The keys of the methods whose records are decoded so far (for tools and tests)."""
         return [k for k, done in zip(self.keys, self._decoded) if done]
 
-    def definition(self, key: str) -> Optional[bytes]:
+    def definition(self, key: str) -> bytes | None:
         """Method ``key``'s definition (``aot.world.fingerprint.definition``), or None."""
         i = self.position.get(key)
         if i is None:
             return None
         starts, base = self._definition_starts, self._base
-        return bytes(self._source[base + starts[i]:base + starts[i + 1]])
+        return bytes(self._source[base + starts[i] : base + starts[i + 1]])
 
-    def holds_definition(self, key: str, current: Optional[bytes]) -> bool:
+    def holds_definition(self, key: str, current: bytes | None) -> bool:
         """Whether method ``key``'s stored definition is ``current`` (compared in place: no copy)."""
         i = self.position.get(key)
         if i is None or current is None:
@@ -469,7 +569,7 @@ class ImageIndex:
             found = self._decode(key)
         return {found.argtypes: found} if type(found) is CodeEntry else dict(found)
 
-    def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
+    def entry(self, instance: InstanceKey) -> CodeEntry | None:
         """The entry for ``(method key, argument types)``, or None."""
         found = self._code.get(instance[0])
         if found is None:
@@ -509,7 +609,7 @@ class ImageIndex:
     def _decode_module(self, i: int) -> None:
         """Decode the code records of the methods of method ``i``'s module (keys are sorted: together)."""
         keys = self.keys
-        module = keys[i][:keys[i].find(":") + 1] or keys[i]  # "pkg.mod:"
+        module = keys[i][: keys[i].find(":") + 1] or keys[i]  # "pkg.mod:"
         lo, hi = i, i + 1
         while lo > 0 and keys[lo - 1].startswith(module):
             lo -= 1
@@ -577,17 +677,17 @@ class ImageContents:
 
     # The two lookups validation makes, on the first call of every prebuilt method (an image read at import
     # replaces them with its index's own, which decode what they find).
-    def entry(self, instance: InstanceKey) -> Optional[CodeEntry]:
+    def entry(self, instance: InstanceKey) -> CodeEntry | None:
         """The entry for ``(method key, argument types)``, or None."""
         return self.code.get(instance)
 
-    def holds_definition(self, key: str, current: Optional[bytes]) -> bool:
+    def holds_definition(self, key: str, current: bytes | None) -> bool:
         """Whether method ``key``'s stored definition is ``current``."""
         stored = self.definitions.get(key)
         return stored is not None and stored == current
 
     @classmethod
-    def from_tables(cls, tables: dict[str, list]) -> "ImageContents":
+    def from_tables(cls, tables: dict[str, list]) -> ImageContents:
         """The contents of decoded tables, every record checked now (builds, audits)."""
         out = cls()
         methods, code, ir = tables.get("methods", []), tables.get("code", []), tables.get("ir", [])
@@ -601,8 +701,12 @@ class ImageContents:
         if len(ir) != len(code):
             raise ValueError(f"{len(ir)} IR records for {len(code)} code records")
         index = tables.get("index")
-        if code and (type(index) not in _ARRAY or len(index) != 1 or type(index[0]) not in _ARRAY
-                     or len(index[0]) < len(INDEX.required)):
+        if code and (
+            type(index) not in _ARRAY
+            or len(index) != 1
+            or type(index[0]) not in _ARRAY
+            or len(index[0]) < len(INDEX.required)
+        ):
             raise ValueError("code records without the index table, which holds their strings")
         refs = _references(keys, index[0]) if code else _References(keys, (), ())
         entries = [_code_entry(i, rec, refs, None) for i, rec in enumerate(code)]
@@ -614,23 +718,30 @@ class ImageContents:
         if index is not None:  # what first calls read must be what a build would write for these tables
             methods_of = [rec[0] for rec in code]
             definitions = [out.definitions[k] for k in keys]
-            if methods_of != sorted(methods_of) or len(index) != 1 or list(index[0][:len(INDEX.required)]) \
-                    != _index_record(keys, methods_of, definitions, *_referenced(entries)) \
-                    or tables.get("definitions") != _definitions_table(definitions):
+            if (
+                methods_of != sorted(methods_of)
+                or len(index) != 1
+                or list(index[0][: len(INDEX.required)])
+                != _index_record(keys, methods_of, definitions, *_referenced(entries))
+                or tables.get("definitions") != _definitions_table(definitions)
+            ):
                 raise ValueError("the index table does not fit the methods and code tables")
         for rec in OBJECTS.unpack_all(tables.get("objects", [])):
             out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
         return out
 
     @classmethod
-    def from_image_file(cls, image: Any) -> "ImageContents":
+    def from_image_file(cls, image: Any) -> ImageContents:
         """The contents of an image opened with ``serializer.open_image``, decoded as they are looked up
         (``ImageIndex``): a package's first calls read only the records of the modules they use."""
         out = cls()
         index = ImageIndex(image)
         out.definitions = _LazyView(index.definition, lambda: index.keys, len(index.keys))
-        out.code = _LazyView(index.entry, lambda: [(method, argtypes) for method in index.keys
-                                                   for argtypes in index.entries(method)], len(index.records))
+        out.code = _LazyView(
+            index.entry,
+            lambda: [(method, argtypes) for method in index.keys for argtypes in index.entries(method)],
+            len(index.records),
+        )
         out.entry, out.holds_definition = index.entry, index.holds_definition  # type: ignore[method-assign]
         return out
 
@@ -647,20 +758,29 @@ class ImageContents:
         constant = {_constant_key(value): i for i, value in enumerate(constants)}
         code = [_code_record(e, position, number, constant) for e in entries]
         return {
-            "methods": [METHODS.pack({"key": k, "fingerprint": self.fingerprints.get(k, ""),
-                                      "definition": self.definitions[k]}) for k in keys],
+            "methods": [
+                METHODS.pack({"key": k, "fingerprint": self.fingerprints.get(k, ""), "definition": self.definitions[k]})
+                for k in keys
+            ],
             "code": code,
             "ir": [IR.pack({"ir": e.ir}) for e in entries],
-            "index": [_index_record(keys, [position[e.method] for e in entries],
-                                    [self.definitions[k] for k in keys], strings, constants)],
+            "index": [
+                _index_record(
+                    keys, [position[e.method] for e in entries], [self.definitions[k] for k in keys], strings, constants
+                )
+            ],
             "definitions": _definitions_table([self.definitions[k] for k in keys]),
         }
 
     def object_tables(self) -> dict[str, list]:
         """The object files, kept beside the image (``*.objects``) for incremental builds only: the
         image itself stays small, since importing a package decodes it."""
-        return {"objects": [OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
-                            for m, (ck, obj) in sorted(self.objects.items())]}
+        return {
+            "objects": [
+                OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
+                for m, (ck, obj) in sorted(self.objects.items())
+            ]
+        }
 
 
 def _order(entry: CodeEntry) -> tuple:
@@ -671,8 +791,9 @@ def _tuplify(value: Any) -> Any:
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
 
 
-def entry_edges(entry: CodeEntry) -> tuple["Edge", ...]:
+def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
     from ..infer.solver import Edge
+
     return tuple(Edge(kind, target, _tuplify(value)) for kind, target, value in entry.edges)
 
 
@@ -715,13 +836,17 @@ def check_stored(instance: Any, entry: CodeEntry) -> None:
     before stored IR is compiled or seeds an inference: a checksum says the bytes are the ones written,
     not that they make sense."""
     from ..ir.verifier import IRVerifyError, verify
+
     try:
         fn = instance.function
     except Exception as err:  # (msgpack, the IR's own constructors, type parsing: anything a byte can upset)
         raise ValueError(f"its typed IR does not decode ({type(err).__name__}: {err})") from None
-    if fn.name != entry.method or len(fn.params) != len(instance.argtypes) \
-            or [fn.types.get(p) for p in fn.params] != list(instance.argtypes) \
-            or fn.return_type != instance.return_type:
+    if (
+        fn.name != entry.method
+        or len(fn.params) != len(instance.argtypes)
+        or [fn.types.get(p) for p in fn.params] != list(instance.argtypes)
+        or fn.return_type != instance.return_type
+    ):
         raise ValueError("its typed IR is not the IR of this entry (name, parameter or return types differ)")
     try:
         verify(fn)
@@ -729,6 +854,6 @@ def check_stored(instance: Any, entry: CodeEntry) -> None:
         raise ValueError(f"its typed IR is malformed ({err})") from None
 
 
-def entry_state(edges: tuple["Edge", ...]) -> str:
+def entry_state(edges: tuple[Edge, ...]) -> str:
     """The explicit validity state written at build time (never inferred from missing edges later)."""
     return STATE_NEEDS_REVALIDATION if edges else STATE_NO_OUTSIDE_EDGES

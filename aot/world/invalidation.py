@@ -16,6 +16,7 @@ asks (``add_loaded``: a first call stays cheap). Each owner's compiler (the CPU 
 ``subscribe``s: on a redefinition it forgets what it inferred from the old definition and names the
 instances it dropped.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -78,8 +79,10 @@ class Invalidation:
         stale = self.dependents(key)
         for forget in self._subscribers:
             stale.update(forget(key))
-        return [(instance, REDEFINED if instance[0] == key else Cause.edge_changed(key))
-                for instance in sorted(stale, key=str)]
+        return [
+            (instance, REDEFINED if instance[0] == key else Cause.edge_changed(key))
+            for instance in sorted(stale, key=str)
+        ]
 
 
 def stored_key(method: str, argtypes: Iterable[Any]) -> StoredKey:

@@ -8,6 +8,7 @@ A ``MethodDef`` is one definition of a module-level function: its key, the Pytho
 given to ``@aot.jit``, and (lazily) its untyped IR. Name lookups go through the function's own closure
 cells, globals and builtins, exactly as Python resolves them when the function runs.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -65,6 +66,7 @@ class MethodDef:
         if self._untyped is None:
             from ..frontend import lower_function
             from .fingerprint import same_code
+
             self._untyped = lower_function(self.py_func, self.key, same_code)
         return self._untyped
 
@@ -90,8 +92,14 @@ class MethodTable:
         self.methods: dict[str, MethodDef] = {}
         self._intrinsics: dict[int, Intrinsic] | None = None  # aot.gpu's functions, when first asked
 
-    def define(self, py_func: Callable, options: MethodOptions = MethodOptions(), key: str | None = None,
-               method: Any = None, signatures: Any = None) -> MethodDef:
+    def define(
+        self,
+        py_func: Callable,
+        options: MethodOptions = MethodOptions(),
+        key: str | None = None,
+        method: Any = None,
+        signatures: Any = None,
+    ) -> MethodDef:
         """A new definition under ``key`` (``pkg.mod:qualname`` of ``py_func`` when not given), of the
         ``@aot.jit`` object ``method`` with its ``signatures`` when it is one."""
         self.world += 1
@@ -115,6 +123,7 @@ class MethodTable:
     def intrinsics(self) -> dict[int, Intrinsic]:
         if self._intrinsics is None:
             from .. import gpu
+
             self._intrinsics = {id(f): i for f, i in gpu.intrinsic_functions().items()}
         return self._intrinsics
 

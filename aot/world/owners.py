@@ -7,6 +7,7 @@
 An owner's text is ``target[:arch](+plugin)*`` (SPEC.md §2d). Events, image headers and entries carry the text;
 code that asks which target an owner is for compares with the constants here (or asks the target's hooks).
 """
+
 from __future__ import annotations
 
 CPU = "cpu"

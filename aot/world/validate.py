@@ -11,6 +11,7 @@ depth-first; mutually recursive entries (a strongly connected component of the c
 together: all valid, or all invalid with the first cause found. Verdicts are memoised; ``forget`` drops them
 after a redefinition.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -58,7 +59,10 @@ def _invalid(cause: str, detail: str = "") -> Verdict:
     """An invalid verdict for ``cause`` (a ``CauseKind`` member's name). Causes are read only when an entry is
     invalid: a package whose entries hold imports no more modules on its first calls."""
     from .causes import Cause, CauseKind
+
     return Verdict(False, Cause(CauseKind[cause], detail))
+
+
 _DEFAULT_OPTIONS = MethodOptions()
 
 
@@ -166,7 +170,6 @@ class Validator:
     def definition_holds(self, key: str) -> bool:
         held = self.held.get(key)  # (a definition that does not hold is remembered too)
         return self.holds(key) if held is None else held
-
 
     # ------------------------------------------------------------------ local checks
     def local_check(self, entry: CodeEntry) -> Verdict:

@@ -9,6 +9,7 @@ seconds per round); dividing by the number of elements processed keeps the colum
 With ``--benchmark-disable`` (the default in pyproject) every benchmark runs its function once, as a
 plain test, and no summary is printed.
 """
+
 from __future__ import annotations
 
 import functools
@@ -84,7 +85,8 @@ def per_element(benchmark, request):
             params = getattr(request.node, "callspec", None)
             impl = params.params.get("impl", "?") if params else "?"
             request.config.stash.setdefault(_RESULTS, []).append(
-                (benchmark.group or "", impl, request.node.name, elements, mean))
+                (benchmark.group or "", impl, request.node.name, elements, mean)
+            )
         return result
 
     return run
@@ -103,8 +105,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr = terminalreporter
         tr.write_sep("-", "figures (build and import benchmarks)")
         for name, seconds, goal, note in figures:
-            verdict = "" if goal is None else f"  goal <= {_fmt_time(goal).strip():>10}  " + (
-                "met" if seconds <= goal else "MISSED")
+            verdict = (
+                ""
+                if goal is None
+                else f"  goal <= {_fmt_time(goal).strip():>10}  " + ("met" if seconds <= goal else "MISSED")
+            )
             tr.write_line(f"    {name:<58} {_fmt_time(seconds)}{verdict}  {note}".rstrip())
     rows = config.stash.get(_RESULTS, [])
     if not rows:

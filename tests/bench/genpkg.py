@@ -17,6 +17,7 @@ float loops, array reductions, readers of module constants, and callers of metho
 signature (annotations, or ``signatures=``), so ``aot build`` needs no workload. Generation is
 deterministic: the same arguments give the same files byte for byte.
 """
+
 from __future__ import annotations
 
 import random
@@ -30,12 +31,19 @@ PACKAGE = "benchpkg"
 # Argument codes: "f" float (f64), "i" int (i64), "a" f64[:] array. Kinds "unary" take and return one float
 # and are what callers call.
 _TEMPLATES: list[tuple[str, str, str]] = [
-    ("unary", "f", """\
+    (
+        "unary",
+        "f",
+        """\
 @aot.jit
 def {name}(x: float) -> float:
     return (({c0} * x + {c1}) * x - {c2}) * x + {c3}
-"""),
-    ("unary", "f", """\
+""",
+    ),
+    (
+        "unary",
+        "f",
+        """\
 @aot.jit(signatures=["f64(f64)"])
 def {name}(x):
     if x < -{c0}:
@@ -43,39 +51,63 @@ def {name}(x):
     if x > {c1}:
         return {c1}
     return x * {c2}
-"""),
-    ("unary", "f", """\
+""",
+    ),
+    (
+        "unary",
+        "f",
+        """\
 @aot.jit
 def {name}(x: float) -> float:
     return x * GAIN + OFFSET * {c0}
-"""),
-    ("unary", "f", """\
+""",
+    ),
+    (
+        "unary",
+        "f",
+        """\
 @aot.jit
 def {name}(x: float) -> float:
     return math.sqrt(x * x + {c0}) - {c1}
-"""),
-    ("binary", "ff", """\
+""",
+    ),
+    (
+        "binary",
+        "ff",
+        """\
 @aot.jit
 def {name}(x: float, y: float) -> float:
     return x * {c0} + y * {c1} - {c2}
-"""),
-    ("binary", "ff", """\
+""",
+    ),
+    (
+        "binary",
+        "ff",
+        """\
 @aot.jit(signatures=["f64(f64, f64)"])
 def {name}(x, y):
     d = x - y
     if d < 0.0:
         d = -d
     return d * {c0} + min(x, y)
-"""),
-    ("intloop", "i", """\
+""",
+    ),
+    (
+        "intloop",
+        "i",
+        """\
 @aot.jit
 def {name}(n: int) -> int:
     s = 0
     for k in range(n):
         s += (k * {i0} + {i1}) % {i2}
     return s
-"""),
-    ("intloop", "ii", """\
+""",
+    ),
+    (
+        "intloop",
+        "ii",
+        """\
 @aot.jit
 def {name}(a: int, b: int) -> int:
     a = abs(a) + {i0}
@@ -83,8 +115,12 @@ def {name}(a: int, b: int) -> int:
     while b != 0:
         a, b = b, a % b
     return a
-"""),
-    ("floatloop", "fi", """\
+""",
+    ),
+    (
+        "floatloop",
+        "fi",
+        """\
 @aot.jit
 def {name}(x: float, n: int) -> float:
     acc = 0.0
@@ -93,16 +129,24 @@ def {name}(x: float, n: int) -> float:
         if acc > LIMIT:
             acc = LIMIT
     return acc
-"""),
-    ("array", "a", """\
+""",
+    ),
+    (
+        "array",
+        "a",
+        """\
 @aot.jit(signatures=["f64(f64[:])"])
 def {name}(a):
     s = 0.0
     for i in range(len(a)):
         s += a[i] * {c0} - {c1}
     return s
-"""),
-    ("array", "a", """\
+""",
+    ),
+    (
+        "array",
+        "a",
+        """\
 @aot.jit
 def {name}(a: aot.f64[:]) -> float:
     best = a[0]
@@ -110,7 +154,8 @@ def {name}(a: aot.f64[:]) -> float:
         if a[i] > best:
             best = a[i]
     return best * GAIN
-"""),
+""",
+    ),
 ]
 
 _CALLERS: list[str] = [
@@ -195,8 +240,9 @@ def _constants(rng: random.Random) -> dict[str, str]:
     return values
 
 
-def generate(root: Path, methods: int = 1000, modules: int = 20, package: str = PACKAGE,
-             seed: int = 20240601) -> Generated:
+def generate(
+    root: Path, methods: int = 1000, modules: int = 20, package: str = PACKAGE, seed: int = 20240601
+) -> Generated:
     """Write ``root/pyproject.toml`` and ``root/<package>/`` (see the module docstring)."""
     if modules < 1 or methods < modules:
         raise ValueError("need at least one method per module")
@@ -205,8 +251,8 @@ def generate(root: Path, methods: int = 1000, modules: int = 20, package: str = 
     pkg = root / package
     pkg.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(
-        f'[project]\nname = "{package}"\nversion = "0.1.0"\n\n'
-        f'[tool.aot]\npackages = ["{package}"]\ntargets = ["cpu"]\n')
+        f'[project]\nname = "{package}"\nversion = "0.1.0"\n\n[tool.aot]\npackages = ["{package}"]\ntargets = ["cpu"]\n'
+    )
     per_module = [methods // modules + (1 if k < methods % modules else 0) for k in range(modules)]
     all_methods: list[Method] = []
     unary: list[Method] = []  # callable from later methods
@@ -222,11 +268,16 @@ def generate(root: Path, methods: int = 1000, modules: int = 20, package: str = 
                 callees = [rng.choice(unary) for _ in range(2 if two else 1)]
                 refs = {}
                 for k, callee in enumerate(callees):
-                    refs[f"callee{k}"] = (callee.name if callee.module == mod
-                                          else f"m{callee.module:02d}.{callee.name}")
+                    refs[f"callee{k}"] = callee.name if callee.module == mod else f"m{callee.module:02d}.{callee.name}"
                 source = _CALLERS[1 if two else 0].format(name=name, **consts, **refs)
-                m = Method(mod, name, "unary" if not two else "binary", "f" if not two else "ff", source,
-                           [(c.module, c.name) for c in callees])
+                m = Method(
+                    mod,
+                    name,
+                    "unary" if not two else "binary",
+                    "f" if not two else "ff",
+                    source,
+                    [(c.module, c.name) for c in callees],
+                )
             else:
                 kind, args, template = _TEMPLATES[rng.randrange(len(_TEMPLATES))]
                 m = Method(mod, name, kind, args, template.format(name=name, **consts))
@@ -235,18 +286,32 @@ def generate(root: Path, methods: int = 1000, modules: int = 20, package: str = 
             module_methods.append(m)
             all_methods.append(m)
         imports = sorted({c_mod for m in module_methods for c_mod, _ in m.callees if c_mod != mod})
-        lines = [f'"""Generated module {mod} of {package}: {len(module_methods)} methods."""', "",
-                 "import math", "", "import aot", ""]
+        lines = [
+            f'"""Generated module {mod} of {package}: {len(module_methods)} methods."""',
+            "",
+            "import math",
+            "",
+            "import aot",
+            "",
+        ]
         if imports:
             lines.append("from . import " + ", ".join(f"m{k:02d}" for k in imports))
             lines.append("")
-        lines += [f"GAIN = {1.0 + mod / 100:.2f}", f"OFFSET = {0.5 + mod / 50:.2f}",
-                  f"LIMIT = {100.0 + mod:.1f}", "", ""]
+        lines += [
+            f"GAIN = {1.0 + mod / 100:.2f}",
+            f"OFFSET = {0.5 + mod / 50:.2f}",
+            f"LIMIT = {100.0 + mod:.1f}",
+            "",
+            "",
+        ]
         text = "\n".join(lines) + "\n\n".join(m.source for m in module_methods)
         (pkg / f"m{mod:02d}.py").write_text(text)
     (pkg / "__init__.py").write_text(
         f'"""{package}: {methods} generated methods over {modules} modules (tests/bench/genpkg.py)."""\n\n'
-        + "from . import " + ", ".join(f"m{k:02d}" for k in range(modules)) + "\n")
+        + "from . import "
+        + ", ".join(f"m{k:02d}" for k in range(modules))
+        + "\n"
+    )
     return Generated(root, package, all_methods)
 
 

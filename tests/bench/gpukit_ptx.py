@@ -8,6 +8,7 @@ numba-cuda's for the same kernels written with ``numba.cuda`` (when Numba and it
 Registers come from ``ptxas -v`` on each compiler's PTX; "stack" is the stack frame in bytes (libdevice's
 sin/cos keep a small array there on their slow path: it is not a spill).
 """
+
 from __future__ import annotations
 
 import math
@@ -127,9 +128,24 @@ def numba_kernels():
         if i < out.shape[0] and j < out.shape[1]:
             out[i, j] = tile[tx, ty]
 
-    return {name: fn for name, fn in locals().items()
-            if callable(fn) and name in ("saxpy", "jacobi2d", "histogram", "shade", "waves", "intmix", "matmul",
-                                         "scale_strided", "block_sum", "transpose")}
+    return {
+        name: fn
+        for name, fn in locals().items()
+        if callable(fn)
+        and name
+        in (
+            "saxpy",
+            "jacobi2d",
+            "histogram",
+            "shade",
+            "waves",
+            "intmix",
+            "matmul",
+            "scale_strided",
+            "block_sum",
+            "transpose",
+        )
+    }
 
 
 def main(archs: list[str]) -> None:
@@ -141,19 +157,33 @@ def main(archs: list[str]) -> None:
     from gpukit import kernels, reduce
     from linker import find_ptxas, ptxas_resource_usage
 
-    gpukit_kernels = [kernels.saxpy, kernels.jacobi2d, kernels.histogram, kernels.shade, kernels.waves,
-                      kernels.intmix, kernels.matmul, kernels.scale_strided, reduce.block_sum, reduce.transpose]
+    gpukit_kernels = [
+        kernels.saxpy,
+        kernels.jacobi2d,
+        kernels.histogram,
+        kernels.shade,
+        kernels.waves,
+        kernels.intmix,
+        kernels.matmul,
+        kernels.scale_strided,
+        reduce.block_sum,
+        reduce.transpose,
+    ]
     compiler = PtxCompiler(runtime().table)
     started = time.perf_counter()
     for k in gpukit_kernels:
         compiler.llvm_module([(k.__aot_method__, k.signatures()[0])], PtxTarget())
-    print(f"PTX build of gpukit ({len(gpukit_kernels)} kernels): inference + LLVM IR "
-          f"{time.perf_counter() - started:.3f} s (first time, this process)")
+    print(
+        f"PTX build of gpukit ({len(gpukit_kernels)} kernels): inference + LLVM IR "
+        f"{time.perf_counter() - started:.3f} s (first time, this process)"
+    )
     programs = {}
     for arch in archs:
         programs[arch] = compile_ptx(gpukit_kernels, arch, compiler=compiler)
-        print(f"  {arch}: codegen + link libdevice + optimise + emit PTX {programs[arch].seconds:.3f} s "
-              f"({len(programs[arch].ptx)} bytes)")
+        print(
+            f"  {arch}: codegen + link libdevice + optimise + emit PTX {programs[arch].seconds:.3f} s "
+            f"({len(programs[arch].ptx)} bytes)"
+        )
     if find_ptxas() is None:
         print("ptxas not found: no register counts")
         return
@@ -167,8 +197,9 @@ def main(archs: list[str]) -> None:
         t0 = time.perf_counter()
         usage = ptxas_resource_usage(programs[arch].ptx, arch)
         print(f"\n{arch}: ptxas -v on aot's PTX {time.perf_counter() - t0:.2f} s")
-        print(f"{'kernel':<14} {'aot regs':>8} {'spills':>6} {'stack':>5} | {'numba regs':>10} {'spills':>6} "
-              f"{'stack':>5}")
+        print(
+            f"{'kernel':<14} {'aot regs':>8} {'spills':>6} {'stack':>5} | {'numba regs':>10} {'spills':>6} {'stack':>5}"
+        )
         cc = (int(arch[3:-1]), int(arch[-1]))
         for k in gpukit_kernels:
             name = k.__name__
@@ -187,6 +218,7 @@ def main(archs: list[str]) -> None:
 
 def _numba_type(t) -> str:
     from aot.types import ArrayType
+
     if isinstance(t, ArrayType):
         name = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64"}[t.dtype.name]
         dims = [":"] * t.ndim

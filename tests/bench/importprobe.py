@@ -10,6 +10,7 @@ What is timed starts after numpy, aot (and numba) are imported and ends after th
 is ``import <package>`` (every module), ``calls`` is one call of every method with arguments built
 beforehand. Run it in a fresh interpreter for every measurement (tests/bench/test_import_bench.py does).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,10 @@ def main(mode: str, project: str, calls_path: str, call: bool = True) -> dict:
     package = spec["package"]
     calls = spec["calls"]
     if mode == "plain":
+
         def identity(func=None, **options):
             return func if func is not None else (lambda f: f)
+
         aot.jit = identity
     elif mode == "numba":
         import numba
@@ -41,6 +44,7 @@ def main(mode: str, project: str, calls_path: str, call: bool = True) -> dict:
             if func is None:
                 return lambda f: numba.njit(cache=True)(f)
             return numba.njit(cache=True)(func)
+
         aot.jit = njit
     elif mode != "aot":
         raise SystemExit(f"unknown mode {mode!r}")
@@ -66,9 +70,14 @@ def main(mode: str, project: str, calls_path: str, call: bool = True) -> dict:
     t3 = time.perf_counter()
     os.getpgrp()
     f3 = _page_faults()
-    return {"import": t1 - t0, "calls": t3 - t2, "n": len(calls), "stats": aot.stats(),
-            "llvmlite": "llvmlite" in sys.modules,
-            "faults": None if f0 is None else {"import": f1 - f0, "calls": f3 - f2}}
+    return {
+        "import": t1 - t0,
+        "calls": t3 - t2,
+        "n": len(calls),
+        "stats": aot.stats(),
+        "llvmlite": "llvmlite" in sys.modules,
+        "faults": None if f0 is None else {"import": f1 - f0, "calls": f3 - f2},
+    }
 
 
 def _page_faults():

@@ -12,6 +12,7 @@ Valgrind's callgrind, counting the instructions of the two regions importprobe m
 to the instruction. Instructions are not time: page faults, cache misses and the kernel are not in them.
 They say which change made the work smaller, which a timing on a busy machine cannot.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,12 +35,23 @@ def count(mode: str, project: str, calls: str) -> dict[str, int]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory() as work:
         out = Path(work) / "cg.out"
-        command = ["valgrind", "--tool=callgrind", "--zero-before=getppid", "--dump-before=getpgrp",
-                   f"--callgrind-out-file={out}", sys.executable, str(PROBE), mode, project, calls]
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--zero-before=getppid",
+            "--dump-before=getpgrp",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            str(PROBE),
+            mode,
+            project,
+            calls,
+        ]
         if shutil.which("setarch"):
             command = ["setarch", "-R", *command]
-        subprocess.run([sys.executable, str(PROBE), mode, project, calls], env=env, check=True,
-                       capture_output=True)  # warms the bytecode caches
+        subprocess.run(
+            [sys.executable, str(PROBE), mode, project, calls], env=env, check=True, capture_output=True
+        )  # warms the bytecode caches
         done = subprocess.run(command, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(done.stderr[-3000:])
@@ -54,8 +66,10 @@ def main(project: str, calls: str) -> None:
     aot, plain = count("aot", project, calls), count("plain", project, calls)
     n = aot["n"]
     for region in ("import", "calls"):
-        print(f"{region + ':':7s} aot {aot[region] / 1e6:.1f} M, plain {plain[region] / 1e6:.1f} M instructions: "
-              f"+{(aot[region] - plain[region]) / n / 1e3:.1f} k per method")
+        print(
+            f"{region + ':':7s} aot {aot[region] / 1e6:.1f} M, plain {plain[region] / 1e6:.1f} M instructions: "
+            f"+{(aot[region] - plain[region]) / n / 1e3:.1f} k per method"
+        )
 
 
 if __name__ == "__main__":

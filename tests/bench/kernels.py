@@ -9,6 +9,7 @@
 The functions live in a real module file because aot compiles from the source (``inspect.getsource``).
 tests/bench/test_kernels.py times each against ``.py_func`` and, when installed, Numba's ``njit``.
 """
+
 import aot
 
 

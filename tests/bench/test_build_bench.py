@@ -9,6 +9,7 @@ editing one method (issue 3's goals: cold <= 15 s on 2 cores, no-change <= 2 s, 
 At full size the goals are asserted; at the quick size only what the builds did is (entries built and
 reused), since fixed costs dominate a 40-method build.
 """
+
 from __future__ import annotations
 
 import time
@@ -43,8 +44,9 @@ def test_build_times(tmp_path, size, figures, bench_full):
 
     cold, summary = timed_build(gen.root)
     assert summary["built"] == methods and summary["reused"] == 0 and summary["failed"] == 0
-    figures(f"aot build, cold ({label})", cold, COLD_GOAL if bench_full else None,
-            f"(aot says {summary['seconds']:.2f} s)")
+    figures(
+        f"aot build, cold ({label})", cold, COLD_GOAL if bench_full else None, f"(aot says {summary['seconds']:.2f} s)"
+    )
 
     again = []
     for _ in range(3):
@@ -52,19 +54,22 @@ def test_build_times(tmp_path, size, figures, bench_full):
         assert summary["built"] == 0 and summary["reused"] == methods
         again.append(wall)
     no_change = min(again)
-    figures("aot build, nothing changed (best of 3)", no_change, NO_CHANGE_GOAL if bench_full
-            else None)
+    figures("aot build, nothing changed (best of 3)", no_change, NO_CHANGE_GOAL if bench_full else None)
 
     expected = gen.edit()
     one, summary = timed_build(gen.root)
     assert summary["built"] == expected and summary["reused"] == methods - expected
-    figures(f"aot build, one method edited ({expected} entries rebuilt)", one,
-            ONE_METHOD_SHARE * cold if bench_full else None,
-            f"= {one / cold:.0%} of cold (goal <= {ONE_METHOD_SHARE:.0%})")
+    figures(
+        f"aot build, one method edited ({expected} entries rebuilt)",
+        one,
+        ONE_METHOD_SHARE * cold if bench_full else None,
+        f"= {one / cold:.0%} of cold (goal <= {ONE_METHOD_SHARE:.0%})",
+    )
 
     if bench_full:
         missed = [f"cold build {cold:.2f} s > {COLD_GOAL} s"] * (cold > COLD_GOAL)
         missed += [f"no-change rebuild {no_change:.2f} s > {NO_CHANGE_GOAL} s"] * (no_change > NO_CHANGE_GOAL)
         missed += [f"one-method rebuild {one:.2f} s = {one / cold:.0%} of cold > {ONE_METHOD_SHARE:.0%}"] * (
-            one > ONE_METHOD_SHARE * cold)
+            one > ONE_METHOD_SHARE * cold
+        )
         assert not missed, "goals missed: " + "; ".join(missed)

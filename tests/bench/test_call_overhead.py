@@ -7,6 +7,7 @@ the plain Python function and, when installed, Numba's njit of it.
 Each round calls the function 1000 times from a Python loop, so the figures include the loop's own
 cost (the same for every column); ``math.fabs`` shows what a call into C costs at best.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ def _column(column, impl):
 @pytest.mark.parametrize("impl", ["aot", "math.fabs", "python", "numba"])
 def test_call_overhead(per_element, column, impl):
     fn = _column(column, impl)
-    fn(1.5)                                    # compile / warm up outside the timing
+    fn(1.5)  # compile / warm up outside the timing
     if impl != "math.fabs":
         assert fn(1.5) == 2.5
     per_element(CALLS, call_loop, fn, XS)
@@ -47,5 +48,5 @@ def test_call_results():
         got, want = f(x), f.py_func(x)
         assert type(got) is float and got == want and math.copysign(1.0, got) == math.copysign(1.0, want), x
     assert math.isnan(f(math.nan))
-    got = f(2)                                 # an int argument: another specialization, float result
+    got = f(2)  # an int argument: another specialization, float result
     assert type(got) is float and got == 3.0

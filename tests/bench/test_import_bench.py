@@ -15,6 +15,7 @@ interference from the rest of the machine only ever adds time, which is why ``ti
 and from the medians. The goals are checked on the former: on a shared two-core machine the medians of
 the same code were seen to move by a factor of four between runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,11 +52,16 @@ def built(tmp_path_factory, bench_full):
 def probe(mode: str, gen, calls: Path, root: Path, *extra: str) -> dict:
     # One BLAS thread: NumPy's (OpenBLAS) pool otherwise spins after import, on every side alike, and on a
     # small machine takes the core the measured work runs on (the figures then move by half).
-    env = base_env({"NUMBA_CACHE_DIR": str(root / "numba-cache"), "OPENBLAS_NUM_THREADS": "1",
-                    "OMP_NUM_THREADS": "1"})
-    env.pop("PYTHONDONTWRITEBYTECODE", None)   # both sides import from warm bytecode caches
-    proc = subprocess.run([sys.executable, str(PROBE), mode, str(gen.root), str(calls), *extra],
-                          capture_output=True, text=True, env=env, timeout=600, cwd=root)
+    env = base_env({"NUMBA_CACHE_DIR": str(root / "numba-cache"), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # both sides import from warm bytecode caches
+    proc = subprocess.run(
+        [sys.executable, str(PROBE), mode, str(gen.root), str(calls), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=root,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -68,12 +74,14 @@ def _fewest_faults(runs: list[dict]):
 
 def medians(runs: list[dict]) -> dict:
     return {k: statistics.median(r[k] for r in runs) for k in ("import", "calls")} | {
-        "total": statistics.median(r["import"] + r["calls"] for r in runs)}
+        "total": statistics.median(r["import"] + r["calls"] for r in runs)
+    }
 
 
 def minima(runs: list[dict]) -> dict:
     return {k: min(r[k] for r in runs) for k in ("import", "calls")} | {
-        "total": min(r["import"] + r["calls"] for r in runs)}
+        "total": min(r["import"] + r["calls"] for r in runs)
+    }
 
 
 def test_import_and_first_calls_against_plain_python_and_numba(built, figures, bench_full):
@@ -81,9 +89,9 @@ def test_import_and_first_calls_against_plain_python_and_numba(built, figures, b
     full = bench_full
     n = len(gen.methods)
     rounds = 15 if full else 3
-    probe("plain", gen, calls, root)                # writes the bytecode caches
+    probe("plain", gen, calls, root)  # writes the bytecode caches
     aot_runs, plain_runs, idle_aot, idle_plain = [], [], [], []
-    for _ in range(rounds):                         # interleaved, so drifting load hits both alike
+    for _ in range(rounds):  # interleaved, so drifting load hits both alike
         aot_runs.append(probe("aot", gen, calls, root))
         plain_runs.append(probe("plain", gen, calls, root))
         idle_aot.append(probe("aot", gen, calls, root, "--no-calls"))
@@ -101,32 +109,46 @@ def test_import_and_first_calls_against_plain_python_and_numba(built, figures, b
     import_only_median = medians(idle_aot)["import"] - medians(idle_plain)["import"]
     label = f"{n} methods"
     figures(f"plain Python: import + one call each ({label})", p["total"])
-    figures(f"aot, valid image: import + one call each ({label})", a["total"],
-            note=f"import {a['import'] * 1e3:.1f} ms + calls {a['calls'] * 1e3:.1f} ms")
+    figures(
+        f"aot, valid image: import + one call each ({label})",
+        a["total"],
+        note=f"import {a['import'] * 1e3:.1f} ms + calls {a['calls'] * 1e3:.1f} ms",
+    )
     faults = _fewest_faults(aot_runs), _fewest_faults(plain_runs)
-    figures("aot: cost per method over plain Python", per_method, PER_METHOD_GOAL if full else None,
-            note=f"(medians: {per_method_median * 1e6:.1f} us" + (
-                f"; page faults: {(faults[0] - faults[1]) / n:.2f} more per method)" if None not in faults else ")"))
-    figures(f"aot: import only, over plain Python ({label})", import_only, IMPORT_GOAL if full else None,
-            note=f"(plain {minima(idle_plain)['import'] * 1e3:.1f} ms; medians: {import_only_median * 1e3:.2f} ms)")
+    figures(
+        "aot: cost per method over plain Python",
+        per_method,
+        PER_METHOD_GOAL if full else None,
+        note=f"(medians: {per_method_median * 1e6:.1f} us"
+        + (f"; page faults: {(faults[0] - faults[1]) / n:.2f} more per method)" if None not in faults else ")"),
+    )
+    figures(
+        f"aot: import only, over plain Python ({label})",
+        import_only,
+        IMPORT_GOAL if full else None,
+        note=f"(plain {minima(idle_plain)['import'] * 1e3:.1f} ms; medians: {import_only_median * 1e3:.2f} ms)",
+    )
 
     numba_per_method = None
     if full or os.environ.get("AOT_BENCH_NUMBA", "") not in ("", "0"):
         pytest.importorskip("numba", reason="Numba is not installed: no Numba figure")
         t0 = time.perf_counter()
-        probe("numba", gen, calls, root)            # compiles everything and fills the cache
+        probe("numba", gen, calls, root)  # compiles everything and fills the cache
         fill = time.perf_counter() - t0
         numba_runs = [probe("numba", gen, calls, root) for _ in range(max(3, rounds // 2))]
         nb = minima(numba_runs)
         numba_per_method = (nb["total"] - p["total"]) / n
-        figures(f"Numba cache=True, warm cache: import + one call each ({label})", nb["total"],
-                note=f"import {nb['import'] * 1e3:.1f} ms + calls {nb['calls'] * 1e3:.1f} ms")
+        figures(
+            f"Numba cache=True, warm cache: import + one call each ({label})",
+            nb["total"],
+            note=f"import {nb['import'] * 1e3:.1f} ms + calls {nb['calls'] * 1e3:.1f} ms",
+        )
         figures("Numba: cost per method over plain Python", numba_per_method)
         figures(f"Numba: first run, filling the cache ({label})", fill)
 
     if full:
         missed = [f"{per_method * 1e6:.1f} us per method > {PER_METHOD_GOAL * 1e6:.0f} us"] * (
-            per_method > PER_METHOD_GOAL)
-        missed += [f"import {import_only * 1e3:.2f} ms more > {IMPORT_GOAL * 1e3:.0f} ms"] * (
-            import_only > IMPORT_GOAL)
+            per_method > PER_METHOD_GOAL
+        )
+        missed += [f"import {import_only * 1e3:.2f} ms more > {IMPORT_GOAL * 1e3:.0f} ms"] * (import_only > IMPORT_GOAL)
         assert not missed, "goals missed: " + "; ".join(missed)

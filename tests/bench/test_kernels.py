@@ -8,6 +8,7 @@ input where the full one would take seconds per round (the group name says so); 
 per-element table that tests/bench/conftest.py prints after the run.  Every test first checks, untimed,
 that aot (and Numba, in its column) gives exactly Python's result on the small input.
 """
+
 from __future__ import annotations
 
 import functools
@@ -103,8 +104,9 @@ def _mandel_args(n: int):
     return out, -2.0, -1.25, 2.5 / n, 2.5 / n, MAX_ITER
 
 
-@pytest.mark.benchmark(group=f"mandelbrot: aot/numba 200x200, python {MANDEL_SMALL}x{MANDEL_SMALL}, "
-                             f"max_iter={MAX_ITER} (per pixel)")
+@pytest.mark.benchmark(
+    group=f"mandelbrot: aot/numba 200x200, python {MANDEL_SMALL}x{MANDEL_SMALL}, max_iter={MAX_ITER} (per pixel)"
+)
 @pytest.mark.parametrize("impl,n", _sizes(200, MANDEL_SMALL))
 def test_mandelbrot(per_element, column, impl, n):
     fn = column(kernels.mandelbrot, impl)
@@ -123,8 +125,9 @@ def test_mandelbrot(per_element, column, impl, n):
 STENCIL_SMALL = 150
 
 
-@pytest.mark.benchmark(group=f"stencil: aot/numba 1000x1000, python {STENCIL_SMALL}x{STENCIL_SMALL} "
-                             "(per interior point)")
+@pytest.mark.benchmark(
+    group=f"stencil: aot/numba 1000x1000, python {STENCIL_SMALL}x{STENCIL_SMALL} (per interior point)"
+)
 @pytest.mark.parametrize("impl,n", _sizes(1000, STENCIL_SMALL))
 def test_stencil(per_element, column, impl, n):
     fn = column(kernels.stencil, impl)
