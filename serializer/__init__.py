@@ -773,7 +773,8 @@ class ImageFile:
             data = self._data[start:end]
             if not self._verified:
                 _check_crc(self.path, f"table {name!r}", data, crc)
-            blob = offsets_table[0][0] if len(offsets_table) == 1 and len(offsets_table[0]) == 1 else None
+            one = len(offsets_table) == 1 and len(offsets_table[0]) == 1
+            blob = offsets_table[0][0] if one else None  # type: ignore[assignment]  # (its type is checked next)
             if type(blob) is not bytes or not blob or len(blob) % 4:
                 raise ImageError(self.path, f"malformed table {name + OFFSETS!r}", "malformed")
         count = len(blob) // 4 - 1

@@ -129,8 +129,8 @@ def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "
     _constant(module, ir.ArrayType(ptr, len(words)), ENTRY_TABLE, words)
     _constant(module, i64, ENTRY_COUNT, len(entries))
     _constant(module, ir.ArrayType(ir.IntType(8), len(keys)), ENTRY_KEYS, bytearray(keys))
-    text = info.encode() + b"\0"
-    _constant(module, ir.ArrayType(ir.IntType(8), len(text)), BUILD_ID, bytearray(text))
+    identity = info.encode() + b"\0"
+    _constant(module, ir.ArrayType(ir.IntType(8), len(identity)), BUILD_ID, bytearray(identity))
 
 
 def _constant(module, ltype, name: str, value) -> None:

@@ -131,7 +131,8 @@ class SourceInfo:
 
     def span(self, node: ast.AST) -> Span:
         line = getattr(node, "lineno", 1) + self.line_offset
-        end_line = (getattr(node, "end_lineno", None) or getattr(node, "lineno", 1)) + self.line_offset
+        last: Any = getattr(node, "end_lineno", None) or getattr(node, "lineno", 1)
+        end_line = last + self.line_offset
         col = getattr(node, "col_offset", 0) + self.col_offset + 1
         end_col = (getattr(node, "end_col_offset", None) or 0) + self.col_offset + 1
         return Span(self.file, line, col, end_line, end_col)
@@ -193,13 +194,13 @@ def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> CodeType | None:
                         body=cells + body,
                         decorator_list=[],
                         returns=None,
-                        type_params=[],
+                        type_params=[],  # type: ignore[call-arg]  # (a field from Python 3.12 on)
                     )
                 )
             ]
         else:
             body = [
-                _placed(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[], type_params=[]))
+                _placed(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[], type_params=[]))  # type: ignore[call-arg]
             ]
     # The names the module binds by ``import`` change how calls of their attributes compile (CPython 3.11
     # loads the attribute, not a method, of an imported name): the same names are bound by import here.
@@ -217,6 +218,7 @@ def compile_parsed(py_func: Callable, node: ast.FunctionDef) -> CodeType | None:
     except (SyntaxError, ValueError, TypeError, RecursionError):
         return None
     for name in [name for _, name in scopes] + [node.name]:
+        assert found is not None
         found = next((c for c in found.co_consts if type(c) is CodeType and c.co_name == name), None)
         if found is None:
             return None
@@ -407,7 +409,8 @@ class Lowering:
                     self.error(elt, "starred assignment is not supported; unpack each element")
                     continue
                 idx = self.const(i, elt)
-                item = self.b.emit_value(lambda d, idx=idx, elt=elt: GetItem(d, value, (idx,), self.span(elt)))
+                span = self.span(elt)
+                item = self.b.emit_value(lambda d, idx=idx, span=span: GetItem(d, value, (idx,), span))  # type: ignore[misc]
                 self.assign(elt, item, elt)
         elif isinstance(target, ast.Subscript):
             obj = self.expr(target.value)
@@ -526,7 +529,7 @@ class Lowering:
         more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
         self.b.terminate(Branch(more, body.label, orelse.label, span))
         self.b.set_block(body)
-        self.b.emit(Copy(Var(node.target.id), value(counter), self.span(node.target)))
+        self.b.emit(Copy(Var(node.target.id), value(counter), self.span(node.target)))  # type: ignore[attr-defined]
         self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
         self.loop_body(node, self.b.block, head, end)
         self.b.set_block(orelse)
@@ -775,6 +778,7 @@ def lower_function(
                 ]
             )
         node, src = found
+    assert node is not None  # (parsed, or found in the file as imported)
     globals_ = dict(getattr(py_func, "__globals__", {}))
     code = py_func.__code__
     for name in code.co_freevars:

@@ -77,7 +77,7 @@ class Specialization:
         t = self._return_type
         if type(t) is str:
             t = self._return_type = parse_type(t)
-        return t
+        return t  # type: ignore[return-value]  # (parsed above when it was its text)
 
     @property
     def builtin(self) -> Any:
@@ -122,7 +122,7 @@ def _declared_signatures(py_func: Callable, signatures: Sequence[str] | None) ->
     if common is not None:
         return common[2]
     types = tuple(map(_annotation_type, classes))
-    return () if None in types else (types,)
+    return () if None in types else (types,)  # type: ignore[return-value]  # (no None in them)
 
 
 @lru_cache(maxsize=1024)
@@ -158,7 +158,7 @@ def scalar_types(classes: tuple[Any, ...]) -> _Scalars | None:
     if found is None:
         if not all(map(_PYTHON_TYPES.__contains__, classes)):
             return None
-        types = _Signature.of(tuple(map(_PYTHON_TYPES.get, classes)))
+        types = _Signature.of(tuple(map(_PYTHON_TYPES.__getitem__, classes)))
         found = _SCALARS[classes] = (types, types.texts, (types,))
     return found
 
@@ -502,11 +502,11 @@ def dispatcher_of(mdef: MethodDef) -> Dispatcher | None:
 def _call(self: Any, *args: Any, **kwargs: Any) -> Any:
     """A call of a method object with no native code for it: its first one (see ``methodtype``)."""
     mdef = self.__aot_method__
-    return (mdef.dispatcher or dispatcher_of(mdef)).call_python(args, kwargs)
+    return (mdef.dispatcher or dispatcher_of(mdef)).call_python(args, kwargs)  # type: ignore[union-attr]
 
 
 def _dispatcher(self: Any) -> Dispatcher:
-    return dispatcher_of(self.__aot_method__)
+    return dispatcher_of(self.__aot_method__)  # type: ignore[return-value]  # (a method object's: never None)
 
 
 def _specializations(self: Any) -> list[Specialization]:
@@ -561,7 +561,7 @@ def _repr(self: Any) -> str:
 def _method_class() -> type:
     """The type of method objects (``aot.Method``) with its Python-level methods. Made once, when aot is
     imported, as a C extension's types are."""
-    cls = method_type()
+    cls: Any = method_type()
     cls.__call__ = _call
     cls._aot_dispatcher = property(_dispatcher)
     cls.specializations = _specializations

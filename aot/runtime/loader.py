@@ -355,7 +355,7 @@ class Loader:
 
     def image_for(self, module_name: str) -> PackageImage | None:
         """The image of the package ``module_name`` belongs to (opened on first use), or None."""
-        image = self._by_module.get(module_name, self)
+        image: Any = self._by_module.get(module_name, self)  # (``self``: not looked up yet)
         if image is self:
             package = module_name.partition(".")[0]
             if package not in self.images:

@@ -109,10 +109,10 @@ def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]
                 f"{image.path}: the stored IR of {describe_entry(stored)} is damaged ({type(err).__name__}: {err})"
             ) from None
         instances[key] = InferredInstance(
-            _KeyOnly(stored.method),
+            _KeyOnly(stored.method),  # type: ignore[arg-type]  # (the instance's method is only its key here)
             argtypes,
             function,
-            rettype,  # type: ignore
+            rettype,
             entry_edges(stored),
             callees,
         )

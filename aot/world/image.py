@@ -243,6 +243,7 @@ class _References:
         """The edge three numbers stand for, and the instance it calls (IndexError, TypeError or ValueError
         when they stand for nothing)."""
         kind, target, value = numbers
+        found: tuple[tuple[str, str, Any], InstanceKey | None]
         kind = _EDGE_KINDS[self.strings[kind]]  # (KeyError for a kind this compiler does not know)
         if kind is EdgeKind.CALL:
             target = self.keys[target]
@@ -691,7 +692,7 @@ class ImageContents:
         """The contents of decoded tables, every record checked now (builds, audits)."""
         out = cls()
         methods, code, ir = tables.get("methods", []), tables.get("code", []), tables.get("ir", [])
-        keys = [rec[0] if type(rec) in _ARRAY and rec else None for rec in methods]
+        keys: list[Any] = [rec[0] if type(rec) in _ARRAY and rec else None for rec in methods]
         for i, rec in enumerate(methods):
             _method_record(i, rec, keys[i])
         if not set(map(type, keys)) <= _STR or keys != sorted(set(keys)):
@@ -700,7 +701,7 @@ class ImageContents:
         out.definitions = {rec[0]: rec[2] for rec in methods}
         if len(ir) != len(code):
             raise ValueError(f"{len(ir)} IR records for {len(code)} code records")
-        index = tables.get("index")
+        index: Any = tables.get("index")
         if code and (
             type(index) not in _ARRAY
             or len(index) != 1
@@ -794,7 +795,7 @@ def _tuplify(value: Any) -> Any:
 def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
     from ..infer.solver import Edge
 
-    return tuple(Edge(kind, target, _tuplify(value)) for kind, target, value in entry.edges)
+    return tuple(Edge(_EDGE_KINDS[kind], target, _tuplify(value)) for kind, target, value in entry.edges)
 
 
 def instance_from_entry(entry: CodeEntry, method: Any, root: str):
@@ -822,7 +823,7 @@ def instance_from_entry(entry: CodeEntry, method: Any, root: str):
             return entry.ir
 
         @property
-        def function(self):  # type: ignore[override]
+        def function(self):
             if self._function is None:
                 self._function = decode_function(entry.ir, root)
             return self._function
