@@ -26,7 +26,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-COMPILER_VERSION = "0.7.0"
+COMPILER_VERSION = "0.8.0"  # 0.8.0: build identity in header and library, slots say what they hold
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
 _plain_types = _PLAIN.issuperset
