@@ -12,8 +12,7 @@ together: all valid, or all invalid with the first cause found. Verdicts are mem
 after a redefinition.
 
 Hot path (every prebuilt method's first call), guarded by ``tests/bench/instructions.py`` and
-``tests/bench/test_import_bench.py``: verdicts, definitions compared and edges that cannot change within a world
-are each decided once.
+``tests/bench/test_import_bench.py``.
 """
 
 from __future__ import annotations
@@ -25,9 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..types import describe
 from .edges import MISSING as _MISSING
-from .edges import RULES, EdgeKind
-
-GLOBAL, LOOKUP = EdgeKind.GLOBAL, EdgeKind.LOOKUP
+from .edges import RULES
 from .fingerprint import definition
 from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey
 from .methods import MethodOptions
@@ -161,22 +158,10 @@ class Validator:
         self.reject = reject
         self.verdicts: dict[InstanceKey, Verdict] = {}
         self.held: dict[str, bool] = {}  # method key → whether its stored definition is the current one
-        # Edges found to hold in this world whose answer cannot change until it ends: calls (their callee's
-        # definition is compared once a world), overlays, and lookups of names that stand for a module or a
-        # builtin (``CurrentWorld.known_names``). Entries share most of their edges (``math``, ``len``, a
-        # callee): each is then decided once, not once per entry. Constants are read every time (a module may
-        # rebind one without a new world), and so are names bound to functions (tests patch them).
-        self.edges_held: dict[tuple, bool] = {}
-        # Edges found to hold in this world whose answer cannot change until it ends: calls (their callee's
-        # definition is compared once a world), overlays, and lookups of names that stand for a module or a
-        # builtin (``CurrentWorld.known_names``). Entries share most of their edges (``math``, ``len``, a
-        # callee): each is then decided once, not once per entry. Constants are read every time (a module may
-        # rebind one without a new world), and so are names bound to functions (tests patch them).
 
     def forget(self) -> None:
         self.verdicts.clear()
         self.held.clear()
-        self.edges_held.clear()
         self.world.forget()
 
     def holds(self, key: str) -> bool:
@@ -200,16 +185,11 @@ class Validator:
         held = self.held.get(entry.method)
         if not (self.holds(entry.method) if held is None else held):
             return _invalid("FINGERPRINT_CHANGED")
-        rules, edges_held, known = RULES, self.edges_held, self.world.known_names
-        for edge in entry.edges:
-            kind, target, value = edge
-            if kind != GLOBAL and edge in edges_held:  # (a constant's value is never taken as known)
-                continue
+        rules = RULES
+        for kind, target, value in entry.edges:
             rule = rules.get(kind)
             if rule is None or not rule(self, target, value):
                 return _invalid("EDGE_CHANGED", target)
-            if kind != GLOBAL and (kind != LOOKUP or target in known):
-                edges_held[edge] = True
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
