@@ -93,6 +93,10 @@ next to it. Precompile caches make the same choice (Julia's pkgimages are checke
 inputs: method fingerprints (``aot.world.fingerprint``), which decide whether compiled code is reused.
 It comes from ``_blake2`` (importing it costs a few hundred microseconds, where OpenSSL's ``_hashlib``
 costs milliseconds) and is about twice as fast as CPython's own SHA-256.
+
+Hot path (a package's first call maps and checks its image),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
 """
 
 from __future__ import annotations

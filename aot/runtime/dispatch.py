@@ -11,6 +11,10 @@ A method's first call, and any call that no compiled specialization accepts, rea
 ``Dispatcher.call_python`` (Python): it converts arguments to a declared signature, and loads the
 specialization from the package's image when its entry is valid, or compiles it (unless strict mode
 forbids it). Later calls with those types run natively without any Python.
+
+Hot path (every first call, and every call no specialization takes),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
 """
 
 from __future__ import annotations

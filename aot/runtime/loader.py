@@ -18,6 +18,10 @@ checksum matches the header, and through the very descriptor it was checksummed 
 another library over it meanwhile changes nothing); then it must say it is of the image's build (its
 ``aot_build_id``). Entries are bound by index into its ``aot_entries`` table, each only to a slot that says
 it holds that entry's key and argument types.
+
+Hot path (every prebuilt method's first call),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@
 Environment switches (``AOT_STRICT``, ``AOT_LOG``, ``AOT_DEBUG_REJECT``, ``AOT_VERIFY_PASSES``) are read here and
 nowhere else.
 The compiler (llvmlite) is imported only when something must be compiled.
+
+Hot path (import, and every first call's event),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ The fingerprint is the short name people and build reports see.
 Values marshal encodes exactly and type-tagged (``1``, ``1.0``, ``True`` and ``'1'`` all differ) are
 encoded as they are; anything else (nested code objects, frozensets, whose iteration order follows the
 string hash seed, other objects used as defaults) is first put in a fixed form by ``_canonical``.
+
+Hot path (every prebuilt method's first call encodes its definition),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
 """
 
 from __future__ import annotations

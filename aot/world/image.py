@@ -33,6 +33,10 @@ Records are positional and only ever extended (see ``serializer``, "Records"); t
 place that names their fields. The encoding of the code record's fields changed with compiler version
 0.7.0 (images of another compiler version are rejected by their header before any table is read).
 Nothing here imports llvmlite.
+
+Hot path (every prebuilt method's first call decodes its records here),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
 """
 
 from __future__ import annotations
