@@ -44,7 +44,6 @@ from ..world.image import (
     MAX_WORLD,
     CodeEntry,
     ImageContents,
-    InstanceKey,
     build_identity,
     build_info,
     edge_to_record,
@@ -52,6 +51,7 @@ from ..world.image import (
     instance_from_entry,
     slot_text,
 )
+from ..world.instances import StoredKey
 from ..world.owners import CPU, PTX
 from ..world.validate import CurrentWorld, Validator
 from .config import BuildConfig, check_cpu_name, load_config
@@ -283,7 +283,7 @@ class _Builder:
         contents = ImageContents()
         # (a fresh ImageContents holds dicts; image.py types them as read-only mappings, as read images have)
         definitions = cast("dict[str, bytes]", contents.definitions)
-        code = cast("dict[InstanceKey, CodeEntry]", contents.code)
+        code = cast("dict[StoredKey, CodeEntry]", contents.code)
         for (key, argtypes), inst in sorted(instances.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
             for k in [key] + [e.target for e in inst.edges if e.kind == EdgeKind.CALL]:
                 if k not in contents.fingerprints:
@@ -539,7 +539,7 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         entry_symbols = {(k.method, k.argtypes): k.symbol for k in program.kernels}
         instances = {k: v for k, v in compiler.inferencer.done.items()}
         contents = builder.contents(instances, root, world)
-        code = cast("dict[InstanceKey, CodeEntry]", contents.code)  # (a dict: _Builder.contents made it)
+        code = cast("dict[StoredKey, CodeEntry]", contents.code)  # (a dict: _Builder.contents made it)
         for key in instances:
             strs = (key[0], tuple(map(str, key[1])))
             entry = code[strs]

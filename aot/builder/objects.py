@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import msgpack
 
+from ..world.instances import StoredKey
+
 
 @dataclass(frozen=True)
 class StoredInstance:
@@ -22,7 +24,7 @@ class StoredInstance:
     argtypes: tuple[str, ...]
     rettype: str
     ir: bytes
-    calls: tuple[tuple[str, tuple[str, ...]], ...]
+    calls: tuple[StoredKey, ...]
     boundscheck: bool
     exported: bool
 

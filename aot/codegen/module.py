@@ -18,12 +18,11 @@ from ..infer import InferredInstance
 from ..ir import Call, Copy, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import ArrayType, Type, format_signature
+from ..world.instances import InstanceKey
 from .context import ModuleContext
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
 from .function import CodegenOptions, FunctionCodegen, declare_function
 from .types import symbol_name
-
-InstanceKey = tuple[str, tuple[Type, ...]]
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ from ..types import (
     widen,
 )
 from ..world.edges import EdgeKind
+from ..world.instances import InstanceKey
 from . import rules
 from .rules import RuleError
 
@@ -139,14 +140,14 @@ class InferredInstance:
     function: Function
     return_type: Type
     edges: tuple[Edge, ...]
-    callees: tuple[tuple[str, tuple[Type, ...]], ...]
+    callees: tuple[InstanceKey, ...]
     pending: tuple[Diagnostic, ...] = ()  # problems that only count if the result is final (see _call)
     # Until the instance is final, ``function`` is the solver's IR and this its fixed point; the pass pipeline
     # runs once the instance is final (not on each round of a recursion) and leaves None here.
     fixed_point: FixedPoint | None = field(default=None, compare=False, repr=False)
 
     @property
-    def key(self) -> tuple[str, tuple[Type, ...]]:
+    def key(self) -> InstanceKey:
         return (self.method.key, self.argtypes)
 
 
@@ -187,7 +188,7 @@ class _Sweep:
     sink: DiagnosticSink
     meanings: dict[tuple[str, int], Op | None] = field(default_factory=dict)
     edges: set[Edge] = field(default_factory=set)
-    callees: list[tuple[str, tuple[Type, ...]]] = field(default_factory=list)
+    callees: list[InstanceKey] = field(default_factory=list)
 
 
 class Inferencer:
@@ -208,22 +209,22 @@ class Inferencer:
         self.passes = passes
         # The owner's overlay (PTX: math.sin → __nv_sin); each resolution it makes is an edge.
         self.overlay = overlay
-        self.done: dict[tuple[str, tuple[Type, ...]], InferredInstance] = {}
-        self.failed: dict[tuple[str, tuple[Type, ...]], CompileError] = {}
-        self.partial: dict[tuple[str, tuple[Type, ...]], tuple[InferredInstance, int]] = {}
+        self.done: dict[InstanceKey, InferredInstance] = {}
+        self.failed: dict[InstanceKey, CompileError] = {}
+        self.partial: dict[InstanceKey, tuple[InferredInstance, int]] = {}
         self.stack: list[_Frame] = []
         self.max_rounds = max_rounds
 
     # ----------------------------------------------------------------------------- instances
-    def forget(self, keys: set[tuple[str, tuple[Type, ...]]]) -> None:
+    def forget(self, keys: set[InstanceKey]) -> None:
         """Drop finished instances (after a redefinition made them stale)."""
         for key in keys:
             self.done.pop(key, None)
             self.failed.pop(key, None)
 
-    def dependents(self, method_key: str) -> set[tuple[str, tuple[Type, ...]]]:
+    def dependents(self, method_key: str) -> set[InstanceKey]:
         """Every finished instance of ``method_key`` and every instance that calls one, transitively."""
-        callers: dict[tuple[str, tuple[Type, ...]], set] = {}
+        callers: dict[InstanceKey, set] = {}
         for key, inst in self.done.items():
             for callee in inst.callees:
                 callers.setdefault(callee, set()).add(key)

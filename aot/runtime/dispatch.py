@@ -367,7 +367,9 @@ class Dispatcher:
             return None
         spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
         rt.record("inferred", self.mdef.key, argtypes, cause=cause, spurious=spurious)
-        rt.invalidation.add((self.mdef.key, tuple(map(str, argtypes))), rt.compiler.reachable_keys(compiled.instance))
+        from ..world.instances import stored_key
+
+        rt.invalidation.add(stored_key((self.mdef.key, argtypes)), rt.compiler.reachable_keys(compiled.instance))
         spec = Specialization(
             argtypes,
             compiled.instance.return_type,

@@ -24,7 +24,7 @@ from ..passes import pipeline
 from ..targets import CpuTarget
 from ..types import Type
 from ..world import MethodDef
-from ..world.invalidation import stored_key
+from ..world.instances import StoredKey, stored_key
 
 
 @dataclass
@@ -48,11 +48,11 @@ class Compiler:
         self._modules = 0
         rt.invalidation.subscribe(self.forget)
 
-    def forget(self, key: str) -> set[tuple[str, tuple[str, ...]]]:
+    def forget(self, key: str) -> set[StoredKey]:
         """Method ``key`` was redefined: drop every instance inferred from it (``Invalidation`` asks)."""
         stale = self.inferencer.dependents(key)
         self.inferencer.forget(stale)
-        return {stored_key(k, types) for k, types in stale}
+        return {stored_key(key) for key in stale}
 
     def dispatcher_address(self) -> int:
         """The native vectorcall of method objects (compiled once per process)."""

@@ -23,7 +23,8 @@ from serializer import ImageError, crc32
 
 from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION
-from ..world.image import CodeEntry, ImageContents, InstanceKey
+from ..world.image import CodeEntry, ImageContents
+from ..world.instances import StoredKey
 from .errors import AuditError
 from .ptxtext import ptx_functions
 
@@ -97,7 +98,7 @@ class AuditedImage:
             return f"native-checksum-mismatch ({path.name})"
         return None
 
-    def native_sizes(self) -> dict[InstanceKey, int | None]:
+    def native_sizes(self) -> dict[StoredKey, int | None]:
         """Bytes of machine code per entry (implementation + wrappers), None when unknown: from the
         library's symbols, else as the build stored them (a library exports only what loading needs), and
         None for all when the library is missing or not the one the image names."""
@@ -118,7 +119,7 @@ class AuditedImage:
                         sizes = {}
             except OSError:
                 sizes = {}
-        out: dict[InstanceKey, int | None] = {}
+        out: dict[StoredKey, int | None] = {}
         for key, entry in self.contents.code.items():
             parts = [sizes.get(p + entry.symbol) for p in ("", "try_", "fast_")]
             if parts[0] is not None:

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..world.causes import Cause, CauseKind
-from ..world.image import CodeEntry, InstanceKey
+from ..world.image import CodeEntry
+from ..world.instances import StoredKey
 from ..world.validate import Verdict
 from .audited import AuditedImage, describe_entry
 from .errors import AuditError
@@ -58,7 +59,7 @@ class VerifyReport:
     def ok(self) -> bool:
         return not self.stale and not self.import_errors and not self.problems
 
-    def verdict(self, image: AuditedImage, key: InstanceKey) -> Verdict | None:
+    def verdict(self, image: AuditedImage, key: StoredKey) -> Verdict | None:
         for r in self.results:
             if r.image is image and r.entry.key == key:
                 return r.verdict

@@ -53,6 +53,7 @@ from .edges import EdgeKind
 
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
     from ..infer.solver import Edge
+    from .instances import StoredKey
 
 
 METHODS = record("methods", "key", "fingerprint", "definition")
@@ -86,7 +87,6 @@ STATE_NO_OUTSIDE_EDGES = "valid-no-outside-edges"
 STATE_NEEDS_REVALIDATION = "needs-revalidation"
 STATE_INVALID = "invalid"
 
-InstanceKey = tuple[str, tuple[str, ...]]
 
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
 
@@ -142,7 +142,7 @@ class CodeEntry:
         native_size: int = 0,
         ir_source: Callable[[int], bytes] | None = None,
         signature: str | None = None,
-        call_keys: tuple[InstanceKey, ...] | None = None,
+        call_keys: tuple[StoredKey, ...] | None = None,
     ):
         # (one field a statement: made once per prebuilt method on its first call, so kept to stores)
         self.index = index
@@ -162,7 +162,7 @@ class CodeEntry:
         # The argument types' text, as the record gives it (what a library slot is checked against, with the key)
         self.signature = signature_text(argtypes) if signature is None else signature
         # (the instances it calls, when its maker has not worked them out already)
-        self.call_keys: tuple[InstanceKey, ...] = (
+        self.call_keys: tuple[StoredKey, ...] = (
             tuple([(target, _split_types(value)) for kind, target, value in edges if kind == EdgeKind.CALL])
             if call_keys is None
             else call_keys
@@ -179,7 +179,7 @@ class CodeEntry:
         return ir
 
     @property
-    def key(self) -> InstanceKey:
+    def key(self) -> StoredKey:
         return (self.method, self.argtypes)
 
     def _replace(self, **changes: Any) -> CodeEntry:
@@ -235,7 +235,7 @@ class _References:
     def __init__(self, keys: list[str], strings: tuple[str, ...], constants: tuple):
         self.keys, self.strings, self.constants = keys, strings, constants
         self.signatures: list[tuple[str, ...] | None] = [None] * len(strings)
-        self.edges: dict[tuple, tuple[tuple[str, str, Any], InstanceKey | None]] = {}
+        self.edges: dict[tuple, tuple[tuple[str, str, Any], StoredKey | None]] = {}
 
     def signature(self, i: int) -> tuple[str, ...]:
         types = self.signatures[i]
@@ -243,11 +243,11 @@ class _References:
             types = self.signatures[i] = _split_types(self.strings[i])
         return types
 
-    def edge(self, numbers: tuple) -> tuple[tuple[str, str, Any], InstanceKey | None]:
+    def edge(self, numbers: tuple) -> tuple[tuple[str, str, Any], StoredKey | None]:
         """The edge three numbers stand for, and the instance it calls (IndexError, TypeError or ValueError
         when they stand for nothing)."""
         kind, target, value = numbers
-        found: tuple[tuple[str, str, Any], InstanceKey | None]
+        found: tuple[tuple[str, str, Any], StoredKey | None]
         kind = _EDGE_KINDS[self.strings[kind]]  # (KeyError for a kind this compiler does not know)
         if kind is EdgeKind.CALL:
             target = self.keys[target]
@@ -296,7 +296,7 @@ def _code_entry(i: int, raw: Any, refs: _References, ir_source: Callable[[int], 
     try:
         known = refs.edges
         resolved: list[tuple[str, str, Any]] = []
-        calls: list[InstanceKey] = []
+        calls: list[StoredKey] = []
         for numbers in edges:
             edge, call = known.get(numbers) or refs.edge(numbers)
             resolved.append(edge)
@@ -574,7 +574,7 @@ class ImageIndex:
             found = self._decode(key)
         return {found.argtypes: found} if type(found) is CodeEntry else dict(found)
 
-    def entry(self, instance: InstanceKey) -> CodeEntry | None:
+    def entry(self, instance: StoredKey) -> CodeEntry | None:
         """The entry for ``(method key, argument types)``, or None."""
         found = self._code.get(instance[0])
         if found is None:
@@ -677,12 +677,12 @@ class ImageContents:
     def __init__(self) -> None:
         self.fingerprints: dict[str, str] = {}
         self.definitions: Mapping[str, bytes] = {}  # what validation compares (``aot.world.fingerprint``)
-        self.code: Mapping[InstanceKey, CodeEntry] = {}
+        self.code: Mapping[StoredKey, CodeEntry] = {}
         self.objects: dict[str, tuple[str, bytes]] = {}
 
     # The two lookups validation makes, on the first call of every prebuilt method (an image read at import
     # replaces them with its index's own, which decode what they find).
-    def entry(self, instance: InstanceKey) -> CodeEntry | None:
+    def entry(self, instance: StoredKey) -> CodeEntry | None:
         """The entry for ``(method key, argument types)``, or None."""
         return self.code.get(instance)
 

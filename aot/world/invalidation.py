@@ -23,9 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .causes import REDEFINED, Cause
-
-StoredKey = tuple[str, tuple[str, ...]]
-"""An instance named as images and events name it: (method key, argument types' texts)."""
+from .instances import StoredKey
 
 Forget = Callable[[str], Iterable[StoredKey]]
 """An owner's reaction to a redefinition of a method key: drop what relied on it, name what was dropped."""
@@ -83,8 +81,3 @@ class Invalidation:
             (instance, REDEFINED if instance[0] == key else Cause.edge_changed(key))
             for instance in sorted(stale, key=str)
         ]
-
-
-def stored_key(method: str, argtypes: Iterable[Any]) -> StoredKey:
-    """An instance's stored key from its argument types (types or their texts)."""
-    return (method, tuple(map(str, argtypes)))

@@ -26,11 +26,12 @@ from ..types import describe
 from .edges import MISSING as _MISSING
 from .edges import RULES
 from .fingerprint import definition
-from .image import STATE_INVALID, CodeEntry, ImageContents, InstanceKey
+from .image import STATE_INVALID, CodeEntry, ImageContents
 from .methods import MethodOptions
 
 if TYPE_CHECKING:
     from .causes import Cause
+    from .instances import StoredKey
 
 _ModuleType = type(sys)
 _BuiltinType = type(len)
@@ -156,7 +157,7 @@ class Validator:
         self.world = world
         self.names, self.resolve = world.names, world.resolve  # (what the edge rules ask: no frame in between)
         self.reject = reject
-        self.verdicts: dict[InstanceKey, Verdict] = {}
+        self.verdicts: dict[StoredKey, Verdict] = {}
         self.held: dict[str, bool] = {}  # method key → whether its stored definition is the current one
 
     def forget(self) -> None:
@@ -193,7 +194,7 @@ class Validator:
         return VALID
 
     # ------------------------------------------------------------------ graph walk (Tarjan)
-    def check(self, key: InstanceKey, entry: CodeEntry | None = None) -> Verdict:
+    def check(self, key: StoredKey, entry: CodeEntry | None = None) -> Verdict:
         """The verdict on the entry for ``key`` (``entry``, when the caller has looked it up already)."""
         verdicts = self.verdicts
         verdict = verdicts.get(key)
@@ -218,13 +219,13 @@ class Validator:
                         break
             verdicts[key] = verdict
             return verdict
-        index: dict[InstanceKey, int] = {}
-        low: dict[InstanceKey, int] = {}
-        stack: list[InstanceKey] = []
-        on_stack: set[InstanceKey] = set()
+        index: dict[StoredKey, int] = {}
+        low: dict[StoredKey, int] = {}
+        stack: list[StoredKey] = []
+        on_stack: set[StoredKey] = set()
         counter = [0]
 
-        def visit(k: InstanceKey) -> None:
+        def visit(k: StoredKey) -> None:
             index[k] = low[k] = counter[0]
             counter[0] += 1
             stack.append(k)
@@ -250,7 +251,7 @@ class Validator:
         visit(key)
         return self.verdicts[key]
 
-    def _decide(self, component: list[InstanceKey]) -> None:
+    def _decide(self, component: list[StoredKey]) -> None:
         """Decide a strongly connected component, whose callees outside it are decided already.
 
         A member failing its own checks keeps its cause; the others are invalid because of it."""
