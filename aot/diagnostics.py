@@ -78,13 +78,13 @@ class CompileError(Exception):
         """The same error (of the same class), noting that ``caller`` called the function that failed."""
         return type(self)(self.diagnostics, (caller, *self.chain))
 
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
 
 class SourceChangedError(CompileError):
     """A method's source file no longer holds the code Python imported: nothing is compiled from it (the
     build fails the method; a call at run time runs ``.py_func``)."""
-
-    def render(self) -> str:
-        return "\n".join(d.render() for d in self.diagnostics)
 
 
 class DiagnosticSink:
