@@ -15,7 +15,7 @@ from typing import cast
 
 from llvmlite import ir
 
-from ..ir.ops import Intrinsic
+from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
 from . import types as lt
 from .context import Emitter
@@ -23,25 +23,8 @@ from .numerics import checked_float_to_int, coerce, frem, is_finite, python_roun
 from .types import value_type
 
 _CAN_OVERFLOW = {Intrinsic.EXP, Intrinsic.EXPM1, Intrinsic.SINH, Intrinsic.COSH}
-_UNARY_MATH = {
-    Intrinsic.SQRT,
-    Intrinsic.EXP,
-    Intrinsic.LOG,
-    Intrinsic.LOG2,
-    Intrinsic.LOG10,
-    Intrinsic.LOG1P,
-    Intrinsic.EXPM1,
-    Intrinsic.SIN,
-    Intrinsic.COS,
-    Intrinsic.TAN,
-    Intrinsic.ASIN,
-    Intrinsic.ACOS,
-    Intrinsic.ATAN,
-    Intrinsic.SINH,
-    Intrinsic.COSH,
-    Intrinsic.TANH,
-}
-_BINARY_MATH = {Intrinsic.ATAN2, Intrinsic.HYPOT, Intrinsic.FMOD, Intrinsic.POWF, Intrinsic.COPYSIGN}
+_UNARY_MATH = FLOAT_MATH_1 - {Intrinsic.FABS}
+_BINARY_MATH = FLOAT_MATH_2
 
 
 def _libm(em: Emitter, fn: Intrinsic, t: ScalarType, nargs: int) -> ir.Function:

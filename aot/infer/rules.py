@@ -11,7 +11,7 @@ the subset. ``BOTTOM`` operands never reach the rules: the solver waits until th
 
 from __future__ import annotations
 
-from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
+from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, BinOpKind, CmpKind, Intrinsic, UnaryKind
 from ..types import BOOL, F32, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type, arith_type, promote
 
 
@@ -84,26 +84,8 @@ def truth_type(a: Type) -> ScalarType:
     raise RuleError("the truth value of an array is ambiguous; compare its elements or its length")
 
 
-_FLOAT_FUNCS_1 = {
-    Intrinsic.SQRT,
-    Intrinsic.EXP,
-    Intrinsic.LOG,
-    Intrinsic.LOG2,
-    Intrinsic.LOG10,
-    Intrinsic.LOG1P,
-    Intrinsic.EXPM1,
-    Intrinsic.SIN,
-    Intrinsic.COS,
-    Intrinsic.TAN,
-    Intrinsic.ASIN,
-    Intrinsic.ACOS,
-    Intrinsic.ATAN,
-    Intrinsic.SINH,
-    Intrinsic.COSH,
-    Intrinsic.TANH,
-    Intrinsic.FABS,
-}
-_FLOAT_FUNCS_2 = {Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF}
+_FLOAT_FUNCS_1 = FLOAT_MATH_1
+_FLOAT_FUNCS_2 = FLOAT_MATH_2
 _PREDICATES = {Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE}
 _ROUNDING = {Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC}
 ARITY: dict[Intrinsic, tuple[int, int | None]] = {

@@ -115,6 +115,33 @@ class Intrinsic(enum.Enum):
     SHARED_ARRAY = "gpu.shared_array"
 
 
+FLOAT_MATH_1 = frozenset(
+    {
+        Intrinsic.SQRT,
+        Intrinsic.EXP,
+        Intrinsic.LOG,
+        Intrinsic.LOG2,
+        Intrinsic.LOG10,
+        Intrinsic.LOG1P,
+        Intrinsic.EXPM1,
+        Intrinsic.SIN,
+        Intrinsic.COS,
+        Intrinsic.TAN,
+        Intrinsic.ASIN,
+        Intrinsic.ACOS,
+        Intrinsic.ATAN,
+        Intrinsic.SINH,
+        Intrinsic.COSH,
+        Intrinsic.TANH,
+        Intrinsic.FABS,
+    }
+)
+"""``math`` functions of one float that give a float."""
+
+FLOAT_MATH_2 = frozenset({Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF})
+"""``math`` functions of two floats that give a float."""
+
+
 class Op:
     """Base of all ops. Subclasses are frozen, slotted dataclasses with a ``span`` last."""
 

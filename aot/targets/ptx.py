@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
 
-from ..ir.ops import Intrinsic
+from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import F32, F64, ScalarType
 from .base import Target
 
@@ -25,31 +25,7 @@ PTX_TRIPLE = "nvptx64-nvidia-cuda"
 PTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 """LLVM's layout for 64-bit NVPTX (generic pointers are 64-bit; addrspace 6 pointers are 32-bit)."""
 
-_LIBDEVICE_MATH = frozenset(
-    {
-        Intrinsic.SQRT,
-        Intrinsic.EXP,
-        Intrinsic.LOG,
-        Intrinsic.LOG2,
-        Intrinsic.LOG10,
-        Intrinsic.LOG1P,
-        Intrinsic.EXPM1,
-        Intrinsic.SIN,
-        Intrinsic.COS,
-        Intrinsic.TAN,
-        Intrinsic.ASIN,
-        Intrinsic.ACOS,
-        Intrinsic.ATAN,
-        Intrinsic.SINH,
-        Intrinsic.COSH,
-        Intrinsic.TANH,
-        Intrinsic.FABS,
-        Intrinsic.ATAN2,
-        Intrinsic.FMOD,
-        Intrinsic.POWF,
-        Intrinsic.HYPOT,
-    }
-)
+_LIBDEVICE_MATH = (FLOAT_MATH_1 | FLOAT_MATH_2) - {Intrinsic.COPYSIGN}
 _ARCH = re.compile(r"sm_(\d+)[af]?\Z")
 
 # LLVM operations NVPTX cannot lower exactly (it has no pow; its frem is x - trunc(x / y) * y, which is
