@@ -29,7 +29,7 @@ from functools import lru_cache
 from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import SourceChangedError
+from ..diagnostics import CompileError, SourceChangedError
 from ..types import ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature, parse_type, typeof
 from ..world import MethodDef, MethodOptions
 
@@ -611,8 +611,6 @@ def _compiled(rt: Any, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Any:
     """``rt.compiler.compile``. Should it fail other than with a ``CompileError`` where instances made from
     images' stored IR took part (seeded callees: IR that passes its checksum and decodes, yet does not
     compile), that IR is not used again, and the method is compiled once more from source alone."""
-    from ..diagnostics import CompileError
-
     try:
         return rt.compiler.compile(mdef, argtypes)
     except CompileError:

@@ -87,17 +87,7 @@ class Compiler:
         )
 
     def compile(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Compiled:
-        inst = self.infer(mdef, argtypes)
-        module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
-        self.engine.add(module)
-        export = exports[0]
-        return Compiled(
-            inst,
-            self.engine.address(export.try_symbol),
-            self.engine.address(export.def_symbol),
-            export.symbol,
-            self.engine.address(export.vectorcall_symbol),
-        )
+        return self._generate(self.infer(mdef, argtypes), mdef)
 
     def reachable_keys(self, inst: InferredInstance) -> set[str]:
         """Method keys of every callee the instance's code relied on (it inlines them all)."""
@@ -118,6 +108,10 @@ class Compiler:
     def cure(self, inst: InferredInstance, mdef: MethodDef) -> Compiled:
         """Native code for an instance whose stored IR is valid: code generation only, no inference."""
         self.inferencer.done.setdefault(inst.key, inst)
+        return self._generate(inst, mdef)
+
+    def _generate(self, inst: InferredInstance, mdef: MethodDef) -> Compiled:
+        """Generate, JIT and bind the native code of an inferred (or stored) instance."""
         module, exports = self.module_for(inst, suffix=f"_w{mdef.world}")
         self.engine.add(module)
         export = exports[0]

@@ -21,6 +21,7 @@ from typing import Any
 import serializer
 from serializer import ImageError, crc32
 
+from ..runtime.loader import bare_file_name
 from ..world.edges import EdgeKind
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.image import CodeEntry, ImageContents
@@ -203,7 +204,7 @@ def header_problem(header: dict[str, Any]) -> str | None:
         if name is not None:
             if not isinstance(name, str):
                 return f"{what} file is {_kind(name)}, not a string"
-            if not name or "\0" in name or "/" in name or "\\" in name or name in (".", ".."):
+            if not bare_file_name(name):
                 return f"{what} file {name!r} is not a file name"
         for key in ("crc32", "size"):
             value = info.get(key)
