@@ -42,6 +42,20 @@ def base_env(extra: dict[str, str] | None = None, path: Iterable[Path] = ()) -> 
     return env
 
 
+def pyproject(package: str) -> str:
+    """The ``pyproject.toml`` of a one-package test project built with aot."""
+    return f'[project]\nname = "{package}"\nversion = "0.1.0"\n\n[tool.aot]\npackages = ["{package}"]\n'
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (path → text, dedented) under ``root``; returns ``root``."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
 def copy_project(src: Path, dst: Path, *, images: bool = False) -> Path:
     """A copy of a project; its images come along only with ``images=True`` (never __pycache__)."""
     ignore = ["__pycache__", ".pytest_cache"] + ([] if images else ["__aot__"])

@@ -17,7 +17,6 @@ import random
 import re
 import shutil
 import sys
-import textwrap
 import zlib
 from pathlib import Path
 
@@ -44,9 +43,11 @@ from buildsupport import (
     entries_of,
     image_contents,
     image_path,
+    pyproject,
     readers_of,
     run_python,
     so_path,
+    write_project,
 )
 from serializer.irformat import decode_function
 
@@ -463,14 +464,7 @@ def test_what_a_killed_build_leaves_behind_the_next_build_removes(tmp_path):
 # ------------------------------------------------------------------------------------------ failing methods
 
 FAILPKG = {
-    "pyproject.toml": """\
-        [project]
-        name = "failpkg"
-        version = "0.1.0"
-
-        [tool.aot]
-        packages = ["failpkg"]
-        """,
+    "pyproject.toml": pyproject("failpkg"),
     "failpkg/__init__.py": "from . import bad, good\n",
     "failpkg/good.py": """\
         import aot
@@ -503,14 +497,6 @@ FAILPKG = {
 
 GOODPKG = {name: text for name, text in FAILPKG.items() if name != "failpkg/bad.py"}
 GOODPKG["failpkg/__init__.py"] = "from . import good\n"
-
-
-def write_project(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
 
 
 def test_a_failing_method_is_reported_and_the_rest_still_build(tmp_path):

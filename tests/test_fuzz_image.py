@@ -38,7 +38,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import textwrap
 import time
 import zlib
 from collections import Counter
@@ -54,17 +53,10 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve
 
 import serializer  # noqa: E402
 from aot.world.image import INDEXED_TABLES, build_identity  # noqa: E402
-from buildsupport import aot_build, base_env  # noqa: E402
+from buildsupport import aot_build, base_env, pyproject, write_project  # noqa: E402
 
 FUZZPKG = {
-    "pyproject.toml": """\
-        [project]
-        name = "fuzzpkg"
-        version = "0.1.0"
-
-        [tool.aot]
-        packages = ["fuzzpkg"]
-        """,
+    "pyproject.toml": pyproject("fuzzpkg"),
     "fuzzpkg/__init__.py": "from . import a, b\n",
     "fuzzpkg/a.py": """\
         import math
@@ -176,14 +168,6 @@ print(json.dumps(out))
 """
 
 SCENARIOS = ("as-built", "no-library", "caller-edited")
-
-
-def write_project(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
 
 
 def build(root: Path, sq_body: str = "x * x") -> Path:

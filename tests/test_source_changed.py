@@ -12,25 +12,17 @@ compiled where the function was defined and compared with the imported code, lin
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from buildsupport import aot_build, aot_cli, image_contents, run_python
+from buildsupport import aot_build, aot_cli, image_contents, pyproject, run_python, write_project
 
 V1 = "    return x * x\n"
 V2 = "    return x * x + 1.0\n"
 
 SQPKG = {
-    "pyproject.toml": """\
-        [project]
-        name = "sqpkg"
-        version = "0.1.0"
-
-        [tool.aot]
-        packages = ["sqpkg"]
-        """,
+    "pyproject.toml": pyproject("sqpkg"),
     "sqpkg/__init__.py": "from . import m\n",
     "sqpkg/m.py": """\
         import math
@@ -56,14 +48,6 @@ SQPKG = {
             return x * x * x
         """,
 }
-
-
-def write_project(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
 
 
 def source(project: Path) -> Path:
