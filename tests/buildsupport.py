@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import serializer
-from aot.world.image import ImageContents
+from aot.image.contents import ImageContents
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"

@@ -23,10 +23,12 @@ from pathlib import Path
 import pytest
 
 import serializer
+from aot.image.contents import ImageContents
+from aot.image.entries import INDEXED_TABLES, slot_text
 from aot.ir import parse_function, print_function
 from aot.types import parse_type
 from aot.world.fingerprint import COMPILER_VERSION, fingerprint_of
-from aot.world.image import INDEXED_TABLES, MAX_WORLD, ImageContents, slot_text
+from aot.world.methods import MAX_WORLD
 from buildsupport import (
     CALL_AND_REPORT,
     CALLS,

@@ -13,9 +13,9 @@ import pytest
 
 import serializer
 from aot.builder.elf import ElfError, symbol_sizes, symbol_sizes_of
+from aot.image.contents import ImageContents
 from aot.tools.report import Style, signature
 from aot.world.fingerprint import COMPILER_VERSION
-from aot.world.image import ImageContents
 from cli_support import (
     aot_command,
     assert_one_line_error,
@@ -358,8 +358,8 @@ def test_a_header_field_of_the_wrong_type_is_a_damaged_image(tmp_path, image_pat
     path = folder / "numkit.cpu.aotimg"
     serializer.write_image(path, cases["nul-in-file-name"], image.tables)
     for command in ("inspect", "verify"):
-        assert_one_line_error(run_aot(command, str(path)), "malformed image: header native file")
-        assert_one_line_error(run_aot(command, str(tmp_path / "numkit")), "malformed image: header native file")
+        assert_one_line_error(run_aot(command, str(path)), "malformed image: header field native.file")
+        assert_one_line_error(run_aot(command, str(tmp_path / "numkit")), "malformed image: header field native.file")
 
 
 def test_project_without_images(tmp_path):

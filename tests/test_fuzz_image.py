@@ -52,7 +52,8 @@ import pytest
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # (as a script)
 
 import serializer  # noqa: E402
-from aot.world.image import INDEXED_TABLES, build_identity  # noqa: E402
+from aot.image.entries import INDEXED_TABLES  # noqa: E402
+from aot.image.header import build_identity  # noqa: E402
 from buildsupport import aot_build, base_env, pyproject, write_project  # noqa: E402
 
 FUZZPKG = {

@@ -26,7 +26,8 @@ import msgpack
 import pytest
 
 import serializer
-from aot.world.image import INDEXED_TABLES, build_identity
+from aot.image.entries import INDEXED_TABLES
+from aot.image.header import build_identity
 from buildsupport import FIXTURES, aot_build, copy_project, image_path, run_python, so_path
 
 

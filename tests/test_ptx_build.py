@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import serializer
+from aot.image.contents import ImageContents
 from aot.ir import parse_function, print_function
-from aot.world.image import ImageContents
 from linker import find_ptxas
 from serializer.irformat import decode_function
 

@@ -175,11 +175,12 @@ def test_malformed_owner_texts_are_refused(text):
 
 
 def test_first_call_copies_of_the_cpu_owner_text_match_its_home():
-    """The loader and the runtime state keep the ``cpu`` owner's text themselves (importing ``owners`` would add
+    """The image header and the runtime state keep the ``cpu`` owner's text themselves (importing ``owners`` would add
     a module to every first call); it must stay the home's."""
-    from aot.runtime import loader, state
+    from aot.image import header
+    from aot.runtime import state
 
-    assert loader._CPU == state._CPU == CPU
+    assert header._CPU == state._CPU == CPU
 
 
 def test_valid_first_calls_import_no_cause_and_no_invalidation(tmp_path):

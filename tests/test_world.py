@@ -671,7 +671,8 @@ def test_first_calls_do_not_read_the_methods_table(numkit):
 
 def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
     """The cost of a first call grows with the modules used, not with the image."""
-    from aot.world.image import ImageContents, ImageIndex, entry_edges
+    from aot.image.contents import ImageContents, entry_edges
+    from aot.image.entries import ImageIndex
 
     index = ImageIndex(serializer.open_image(image_path(numkit_built, "numkit")))
     assert index.decoded == []
@@ -682,27 +683,26 @@ def test_a_first_call_decodes_the_records_of_its_own_module_only(numkit_built):
     assert index.definition("numkit.ntheory:gcd") and index.decoded == ntheory
     assert index.entry(("numkit.ntheory:gcd", ("f64", "f64"))) is None
     assert index.entry(("numkit.nothing:here", ("f64",))) is None and index.decoded == ntheory
-    contents = ImageContents.from_image_file(serializer.open_image(image_path(numkit_built, "numkit")))
-    assert len(contents.code) == len(index.records) and len(contents.definitions) == len(index.keys)
-    with pytest.raises(KeyError):
-        contents.code[("numkit.nothing:here", ("f64",))]
     full = ImageContents.from_tables(serializer.read_image(image_path(numkit_built, "numkit")).tables)
-    assert sorted(contents.code) == sorted(full.code)  # the lazy view holds what a full read holds
-    assert dict(contents.definitions) == full.definitions
+    assert index.entry_count == full.entry_count == len(index.records)  # the two readers hold the same entries
+    for key in full.definitions:
+        assert index.definition(key) == full.definitions[key]
+        assert index.holds_definition(key, full.definitions[key]) and full.holds_definition(key, index.definition(key))
     for key in full.code:
-        lazy, whole = contents.entry(key), full.entry(key)
+        lazy, whole = index.entry(key), full.entry(key)
         assert (lazy.index, entry_edges(lazy), lazy.symbol, lazy.state) == (
             whole.index,
             entry_edges(whole),
             whole.symbol,
             whole.state,
         )  # (arrays decode as tuples or lists)
-        assert lazy.ir == whole.ir and contents.definitions[key[0]] == full.definitions[key[0]]
+        assert lazy.ir == whole.ir
 
 
 def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
     """Checksums that match, over an index table whose keys are out of order (written by hand)."""
-    from aot.world.image import INDEXED_TABLES, ImageContents
+    from aot.image.contents import ImageContents
+    from aot.image.entries import INDEXED_TABLES, ImageIndex
 
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
@@ -712,7 +712,7 @@ def test_an_index_that_does_not_say_what_the_tables_say_is_rejected(numkit):
     index = [["\n".join(swapped), *rest]]
     serializer.write_image(path, image.header, dict(image.tables, index=index), INDEXED_TABLES)
     with pytest.raises(ValueError, match="index table"):
-        ImageContents.from_image_file(serializer.open_image(path))
+        ImageIndex(serializer.open_image(path))
     with pytest.raises(ValueError, match="index table"):
         ImageContents.from_tables(serializer.read_image(path).tables)
     run = run_python(numkit, DAMAGE_PROBE)
@@ -734,7 +734,8 @@ def test_damaged_ir_is_found_when_it_is_read(numkit):
 def test_full_reads_want_the_index_a_build_would_write(numkit):
     """An index whose strings hold one the records never use (written by hand) is harmless to first calls,
     which read only what records refer to, but full reads (builds, ``aot inspect``) say it does not fit."""
-    from aot.world.image import INDEXED_TABLES, ImageContents
+    from aot.image.contents import ImageContents
+    from aot.image.entries import INDEXED_TABLES
 
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
@@ -752,7 +753,8 @@ def test_malformed_definitions_rejected(numkit, damage):
     """Checksums that match, over a definitions table that is not one record of bytes or is missing, or an
     index whose definition starts do not fit it (written by hand); a methods table whose definitions are
     not bytes is found by full reads."""
-    from aot.world.image import INDEXED_TABLES, ImageContents
+    from aot.image.contents import ImageContents
+    from aot.image.entries import INDEXED_TABLES, ImageIndex
 
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
@@ -767,7 +769,7 @@ def test_malformed_definitions_rejected(numkit, damage):
         tables["index"] = [[keys, starts, definition_starts[:-4] + (len(definitions) + 1).to_bytes(4, "little"), *refs]]
     serializer.write_image(path, image.header, tables, INDEXED_TABLES)
     with pytest.raises((ValueError, serializer.ImageError), match="index table|definitions"):  # first calls
-        ImageContents.from_image_file(serializer.open_image(path))
+        ImageIndex(serializer.open_image(path))
     with pytest.raises(ValueError):  # what full reads check
         ImageContents.from_tables(serializer.read_image(path).tables)
     run = run_python(numkit, DAMAGE_PROBE)
@@ -786,7 +788,8 @@ def test_code_records_that_refer_to_nothing_rejected(numkit, damage):
     argument types as text instead of a string number, whose callee is no method key, or whose return type
     is no string: the image is rejected when the records are read, not crashed on later, and never served
     from."""
-    from aot.world.image import INDEXED_TABLES, ImageContents
+    from aot.image.contents import ImageContents
+    from aot.image.entries import INDEXED_TABLES, ImageIndex
 
     path = image_path(numkit, "numkit")
     image = serializer.read_image(path)
@@ -804,7 +807,8 @@ def test_code_records_that_refer_to_nothing_rejected(numkit, damage):
     with pytest.raises(ValueError, match=match):  # what full reads check
         ImageContents.from_tables(serializer.read_image(path).tables)
     with pytest.raises(ValueError, match=match):  # what first calls read, entry by entry
-        list(ImageContents.from_image_file(serializer.open_image(path)).code.values())
+        index = ImageIndex(serializer.open_image(path))
+        [index.entries(key) for key in index.keys]
     run = run_python(numkit, DAMAGE_PROBE)
     _assert_rejected_cleanly(run, path)
 
@@ -976,7 +980,7 @@ def test_debug_reject_of_two_methods(numkit_built, numkit_image):
 
 
 def test_cpu_features_are_read_only_when_an_image_needs_some(monkeypatch):
-    from aot.runtime import loader
+    from aot.image import header as loader
 
     def cpuinfo():
         raise AssertionError("a generic image made the loader read /proc/cpuinfo")
@@ -985,3 +989,30 @@ def test_cpu_features_are_read_only_when_an_image_needs_some(monkeypatch):
     assert loader._missing_features("") == [] and loader._missing_features("-avx512f,-sse4a") == []
     monkeypatch.setattr(loader, "_host_features", lambda: {"sse2", "sse4_1", "lm"})
     assert loader._missing_features("+sse2,+sse4.1,+64bit,-avx,+avx2,+avx512f") == ["avx2", "avx512f"]
+
+
+def test_an_entry_closed_in_the_building_world_is_never_bound(numkit):
+    """World bounds mean something to the loader: an entry whose ``max_world`` is closed (it was invalid in
+    the building world; a build writes none, so here it is written by hand with matching checksums) is not
+    bound, and its method is compiled with cause ``invalid-at-build``; the other entries still load."""
+    from aot.image.entries import CODE, INDEXED_TABLES
+
+    path = image_path(numkit, "numkit")
+    image = serializer.read_image(path)
+    keys = image.tables["index"][0][0].split("\n")
+    gcd = keys.index("numkit.ntheory:gcd")
+    at = CODE.fields.index("max_world")
+    code = [rec[:at] + [5] + rec[at + 1 :] if rec[0] == gcd else rec for rec in image.tables["code"]]
+    assert code != image.tables["code"]
+    serializer.write_image(path, image.header, dict(image.tables, code=code), INDEXED_TABLES)
+    run = run_python(
+        numkit,
+        """
+        from numkit import ntheory, core
+        report(r=[ntheory.gcd(84, 36), core.sign(-2.0)])
+    """,
+    )
+    assert run["r"] == [12, -1.0]
+    causes = {e["method"]: e["cause"] for e in run["events"] if e["kind"] == "inferred"}
+    assert causes == {"numkit.ntheory:gcd": "invalid-at-build"}
+    assert ("numkit.core:sign", ("f64",)) in run.keys("loaded")

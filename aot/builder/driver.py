@@ -33,25 +33,16 @@ from serializer import ImageError, crc32
 from serializer.files import remove_stale_temporaries
 
 from ..diagnostics import CompileError
+from ..image.contents import ImageContents, entry_state, instance_from_entry
+from ..image.entries import INDEXED_TABLES, CodeEntry, edge_to_record, slot_text
+from ..image.header import build_identity, build_info, new_header
 from ..infer.solver import InferredInstance
 from ..runtime import runtime
 from ..runtime.dispatch import dispatcher_of
-from ..runtime.loader import python_abi  # (the one the loader's gate compares images with)
 from ..world.edges import EdgeKind
-from ..world.fingerprint import COMPILER_VERSION, fingerprint_of
-from ..world.image import (
-    INDEXED_TABLES,
-    MAX_WORLD,
-    CodeEntry,
-    ImageContents,
-    build_identity,
-    build_info,
-    edge_to_record,
-    entry_state,
-    instance_from_entry,
-    slot_text,
-)
+from ..world.fingerprint import fingerprint_of
 from ..world.instances import StoredKey
+from ..world.methods import MAX_WORLD
 from ..world.owners import CPU, PTX
 from ..world.validate import CurrentWorld, Validator
 from .config import BuildConfig, check_cpu_name, load_config
@@ -176,13 +167,7 @@ class _Builder:
         root = str(package_dir.parent)
         image_path, so_path = image_paths(package_dir, package)
         target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
-        header: dict[str, Any] = {
-            "compiler_version": COMPILER_VERSION,
-            "python": python_abi(),
-            "owner": CPU,
-            "package": package,
-            "target": {"triple": target.triple, "cpu": target.cpu, "features": target.features},
-        }
+        header = new_header(CPU, {"triple": target.triple, "cpu": target.cpu, "features": target.features}, package)
         previous = self.previous_contents(image_path, header)
         world = CurrentWorld(rt.table)
         validator = Validator(previous, world) if previous is not None else None
@@ -563,14 +548,12 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         ptx_path = folder / f"{package}.{arch}.ptx"
         data = program.ptx.encode()
         atomic_write_bytes(ptx_path, data)
-        header = {
-            "compiler_version": COMPILER_VERSION,
-            "python": python_abi(),
-            "owner": PTX,
-            "package": package,
-            "target": {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
-            "native": {"file": ptx_path.name, "crc32": crc32(data), "size": len(data)},
-        }
+        header = new_header(
+            PTX,
+            {"triple": "nvptx64-nvidia-cuda", "cpu": arch, "features": ""},
+            package,
+            native={"file": ptx_path.name, "crc32": crc32(data), "size": len(data)},
+        )
         if find_ptxas() is not None:
             cubin_path = folder / f"{package}.{arch}.cubin"
             try:

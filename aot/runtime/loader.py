@@ -9,7 +9,7 @@ module's own ``__file__`` (never the current directory): ``<top package>/__aot__
 beside ``<package>.cpu.so``. Opening it checks the header and the table directory, and the header is the
 gate (every header field the loader reads has its type; format and compiler version, Python ABI, target,
 CPU features). Each table is checksummed when it is first read: the index and code tables on the first
-call (then only the records of the modules used are decoded, ``aot.world.image.ImageIndex``), the typed IR
+call (then only the records of the modules used are decoded, ``aot.image.entries.ImageIndex``), the typed IR
 only if an entry must be cured. A rejected or damaged image is reported once, as one line, and none of its
 native code is ever executed.
 
@@ -33,18 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 from serializer import crc32
 
-from ..world.fingerprint import COMPILER_VERSION
-from ..world.image import build_info
+from ..image.header import build_info, incompatibility
 
 if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
+    from ..image.entries import CodeEntry, ImageIndex
     from ..world.causes import Cause
-    from ..world.image import CodeEntry, ImageContents
     from ..world.validate import Validator
 
-# The ``cpu`` owner's text, ``aot.world.owners.CPU`` (a test ties the two): importing that module, or
-# ``aot.world.causes``, here would add a module to every package's first calls (a tenth of a millisecond);
-# causes are imported where one is made, which a valid entry never needs.
-_CPU = "cpu"
+# Causes (``aot.world.causes``) are imported where one is made, which a valid entry never needs: importing
+# that module here would add a module to every package's first calls (a tenth of a millisecond).
 
 
 def _cause(name: str) -> Cause:
@@ -59,88 +56,6 @@ _dlsym.restype = ctypes.c_void_p
 _dlsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 
 
-def python_abi() -> str:
-    return f"{sys.implementation.cache_tag}-{sys.platform}"
-
-
-def _host_features() -> set[str] | None:
-    """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    return flags | {f.replace("_", ".") for f in flags}
-    except OSError:
-        return None
-    return None
-
-
-_FEATURE_ALIASES = {
-    "sse4.1": "sse4_1",
-    "sse4.2": "sse4_2",
-    "avx512f": "avx512f",
-    "cx16": "cx16",
-    "64bit": "lm",
-    "lzcnt": "abm",
-}
-
-
-def _missing_features(features: str) -> list[str]:
-    required = [f[1:] for f in features.split(",") if f.startswith("+")]
-    if not required:  # (a generic build: no need to read /proc/cpuinfo, which takes a good part of a ms)
-        return []
-    host = _host_features()
-    if host is None:
-        return []
-    missing = []
-    for name in required:
-        if name in host or _FEATURE_ALIASES.get(name) in host:
-            continue
-        missing.append(name)
-    return missing
-
-
-# Every header field an image of any owner has, with its type (msgpack decodes exact types: a bool is no int
-# here), and those a CPU image adds: its library, and the build identity the library must also carry.
-_HEADER_FIELDS = {"compiler_version": str, "python": str, "owner": str, "target": dict}
-_CPU_HEADER_FIELDS = {"native": dict, "build_id": str}
-_HEADER_MAPS = {"target": {"triple": str, "cpu": str, "features": str}, "native": {"file": str, "crc32": int}}
-
-
-def header_problem(header: Any) -> str | None:
-    """What is malformed in an image's header (a field missing or of another type, a library that is not a
-    bare file name in the image's folder), or None. Once per image: the gate and the loader then read the
-    fields as what they are."""
-    if type(header) is not dict:
-        return "the header is not a map"
-    fields = _HEADER_FIELDS if header.get("owner") != _CPU else {**_HEADER_FIELDS, **_CPU_HEADER_FIELDS}
-    for name, kind in fields.items():
-        value = header.get(name)
-        if type(value) is not kind:
-            return f"header field {name} is {'missing' if value is None else 'a ' + type(value).__name__}"
-        for field, kind in _HEADER_MAPS.get(name, {}).items():
-            inner = value.get(field)
-            if type(inner) is not kind:
-                return f"header field {name}.{field} is {'missing' if inner is None else 'a ' + type(inner).__name__}"
-    if "native" in fields and not bare_file_name(header["native"]["file"]):
-        return f"header field native.file is not a file name in the image's folder: {header['native']['file']!r}"
-    return None
-
-
-def bare_file_name(name: str) -> bool:
-    """Whether ``name`` names a file in the folder it is joined to, and nothing else: no separator, no
-    ``.`` or ``..``, no NUL (only a library in the image's own folder is ever loaded)."""
-    return (
-        bool(name)
-        and name not in (".", "..")
-        and "/" not in name
-        and "\\" not in name
-        and "\0" not in name
-        and (os.altsep is None or os.altsep not in name)
-    )
-
-
 class PackageImage:
     """One package's CPU image: its header now, its body and library when first needed."""
 
@@ -151,7 +66,7 @@ class PackageImage:
         self.rt = rt
         self.file = file  # the image as read (serializer.ImageFile): its tables decode when first asked for
         self.root = os.path.dirname(os.path.dirname(os.path.dirname(path)))  # <root>/<pkg>/__aot__/<image>
-        self._contents: ImageContents | None = None
+        self._contents: ImageIndex | None = None
         self._validator: Validator | None = None
         self._lib: Any = None
         self._native_file: Any = None  # the library's file, open for as long as the library is loaded
@@ -164,17 +79,17 @@ class PackageImage:
 
     # ------------------------------------------------------------------ body
     @property
-    def contents(self) -> ImageContents | None:
+    def contents(self) -> ImageIndex | None:
         """What the image holds (None once it is rejected: a record found damaged rejects it all)."""
         if self.rejected is not None:
             return None
         if self._contents is None:
             from serializer import ImageError
 
-            from ..world.image import ImageContents
+            from ..image.entries import ImageIndex
 
             try:
-                self._contents = ImageContents.from_image_file(self.file)
+                self._contents = ImageIndex(self.file)
             except (ImageError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
                 self.reject(f"damaged: {err}")
         return self._contents
@@ -237,7 +152,7 @@ class PackageImage:
         checked now; None when there is none to use: the image's IR table is damaged or not its build's
         (which rejects the image), or this entry's IR does not decode or fit the entry, or the image's IR
         failed to compile once (``distrust_ir``): the entry is then compiled from source."""
-        from ..world.image import check_stored, instance_from_entry
+        from ..image.contents import check_stored, instance_from_entry
 
         if self.ir_problem is not None or entry.index in self._bad_ir:
             return None
@@ -339,7 +254,7 @@ class PackageImage:
         contents = self.contents
         if count_at and table_at and keys_at and contents is not None:
             count = ctypes.c_int64.from_address(count_at).value
-            if count == len(contents.code):  # a library of another build would disagree
+            if count == contents.entry_count:  # a library of another build would disagree
                 table = memoryview((ctypes.c_void_p * (5 * count)).from_address(table_at)).cast("B").cast("P")
                 try:
                     self._slot_texts = ctypes.string_at(keys_at).decode()
@@ -385,33 +300,7 @@ class Loader:
             image.reject(f"damaged ({err.why})")
             return image
         image = PackageImage(package, path, image_file.header, self.rt, image_file)
-        why = self.incompatibility(image_file.header)
+        why = incompatibility(image_file.header)
         if why:
             image.reject(why)
         return image
-
-    @staticmethod
-    def incompatibility(header: dict[str, Any], owner: str = _CPU) -> str | None:
-        """Why an image with this header cannot be used here by ``owner`` (``damaged: …`` for a malformed
-        header), or None. The one gate: the loader asks it for CPU images, the tools for images of any owner
-        (a ptx image's target is chosen per device when a kernel is launched, so it has no target checks)."""
-        if header.get("compiler_version") != COMPILER_VERSION:  # (another version's header may hold anything)
-            return f"compiler-version {header.get('compiler_version')} (this is {COMPILER_VERSION})"
-        problem = header_problem(header)
-        if problem is not None:
-            return f"damaged: {problem}"
-        if header.get("python") != python_abi():
-            return f"python-abi {header.get('python')} (this is {python_abi()})"
-        if header.get("owner") != owner:
-            return f"owner {header.get('owner')}"
-        if owner != _CPU:
-            return None
-        target = header["target"]
-        triple = target["triple"]
-        machine = os.uname().machine
-        if not triple.startswith(machine):
-            return f"target {triple} (this machine is {machine})"
-        missing = _missing_features(target["features"])
-        if missing:
-            return f"cpu-features missing here: {','.join(missing[:5])}"
-        return None

@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..image.audited import AuditedImage, describe_entry
 from ..world.causes import Cause
-from ..world.image import MAX_WORLD
-from .audited import AuditedImage, describe_entry
+from ..world.methods import MAX_WORLD
 from .importcheck import ImportCheck
 from .locate import Selection
 from .verify import VerifyReport

@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # the IR and the frontend load only when something is compile
     from ..ir import Function
     from ..ir.ops import Intrinsic
 
+MAX_WORLD = 2**64 - 1
+"""The upper bound of an open-ended world range (a code instance valid from its world on)."""
+
 MISSING = NameError  # sentinel for "name not found" (a class, so it's never a user constant)
 
 

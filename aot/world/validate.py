@@ -4,12 +4,12 @@
     v.check(("numkit.stats:zscore", ("f64", "f64", "f64")))
         →  Verdict(valid=False, cause=Cause(CauseKind.EDGE_CHANGED, "numkit.core:mean"))
 
-An entry is valid iff its explicit state allows it, its method's fingerprint is unchanged, every edge holds by
-its kind's rule (``aot.world.edges``: module constants unchanged, names naming the same things, callees'
-definitions unchanged, overlays resolving alike), and every callee entry is valid. Callees are decided
-depth-first; mutually recursive entries (a strongly connected component of the call graph) are decided
-together: all valid, or all invalid with the first cause found. Verdicts are memoised; ``forget`` drops them
-after a redefinition.
+An entry is valid iff it was open-ended when built (``max_world``), its method's fingerprint is unchanged,
+every edge holds by its kind's rule (``aot.world.edges``: module constants unchanged, names naming the same
+things, callees' definitions unchanged, overlays resolving alike), and every callee entry is valid.
+Callees are decided depth-first; mutually recursive entries (a strongly connected component of the call
+graph) are decided together: all valid, or all invalid with the first cause found. Verdicts are memoised;
+``forget`` drops them after a redefinition.
 
 Hot path (every prebuilt method's first call), guarded by ``tests/bench/instructions.py`` and
 ``tests/bench/test_import_bench.py``.
@@ -26,10 +26,11 @@ from ..types import describe
 from .edges import MISSING as _MISSING
 from .edges import RULES
 from .fingerprint import definition
-from .image import STATE_INVALID, CodeEntry, ImageContents
-from .methods import MethodOptions
+from .methods import MAX_WORLD, MethodOptions
 
 if TYPE_CHECKING:
+    from ..image.contents import ImageReader
+    from ..image.entries import CodeEntry
     from .causes import Cause
     from .instances import StoredKey
 
@@ -152,7 +153,7 @@ class Validator:
     (``aot.world.edges.WorldNow``): ``names`` and ``resolve`` are the current world's own, and
     ``definition_holds`` compares a method's stored definition with its current one, once a world."""
 
-    def __init__(self, contents: ImageContents, world: CurrentWorld, reject: frozenset[str] = frozenset()):
+    def __init__(self, contents: ImageReader, world: CurrentWorld, reject: frozenset[str] = frozenset()):
         self.contents = contents
         self.world = world
         self.names, self.resolve = world.names, world.resolve  # (what the edge rules ask: no frame in between)
@@ -177,9 +178,9 @@ class Validator:
 
     # ------------------------------------------------------------------ local checks
     def local_check(self, entry: CodeEntry) -> Verdict:
-        """Everything about ``entry`` except its callees' validity: its state, its own definition, and every
+        """Everything about ``entry`` except its callees' validity: its world bounds, its own definition, and every
         edge by its kind's rule (``aot.world.edges``)."""
-        if entry.state == STATE_INVALID:
+        if entry.max_world != MAX_WORLD:  # (closed in the building world: never bound)
             return _invalid("INVALID_AT_BUILD")
         if self.reject and entry.method in self.reject:
             return _invalid("DEBUG_REJECT")

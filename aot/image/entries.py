@@ -1,9 +1,11 @@
-"""What an image holds, as the world sees it: methods with fingerprints, and code entries with edges.
+"""An image's records and their one codec: code entries with edges, and the first-call reader.
 
-    entries = ImageContents.from_tables(image.tables)          # everything decoded (builds, audits)
-    entries = ImageContents.from_image_file(serializer.open_image(p))   # import: records read as looked up
-    entries.code[("numkit.core:clamp", ("f64", "f64", "f64"))].edges
-        → (('global', 'numkit.core:CHECK_ARGS', True), …)
+    index = ImageIndex(serializer.open_image(p))     # a package's first calls: records decoded as looked up
+    entry = index.entry(("numkit.core:clamp", ("f64", "f64", "f64")))
+    entry.edges  → (('global', 'numkit.core:CHECK_ARGS', True), …)
+
+(The full reader and writer, ``ImageContents``, is in ``aot.image.contents``; it decodes records with the
+codec here: ``_code_entry`` and ``_method_record`` read, and check, a record; ``_code_record`` writes one.)
 
 Tables: ``methods`` (key, fingerprint, and the definition bytes the fingerprint hashes), ``code`` (one
 record per code instance: argument types, edges, symbol, validity state…; grouped by method, in key order),
@@ -22,12 +24,16 @@ indices into the index's ``strings``, and each edge is three numbers, ``[kind, t
 and (except for a call, whose target is the callee's index among the method keys) the target index the
 strings; the value indexes the strings, or for a ``global`` edge the index's ``constants`` (the values
 entries folded in). Reading records, an edge's numbers are turned into text once per image
-(``_References``): entries share their edges, and modules share most of theirs. An open-ended
-``max_world`` is nil.
+(``_References``): entries share their edges, and modules share most of theirs.
 
-The header's ``build_id`` (``build_identity``: a hash of the target and of every entry's IR, in order) is
-what image and library share: the library says it too (``build_info``), and each of its entry-table slots
-says which entry it holds (``slot_text``); the IR is checked against it when first read.
+World bounds: an entry's ``min_world`` is the building process's world when it was inferred (shown by the
+tools; it means nothing in another process), and its ``max_world`` is open-ended (written as nil) unless the
+entry was already invalid in the building world; a loader never binds a closed entry (cause
+``invalid-at-build``), and a valid one gets ``[current world, open-ended]`` in the loading process.
+
+The header's ``build_id`` (``aot.image.header.build_identity``: a hash of the target and of every entry's
+IR, in order) is what image and library share: the library says it too (``build_info``), and each of its
+entry-table slots says which entry it holds (``slot_text``); the IR is checked against it when first read.
 
 Records are positional and only ever extended (see ``serializer``, "Records"); these schemas are the one
 place that names their fields. The encoding of the code record's fields changed with compiler version
@@ -43,17 +49,19 @@ from __future__ import annotations
 
 import struct
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from serializer import ImageError, record
 
-from .edges import EdgeKind
+from ..world.edges import EdgeKind
+from ..world.methods import MAX_WORLD
+from .header import build_identity
 
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
     from ..infer.solver import Edge
-    from .instances import StoredKey
+    from ..world.instances import StoredKey
 
 
 METHODS = record("methods", "key", "fingerprint", "definition")
@@ -79,13 +87,9 @@ DEFINITIONS = record("definitions", "definitions")
 #: Tables whose records are read one at a time (``serializer.ImageFile.records``).
 INDEXED_TABLES = ("code", "ir")
 
-MAX_WORLD = 2**64 - 1
-"""``max_world`` of an open-ended code instance."""
-
 # The explicit validity states written at build time (DESIGN.md, validation step 2).
 STATE_NO_OUTSIDE_EDGES = "valid-no-outside-edges"
 STATE_NEEDS_REVALIDATION = "needs-revalidation"
-STATE_INVALID = "invalid"
 
 
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
@@ -405,27 +409,6 @@ def slot_text(method: str, argtypes: tuple[str, ...]) -> str:
     return method + signature_text(argtypes)
 
 
-def build_info(header: Mapping[str, Any]) -> str:
-    """What the library of the image with this header says it is (its ``aot_build_id``): the image's build
-    identity (``build_identity``) and the target, one per line."""
-    target = header["target"]
-    return f"{header['build_id']}\n{target['triple']}\n{target['cpu']}\n{target['features']}"
-
-
-def build_identity(target: Mapping[str, Any], irs: Any) -> str:
-    """The build identity an image and its library share: a hash of the target and of every entry's typed
-    IR, in order (what the native code was generated from). Content-derived, so builds stay reproducible;
-    loading compares it with the library's before binding (``build_info``), and with the IR it reads before
-    curing from it."""
-    from serializer import checksum  # (BLAKE2b: not imported on the way to binding prebuilt code)
-
-    digest = checksum(f"{target.get('triple')}\n{target.get('cpu')}\n{target.get('features')}".encode(), digest_size=16)
-    for ir in irs:
-        digest.update(len(ir).to_bytes(8, "little"))
-        digest.update(ir)
-    return digest.hexdigest()
-
-
 def _ir_bytes(index: int, rec: Any) -> bytes:
     if type(rec) not in _ARRAY or not rec or type(rec[0]) is not bytes:
         raise ValueError(f"ir record {index}: not the bytes of a function")
@@ -529,6 +512,7 @@ class ImageIndex:
         self.keys: list[str] = rec[0].split("\n") if rec[0] else []
         self.position = dict(zip(self.keys, range(len(self.keys))))
         self.records = image.records("code")
+        self.entry_count = len(self.records)
         n = len(self.keys)
         self.starts = _starts(rec[1], n, len(self.records))
         # Definitions are compared where they lie in the image (see above): from ``_base`` in ``_source``.
@@ -651,214 +635,5 @@ class ImageIndex:
         return irs
 
 
-class _LazyView(Mapping):
-    """A read-only mapping over an ``ImageIndex``: ``find(key)`` decodes what it looks up (None when there
-    is nothing), ``keys()`` lists every key (decoding all), ``size`` is their number."""
-
-    def __init__(self, find: Callable[[Any], Any], keys: Callable[[], Any], size: int):
-        self._find, self._keys, self._size = find, keys, size
-
-    def __getitem__(self, key: Any) -> Any:
-        found = self._find(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def __iter__(self):
-        return iter(self._keys())
-
-    def __len__(self) -> int:
-        return self._size
-
-
-class ImageContents:
-    """Method definitions by key, code entries by instance key, and (for builds) object files by module."""
-
-    def __init__(self) -> None:
-        self.fingerprints: dict[str, str] = {}
-        self.definitions: Mapping[str, bytes] = {}  # what validation compares (``aot.world.fingerprint``)
-        self.code: Mapping[StoredKey, CodeEntry] = {}
-        self.objects: dict[str, tuple[str, bytes]] = {}
-
-    # The two lookups validation makes, on the first call of every prebuilt method (an image read at import
-    # replaces them with its index's own, which decode what they find).
-    def entry(self, instance: StoredKey) -> CodeEntry | None:
-        """The entry for ``(method key, argument types)``, or None."""
-        return self.code.get(instance)
-
-    def holds_definition(self, key: str, current: bytes | None) -> bool:
-        """Whether method ``key``'s stored definition is ``current``."""
-        stored = self.definitions.get(key)
-        return stored is not None and stored == current
-
-    @classmethod
-    def from_tables(cls, tables: dict[str, list]) -> ImageContents:
-        """The contents of decoded tables, every record checked now (builds, audits)."""
-        out = cls()
-        methods, code, ir = tables.get("methods", []), tables.get("code", []), tables.get("ir", [])
-        keys: list[Any] = [rec[0] if type(rec) in _ARRAY and rec else None for rec in methods]
-        for i, rec in enumerate(methods):
-            _method_record(i, rec, keys[i])
-        if not set(map(type, keys)) <= _STR or keys != sorted(set(keys)):
-            raise ValueError("malformed methods table: keys not strings, unique and sorted")
-        out.fingerprints = {rec[0]: rec[1] for rec in methods}
-        out.definitions = {rec[0]: rec[2] for rec in methods}
-        if len(ir) != len(code):
-            raise ValueError(f"{len(ir)} IR records for {len(code)} code records")
-        index: Any = tables.get("index")
-        if code and (
-            type(index) not in _ARRAY
-            or len(index) != 1
-            or type(index[0]) not in _ARRAY
-            or len(index[0]) < len(INDEX.required)
-        ):
-            raise ValueError("code records without the index table, which holds their strings")
-        refs = _references(keys, index[0]) if code else _References(keys, (), ())
-        entries = [_code_entry(i, rec, refs, None) for i, rec in enumerate(code)]
-        for i, entry in enumerate(entries):
-            entry._ir = _ir_bytes(i, ir[i])
-            out.code[entry.key] = entry  # type: ignore[index]
-        if len(out.code) != len(entries):
-            raise ValueError("code records: two entries for the same method and argument types")
-        if index is not None:  # what first calls read must be what a build would write for these tables
-            methods_of = [rec[0] for rec in code]
-            definitions = [out.definitions[k] for k in keys]
-            if (
-                methods_of != sorted(methods_of)
-                or len(index) != 1
-                or list(index[0][: len(INDEX.required)])
-                != _index_record(keys, methods_of, definitions, *_referenced(entries))
-                or tables.get("definitions") != _definitions_table(definitions)
-            ):
-                raise ValueError("the index table does not fit the methods and code tables")
-        for rec in OBJECTS.unpack_all(tables.get("objects", [])):
-            out.objects[rec["module"]] = (rec["cache_key"], bytes(rec["object"]))
-        return out
-
-    @classmethod
-    def from_image_file(cls, image: Any) -> ImageContents:
-        """The contents of an image opened with ``serializer.open_image``, decoded as they are looked up
-        (``ImageIndex``): a package's first calls read only the records of the modules they use."""
-        out = cls()
-        index = ImageIndex(image)
-        out.definitions = _LazyView(index.definition, lambda: index.keys, len(index.keys))
-        out.code = _LazyView(
-            index.entry,
-            lambda: [(method, argtypes) for method in index.keys for argtypes in index.entries(method)],
-            len(index.records),
-        )
-        out.entry, out.holds_definition = index.entry, index.holds_definition  # type: ignore[method-assign]
-        return out
-
-    def ordered(self) -> list[CodeEntry]:
-        """The code entries in the order of the image's ``code`` table (and of the native entry table)."""
-        return sorted(self.code.values(), key=_order)
-
-    def to_tables(self) -> dict[str, list]:
-        keys = sorted(self.definitions)
-        position = {k: i for i, k in enumerate(keys)}
-        entries = self.ordered()
-        strings, constants = _referenced(entries)
-        number = {text: i for i, text in enumerate(strings)}
-        constant = {_constant_key(value): i for i, value in enumerate(constants)}
-        code = [_code_record(e, position, number, constant) for e in entries]
-        return {
-            "methods": [
-                METHODS.pack({"key": k, "fingerprint": self.fingerprints.get(k, ""), "definition": self.definitions[k]})
-                for k in keys
-            ],
-            "code": code,
-            "ir": [IR.pack({"ir": e.ir}) for e in entries],
-            "index": [
-                _index_record(
-                    keys, [position[e.method] for e in entries], [self.definitions[k] for k in keys], strings, constants
-                )
-            ],
-            "definitions": _definitions_table([self.definitions[k] for k in keys]),
-        }
-
-    def object_tables(self) -> dict[str, list]:
-        """The object files, kept beside the image (``*.objects``) for incremental builds only: the
-        image itself stays small, since importing a package decodes it."""
-        return {
-            "objects": [
-                OBJECTS.pack({"module": m, "cache_key": ck, "object": obj})
-                for m, (ck, obj) in sorted(self.objects.items())
-            ]
-        }
-
-
-def _order(entry: CodeEntry) -> tuple:
-    return (entry.method, entry.argtypes, entry.owner)
-
-
 def _tuplify(value: Any) -> Any:
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
-
-
-def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
-    from ..infer.solver import Edge
-
-    return tuple(Edge(_EDGE_KINDS[kind], target, _tuplify(value)) for kind, target, value in entry.edges)
-
-
-def instance_from_entry(entry: CodeEntry, method: Any, root: str):
-    """The inferred instance an entry stores, rebuilt from its IR without inferring anything."""
-    from serializer.irformat import decode_function
-
-    from ..infer.solver import InferredInstance
-    from ..types import parse_type
-
-    class StoredInstance(InferredInstance):
-        """An instance from an image: its typed IR is decoded only if something reads it (code generation);
-        ``stored_ir`` keeps the bytes, so rewriting the image needs no re-encoding."""
-
-        def __init__(self) -> None:
-            self.method = method
-            self.argtypes = tuple(parse_type(t) for t in entry.argtypes)
-            self.return_type = parse_type(entry.rettype)
-            self.edges = entry_edges(entry)
-            self.callees = tuple((k, tuple(parse_type(t) for t in types)) for k, types in entry.call_keys)
-            self.pending = ()
-            self._function = None
-
-        @property
-        def stored_ir(self) -> bytes:
-            return entry.ir
-
-        @property
-        def function(self):
-            if self._function is None:
-                self._function = decode_function(entry.ir, root)
-            return self._function
-
-    return StoredInstance()
-
-
-def check_stored(instance: Any, entry: CodeEntry) -> None:
-    """Decode the typed IR of an instance rebuilt from ``entry`` (``instance_from_entry``) and check that it
-    is that entry's (name, parameter and return types) and well formed; ValueError saying why not. Runs
-    before stored IR is compiled or seeds an inference: a checksum says the bytes are the ones written,
-    not that they make sense."""
-    from ..ir.verifier import IRVerifyError, verify
-
-    try:
-        fn = instance.function
-    except Exception as err:  # (msgpack, the IR's own constructors, type parsing: anything a byte can upset)
-        raise ValueError(f"its typed IR does not decode ({type(err).__name__}: {err})") from None
-    if (
-        fn.name != entry.method
-        or len(fn.params) != len(instance.argtypes)
-        or [fn.types.get(p) for p in fn.params] != list(instance.argtypes)
-        or fn.return_type != instance.return_type
-    ):
-        raise ValueError("its typed IR is not the IR of this entry (name, parameter or return types differ)")
-    try:
-        verify(fn)
-    except IRVerifyError as err:
-        raise ValueError(f"its typed IR is malformed ({err})") from None
-
-
-def entry_state(edges: tuple[Edge, ...]) -> str:
-    """The explicit validity state written at build time (never inferred from missing edges later)."""
-    return STATE_NEEDS_REVALIDATION if edges else STATE_NO_OUTSIDE_EDGES

@@ -1,0 +1,213 @@
+"""An image's header: the one value a build writes (``new_header``) and the one gate every reader asks.
+
+    header = new_header(CPU, target)                        # the builder, for any owner
+    header["build_id"] = build_identity(header["target"], irs)
+    incompatibility(header)         → None, or why this process cannot use the image (``compiler-version …``,
+                                      ``python-abi …``, ``target …``, ``cpu-features missing here: …``,
+                                      ``damaged: header field native.file is missing``)
+    header_problem(header, complete=False)   → what the tools cannot read in a header, or None
+
+The header says which compiler wrote the image, for which Python ABI, owner and target, and which native
+artifacts lie beside it (``native``: the library or the PTX; ``cubin``: a PTX image's cubin), each a bare
+file name in the image's own folder with its checksum. ``FIELDS`` names every field with its type: the gate
+reads nothing it has not checked (msgpack decodes exact types: a bool is no int here). The loader asks the
+gate for CPU images; the tools ask it for images of any owner (a ptx image's target is chosen per device
+when a kernel is launched, so it has no target checks).
+
+A CPU image and its library share a build identity (``build_identity``: a hash of the target and of every
+entry's typed IR, in order); the library says it as ``build_info`` (its ``aot_build_id`` symbol).
+
+Hot path (the gate runs on each package's first call),
+guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
+any change here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from ..world.fingerprint import COMPILER_VERSION
+
+# The ``cpu`` owner's text, ``aot.world.owners.CPU`` (a test ties the two): importing that module here would
+# add a module to every package's first calls.
+_CPU = "cpu"
+
+# Every header field with its type, and the fields of its maps (``package`` and the artifacts' ``size`` are
+# for the tools).
+FIELDS: dict[str, type] = {
+    "compiler_version": str,
+    "python": str,
+    "owner": str,
+    "package": str,
+    "target": dict,
+    "native": dict,
+    "cubin": dict,
+    "build_id": str,
+}
+_MAPS: dict[str, dict[str, type]] = {
+    "target": {"triple": str, "cpu": str, "features": str},
+    "native": {"file": str, "crc32": int, "size": int},
+    "cubin": {"file": str, "crc32": int, "size": int},
+}
+ARTIFACTS = ("native", "cubin")
+"""The header fields that name a file in the image's folder."""
+
+# What every image must have for a loader to use it, and what a CPU image adds: its library and the build
+# identity the library must also say.
+_REQUIRED = {"compiler_version": (), "python": (), "owner": (), "target": ("triple", "cpu", "features")}
+_CPU_REQUIRED = {**_REQUIRED, "native": ("file", "crc32"), "build_id": ()}
+
+
+def python_abi() -> str:
+    """The Python ABI an image is built for and loaded by: ``cpython-311-linux``."""
+    return f"{sys.implementation.cache_tag}-{sys.platform}"
+
+
+def new_header(owner: str, target: Mapping[str, str], package: str, **artifacts: Any) -> dict[str, Any]:
+    """The header of an image this compiler writes for ``owner`` and ``target`` (``triple``, ``cpu``,
+    ``features``); ``artifacts`` are ``native=…``, ``cubin=…`` (each ``{"file", "crc32", "size"}``)."""
+    header: dict[str, Any] = {
+        "compiler_version": COMPILER_VERSION,
+        "python": python_abi(),
+        "owner": owner,
+        "package": package,
+        "target": {"triple": target["triple"], "cpu": target["cpu"], "features": target["features"]},
+    }
+    header.update(artifacts)
+    return header
+
+
+def bare_file_name(name: str) -> bool:
+    """Whether ``name`` names a file in the folder it is joined to, and nothing else: no separator, no
+    ``.`` or ``..``, no NUL (only a library in the image's own folder is ever loaded)."""
+    return (
+        bool(name)
+        and name not in (".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and "\0" not in name
+        and (os.altsep is None or os.altsep not in name)
+    )
+
+
+def _type_name(value: Any) -> str:
+    return "missing" if value is None else "a " + type(value).__name__
+
+
+def header_problem(header: Any, complete: bool = True) -> str | None:
+    """What is malformed in a header, or None: a field of another type, a file that is not a bare name in
+    the image's folder, a package that is not a package name; and, when ``complete`` (a loader's check), a
+    field the image's owner needs that is missing. Once per image: readers then take the fields as what
+    they are."""
+    if type(header) is not dict:
+        return "the header is not a map"
+    fields: dict[str, Any] = header
+    value: Any
+    if complete:
+        required = _CPU_REQUIRED if fields.get("owner") == _CPU else _REQUIRED
+        for name, needed in required.items():
+            value = fields.get(name)
+            if value is None:
+                return f"header field {name} is missing"
+            for field in needed:
+                if type(value) is dict and value.get(field) is None:
+                    return f"header field {name}.{field} is missing"
+    for name, kind in FIELDS.items():
+        value = fields.get(name)
+        if value is None:
+            continue
+        if type(value) is not kind:
+            return f"header field {name} is {_type_name(value)}"
+        checked: Any = value  # (of its type)
+        for field, inner_kind in _MAPS.get(name, {}).items():
+            inner = checked.get(field)
+            if inner is not None and type(inner) is not inner_kind:
+                return f"header field {name}.{field} is {_type_name(inner)}"
+        if name in ARTIFACTS and "file" in checked and not bare_file_name(checked["file"]):
+            return f"header field {name}.file is not a file name in the image's folder: {checked['file']!r}"
+    package = fields.get("package")
+    if package is not None and not all(part.isidentifier() for part in package.split(".")):
+        return f"header field package is not a package name: {package!r}"
+    return None
+
+
+def incompatibility(header: dict[str, Any], owner: str = _CPU) -> str | None:
+    """Why an image with this header cannot be used here by ``owner`` (``damaged: …`` for a malformed
+    header), or None. The one gate."""
+    if header.get("compiler_version") != COMPILER_VERSION:  # (another version's header may hold anything)
+        return f"compiler-version {header.get('compiler_version')} (this is {COMPILER_VERSION})"
+    problem = header_problem(header)
+    if problem is not None:
+        return f"damaged: {problem}"
+    if header["python"] != python_abi():
+        return f"python-abi {header['python']} (this is {python_abi()})"
+    if header["owner"] != owner:
+        return f"owner {header['owner']}"
+    if owner != _CPU:
+        return None
+    triple = header["target"]["triple"]
+    machine = os.uname().machine
+    if not triple.startswith(machine):
+        return f"target {triple} (this machine is {machine})"
+    missing = _missing_features(header["target"]["features"])
+    if missing:
+        return f"cpu-features missing here: {','.join(missing[:5])}"
+    return None
+
+
+def build_info(header: Mapping[str, Any]) -> str:
+    """What the library of the image with this header says it is (its ``aot_build_id``): the image's build
+    identity (``build_identity``) and the target, one per line."""
+    target = header["target"]
+    return f"{header['build_id']}\n{target['triple']}\n{target['cpu']}\n{target['features']}"
+
+
+def build_identity(target: Mapping[str, Any], irs: Any) -> str:
+    """The build identity an image and its library share: a hash of the target and of every entry's typed
+    IR, in order (what the native code was generated from). Content-derived, so builds stay reproducible;
+    loading compares it with the library's before binding (``build_info``), and with the IR it reads before
+    curing from it."""
+    from serializer import checksum  # (BLAKE2b: not imported on the way to binding prebuilt code)
+
+    digest = checksum(f"{target.get('triple')}\n{target.get('cpu')}\n{target.get('features')}".encode(), digest_size=16)
+    for ir in irs:
+        digest.update(len(ir).to_bytes(8, "little"))
+        digest.update(ir)
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------- CPU features
+def _host_features() -> set[str] | None:
+    """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return flags | {f.replace("_", ".") for f in flags}
+    except OSError:
+        return None
+    return None
+
+
+_FEATURE_ALIASES = {
+    "sse4.1": "sse4_1",
+    "sse4.2": "sse4_2",
+    "avx512f": "avx512f",
+    "cx16": "cx16",
+    "64bit": "lm",
+    "lzcnt": "abm",
+}
+
+
+def _missing_features(features: str) -> list[str]:
+    required = [f[1:] for f in features.split(",") if f.startswith("+")]
+    if not required:  # (a generic build: no need to read /proc/cpuinfo, which takes a good part of a ms)
+        return []
+    host = _host_features()
+    if host is None:
+        return []
+    return [name for name in required if name not in host and _FEATURE_ALIASES.get(name) not in host]
