@@ -151,7 +151,7 @@ def third(y: float) -> float:
 
 def test_first_calls_share_the_types_of_scalar_arguments_and_declarations():
     # A thousand first calls must not leave a thousand copies of "(f64,)" behind for the garbage collector.
-    from aot.runtime.dispatch import _declared_signatures, scalar_types
+    from aot.runtime.signatures import declared_signatures, scalar_types
 
     assert half(3.0) == half.py_func(3.0) and third(3.0) == third.py_func(3.0)
     a, b = half.__aot_method__.dispatcher, third.__aot_method__.dispatcher
@@ -166,7 +166,7 @@ def test_first_calls_share_the_types_of_scalar_arguments_and_declarations():
     def odd(x: [1]):
         return x  # noqa: E704
 
-    assert _declared_signatures(odd, None) == ()
+    assert declared_signatures(odd, None) == ()
     # the same array type for arrays of one format and layout, whatever their sizes
     assert aot.types.typeof(np.zeros(3)) is aot.types.typeof(np.ones(7))
     assert str(aot.types.typeof(np.zeros((2, 3))[:, ::2])) == "f64[:, :]"

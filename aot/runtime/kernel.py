@@ -32,7 +32,7 @@ from ..world import MethodOptions, method_key
 
 if TYPE_CHECKING:
     from ..world.causes import Cause
-from .dispatch import _convert, _convertible, _declared_signatures
+from .signatures import convert, convertible, declared_signatures
 from .state import runtime
 
 MAX_BLOCK_THREADS = 1024
@@ -75,7 +75,7 @@ class Kernel:
             rt.redefine(self.__aot_method__.key)
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self.declared: list[tuple[Type, ...]] = list(_declared_signatures(py_func, signatures))
+        self.declared: list[tuple[Type, ...]] = list(declared_signatures(py_func, signatures))
         self.launched: dict[tuple[Type, ...], None] = {}  # signatures first seen at a launch (pure JIT)
         self._grid: dict[tuple[Type, ...], Any] = {}
         self._device: dict[tuple[str, tuple[Type, ...]], Any] = {}
@@ -130,11 +130,11 @@ class Kernel:
             raise TypeError(f"{self.key}: {err}") from None
         if not self.declared:
             self.launched.setdefault(actual)
-            return actual, tuple(_convert(a, t) for a, t in zip(args, actual))
+            return actual, tuple(convert(a, t) for a, t in zip(args, actual))
         exact = [d for d in self.declared if len(d) == len(actual) and all(accepts(t, a) for a, t in zip(actual, d))]
         for declared in exact + self.declared:
-            if len(declared) == len(actual) and all(_convertible(a, d) for a, d in zip(actual, declared)):
-                return declared, tuple(_convert(a, t) for a, t in zip(args, declared))
+            if len(declared) == len(actual) and all(convertible(a, d) for a, d in zip(actual, declared)):
+                return declared, tuple(convert(a, t) for a, t in zip(args, declared))
         sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in self.declared)
         raise TypeError(f"{self.key}: no declared signature takes ({', '.join(map(str, actual))}); declared: {sigs}")
 

@@ -22,7 +22,7 @@ also makes it a routine to ``inspect`` and ``pydoc``), and it pickles and copies
 process's prebuilt code.
 
 A new method object has no vectorcall (NULL): CPython then calls ``tp_call``, the class's ``__call__``
-(``aot.runtime.dispatch`` sets it), which runs the first call in Python. Import therefore needs no native
+(``aot.runtime.method`` sets it), which runs the first call in Python. Import therefore needs no native
 code at all; the first specialization published makes every later call native.
 
 Hot path (import: one method object per ``@aot.jit``; calls),
@@ -120,7 +120,7 @@ class MethodBase:
             return self.__wrapped__.__qualname__
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    # ``__call__`` (first calls) and ``_aot_dispatcher`` come from ``aot.runtime.dispatch``, which makes the
+    # ``__call__`` (first calls) and ``_aot_dispatcher`` come from ``aot.runtime.method``, which makes the
     # method objects' class.
     __call__: Callable[..., Any]
 
