@@ -41,7 +41,7 @@ from ..runtime import runtime
 from ..runtime.dispatch import dispatcher_of
 from ..world.edges import EdgeKind
 from ..world.fingerprint import fingerprint_of
-from ..world.instances import StoredKey
+from ..world.instances import StoredKey, stored_key
 from ..world.methods import MAX_WORLD
 from ..world.owners import CPU, PTX
 from ..world.validate import CurrentWorld, Validator
@@ -176,7 +176,7 @@ class _Builder:
         def seed(method: Any, argtypes: tuple) -> InferredInstance | None:
             if validator is None or previous is None:  # (both None, or neither)
                 return None
-            key = (method.key, tuple(str(t) for t in argtypes))
+            key = stored_key((method.key, argtypes))
             if key in previous.code and validator.check(key).valid:
                 reused.add((method.key, argtypes))
                 return instance_from_entry(previous.code[key], method, root)
@@ -276,10 +276,11 @@ class _Builder:
                     definitions[k] = found or b""
                     contents.fingerprints[k] = "" if found is None else fingerprint_of(found)
             mdef = self.rt.table.methods.get(key)
-            code[(key, tuple(map(str, argtypes)))] = CodeEntry(
+            stored = stored_key((key, argtypes))
+            code[stored] = CodeEntry(
                 0,
                 key,
-                tuple(map(str, argtypes)),
+                stored[1],
                 str(inst.return_type),
                 CPU,
                 getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
@@ -307,7 +308,7 @@ class _Builder:
             reach = self.reachable(exported, instances)
             stored = []
             for key, argtypes in sorted(reach, key=lambda k: (k[0], str(k[1]))):
-                entry = contents.code[(key, tuple(map(str, argtypes)))]
+                entry = contents.code[stored_key((key, argtypes))]
                 stored.append(
                     StoredInstance(
                         key,
@@ -526,7 +527,7 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
         contents = builder.contents(instances, root, world)
         code = cast("dict[StoredKey, CodeEntry]", contents.code)  # (a dict: _Builder.contents made it)
         for key in instances:
-            strs = (key[0], tuple(map(str, key[1])))
+            strs = stored_key(key)
             entry = code[strs]
             code[strs] = CodeEntry(
                 entry.index,

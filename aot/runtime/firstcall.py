@@ -215,6 +215,8 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
     caller's own IR, a call, reads the same.)"""
     from serializer.irformat import encode_function
 
+    from ..world.instances import stored_key
+
     contents = image.contents
     done = rt.compiler.inferencer.done
     stack, seen = [inst.key], set()
@@ -224,7 +226,7 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
             continue
         seen.add(key)
         fresh = done.get(key)
-        stored = contents.entry((key[0], tuple(map(str, key[1])))) if contents is not None else None
+        stored = contents.entry(stored_key(key)) if contents is not None else None
         try:
             if fresh is None or stored is None or encode_function(fresh.function, image.root) != stored.ir:
                 return False

@@ -182,7 +182,9 @@ class Runtime:
         image = self.loader.image_for(getattr(method, "module", method.key.split(":")[0]))
         if image is None or image.rejected:
             return None
-        entry, cause = image.find(method.key, tuple(map(str, argtypes)))
+        from ..world.instances import stored_key
+
+        entry, cause = image.find(*stored_key((method.key, argtypes)))
         if entry is None or cause:
             return None
         return image.instance(entry, method)

@@ -18,6 +18,7 @@ from typing import Any
 from ..image.audited import AuditedImage, describe_entry
 from ..image.contents import entry_edges
 from ..image.entries import CodeEntry
+from ..world.instances import stored_key
 from ..world.owners import CPU, PTX
 from .errors import AuditError
 from .locate import Selection
@@ -140,7 +141,7 @@ def _llvm_module(image: AuditedImage, entry: CodeEntry, opt: int) -> tuple[Any, 
         module, _ = build_module(
             entry.method.replace(":", "."),
             [root],
-            lambda k: instances[(k[0], tuple(map(str, k[1])))],
+            lambda k: instances[stored_key(k)],
             target,
             lambda key: CodegenOptions(boundscheck=boundscheck.get(key, True)),
         )
