@@ -223,19 +223,13 @@ class Inferencer:
             self.failed.pop(key, None)
 
     def dependents(self, method_key: str) -> set[InstanceKey]:
-        """Every finished instance of ``method_key`` and every instance that calls one, transitively."""
-        callers: dict[InstanceKey, set] = {}
-        for key, inst in self.done.items():
-            for callee in inst.callees:
-                callers.setdefault(callee, set()).add(key)
-        out = {k for k in self.done if k[0] == method_key} | {k for k in self.failed if k[0] == method_key}
-        stack = list(out)
-        while stack:
-            for caller in callers.get(stack.pop(), ()):
-                if caller not in out:
-                    out.add(caller)
-                    stack.append(caller)
-        return out
+        """Every finished (or failed) instance of ``method_key`` and every instance that calls one,
+        transitively (``aot.world.invalidation.callers_closure``)."""
+        from ..world.invalidation import callers_closure
+
+        graph: dict[InstanceKey, tuple] = dict.fromkeys(self.failed, ())
+        graph.update((key, inst.callees) for key, inst in self.done.items())
+        return callers_closure(method_key, graph)
 
     def complete(self, instances: Any, resolve: Callable[[str], MethodSource | None]) -> None:
         """Make every callee of ``instances`` known too: instances seeded from an image bring their

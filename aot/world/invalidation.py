@@ -19,11 +19,13 @@ instances it dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from .causes import REDEFINED, Cause
 from .instances import StoredKey
+
+K = TypeVar("K", bound=Hashable)
 
 Forget = Callable[[str], Iterable[StoredKey]]
 """An owner's reaction to a redefinition of a method key: drop what relied on it, name what was dropped."""
@@ -81,3 +83,21 @@ class Invalidation:
             (instance, REDEFINED if instance[0] == key else Cause.edge_changed(key))
             for instance in sorted(stale, key=str)
         ]
+
+
+def callers_closure(method_key: str, callees: Mapping[K, Iterable[K]]) -> set[K]:
+    """Every instance of method ``method_key`` among ``callees``' keys, and every instance whose code calls
+    one, transitively: what a compiler drops when that method is redefined (``callees``: instance key →
+    the instance keys it calls; keys are ``(method key, argument types)``)."""
+    callers: dict[K, set[K]] = {}
+    for key, called in callees.items():
+        for callee in called:
+            callers.setdefault(callee, set()).add(key)
+    out = {k for k in callees if k[0] == method_key}  # type: ignore[index]  # (instance keys are tuples)
+    stack = list(out)
+    while stack:
+        for caller in callers.get(stack.pop(), ()):
+            if caller not in out:
+                out.add(caller)
+                stack.append(caller)
+    return out
