@@ -35,6 +35,7 @@ from ..world import MethodDef, MethodOptions
 
 if TYPE_CHECKING:
     from ..world.causes import Cause
+from .compilerless import compiler_available, run_as_python
 from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
@@ -322,6 +323,8 @@ class Dispatcher:
                 return self.compile(argtypes, IR_DAMAGED if image.rejected is None else image.rejection)
             cause = bound
             rt.check_strict(self.mdef.key, argtypes, cause)
+            if not compiler_available():  # (a runtime-only install: the call runs .py_func)
+                return run_as_python(self, rt, argtypes, cause)
             try:
                 compiled = rt.compiler.cure(instance, self.mdef)
             except Exception as err:  # stored IR that decodes yet does not compile: as if damaged
@@ -360,6 +363,8 @@ class Dispatcher:
             rt.check_strict(self.mdef.key, argtypes, SOURCE_CHANGED)
             return None
         rt.check_strict(self.mdef.key, argtypes, cause)
+        if not compiler_available():  # (a runtime-only install: the call runs .py_func)
+            return run_as_python(self, rt, argtypes, cause)
         try:
             compiled = _compiled(rt, self.mdef, argtypes)
         except SourceChangedError as err:
