@@ -41,7 +41,7 @@ def run_as_python(dispatcher: Any, rt: Any, argtypes: tuple[Type, ...], cause: C
     if dispatcher.uncompiled is None:
         dispatcher.uncompiled = set()
     elif argtypes in dispatcher.uncompiled:  # (told once: a valid entry whose code is missing comes back here)
-        return None
+        return
     dispatcher.uncompiled.add(argtypes)
     key = dispatcher.mdef.key
     rt.record("invalidated", key, argtypes, cause=cause)
@@ -50,4 +50,3 @@ def run_as_python(dispatcher: Any, rt: Any, argtypes: tuple[Type, ...], cause: C
         f"no compiler is installed ({INSTALL_COMPILER})",
         file=sys.stderr,
     )
-    return None

@@ -324,7 +324,8 @@ class Dispatcher:
             cause = bound
             rt.check_strict(self.mdef.key, argtypes, cause)
             if not compiler_available():  # (a runtime-only install: the call runs .py_func)
-                return run_as_python(self, rt, argtypes, cause)
+                run_as_python(self, rt, argtypes, cause)
+                return None
             try:
                 compiled = rt.compiler.cure(instance, self.mdef)
             except Exception as err:  # stored IR that decodes yet does not compile: as if damaged
@@ -364,7 +365,8 @@ class Dispatcher:
             return None
         rt.check_strict(self.mdef.key, argtypes, cause)
         if not compiler_available():  # (a runtime-only install: the call runs .py_func)
-            return run_as_python(self, rt, argtypes, cause)
+            run_as_python(self, rt, argtypes, cause)
+            return None
         try:
             compiled = _compiled(rt, self.mdef, argtypes)
         except SourceChangedError as err:
