@@ -389,3 +389,26 @@ def test_runtime_distribution_needs_no_compiler():
     assert any(d.startswith("llvmlite") for d in compiler) and any(d.startswith("click") for d in compiler)
     assert "aot[compiler]" in project["optional-dependencies"]["test"]
     assert project["scripts"]["aot"] == "aot.console:main"
+
+
+def test_import_aot_leaves_gpu_kernels_and_the_compiler_for_later(tmp_path):
+    code = dedent(
+        """
+        import sys
+        import aot
+        first = sorted(m for m in ("aot.gpu", "aot.runtime.kernel", "aot.runtime.compilerless", "llvmlite")
+                       if m in sys.modules)
+        from aot import NoDeviceError, kernel
+        print(first, aot.gpu.__name__, kernel.__module__, NoDeviceError.__name__, "aot.gpu" in sys.modules)
+        try:
+            aot.no_such_name
+        except AttributeError as err:
+            print(err)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=base_env())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[] aot.gpu aot.runtime.kernel NoDeviceError True",
+        "module 'aot' has no attribute 'no_such_name'",
+    ]

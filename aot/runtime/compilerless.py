@@ -16,9 +16,11 @@ reached. Not a hot path: it runs once per instance that needed the compiler.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..types import Type
     from ..world.causes import Cause
 

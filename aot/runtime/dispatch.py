@@ -35,7 +35,6 @@ from ..world import MethodDef, MethodOptions
 
 if TYPE_CHECKING:
     from ..world.causes import Cause
-from .compilerless import compiler_available, run_as_python
 from .methodtype import builtin_from_def, method_type, set_table, set_vectorcall
 from .state import runtime
 
@@ -323,6 +322,8 @@ class Dispatcher:
                 return self.compile(argtypes, IR_DAMAGED if image.rejected is None else image.rejection)
             cause = bound
             rt.check_strict(self.mdef.key, argtypes, cause)
+            from .compilerless import compiler_available, run_as_python
+
             if not compiler_available():  # (a runtime-only install: the call runs .py_func)
                 run_as_python(self, rt, argtypes, cause)
                 return None
@@ -364,6 +365,8 @@ class Dispatcher:
             rt.check_strict(self.mdef.key, argtypes, SOURCE_CHANGED)
             return None
         rt.check_strict(self.mdef.key, argtypes, cause)
+        from .compilerless import compiler_available, run_as_python
+
         if not compiler_available():  # (a runtime-only install: the call runs .py_func)
             run_as_python(self, rt, argtypes, cause)
             return None
