@@ -169,6 +169,18 @@ def _hook(project: Path, call: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+@builds_wheels
+def test_editable_build_writes_the_images_in_place(tmp_path):
+    project = _project(tmp_path / "p")
+    out = tmp_path / "dist"
+    out.mkdir()
+    name = eval(_hook(project, f"b.build_editable({str(out)!r})"))
+    assert (out / name).is_file() and name.startswith("numkit-0.1.0")
+    assert (project / "numkit" / "__aot__" / "numkit.cpu.aotimg").is_file()
+    with zipfile.ZipFile(out / name) as z:
+        assert not [n for n in z.namelist() if "__aot__" in n]  # (imported from the project folder)
+
+
 def test_build_requirements_add_the_compiler(tmp_path):
     project = _project(tmp_path / "p")
     wheel_requires = eval(_hook(project, "b.get_requires_for_build_wheel()"))
