@@ -143,6 +143,21 @@ def test_inner_backend_is_configurable(tmp_path):
         assert "numkit/__aot__/numkit.cpu.so" in z.namelist()
 
 
+@pytest.mark.skipif(importlib.util.find_spec("hatchling") is None, reason="hatchling is not installed")
+def test_hatchling_as_the_inner_backend(tmp_path):
+    project = _project(tmp_path / "p", backend="hatchling.build")
+    text = (project / "pyproject.toml").read_text()
+    text = text.replace('[tool.setuptools.packages.find]\ninclude = ["numkit*"]\n', "")
+    (project / "pyproject.toml").write_text(text + '\n[tool.hatch.build.targets.wheel]\npackages = ["numkit"]\n')
+    (project / ".gitignore").write_text("__aot__/\n")  # (hatchling leaves ignored files out: aot adds the images)
+    wheel = _wheel(project, tmp_path / "dist")
+    assert wheel.name == f"numkit-0.1.0-{TAG}.whl"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        assert {"numkit/__aot__/numkit.cpu.aotimg", "numkit/__aot__/numkit.cpu.so", "numkit/core.py"} <= set(names)
+        assert f"Tag: {TAG}" in z.read("numkit-0.1.0.dist-info/WHEEL").decode().splitlines()
+
+
 def test_backend_setting_is_checked(tmp_path):
     project = _project(tmp_path / "p", backend="not a backend")
     with pytest.raises(ConfigError, match=r"\[tool\.aot\] backend: must name a PEP 517 backend"):
