@@ -12,10 +12,8 @@ def norm2(a: aot.f64[:]) -> float:
 
 from __future__ import annotations
 
-from . import gpu
 from .diagnostics import CompileError
 from .runtime import Event, StrictModeError, jit, runtime
-from .runtime.kernel import NoDeviceError, kernel
 from .types import BOOL as boolean
 from .types import F32 as f32
 from .types import F64 as f64
@@ -54,6 +52,32 @@ __all__ = [
     "u64",
     "world",
 ]
+
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing aot imports no ``typing`` of its own)
+if TYPE_CHECKING:
+    from . import gpu
+    from .runtime.kernel import NoDeviceError, kernel
+
+# Imported when first used, not by ``import aot``: a package of CPU methods needs neither (see _LAZY).
+_LAZY = {
+    "gpu": ("aot.gpu", None),
+    "kernel": ("aot.runtime.kernel", "kernel"),
+    "NoDeviceError": ("aot.runtime.kernel", "NoDeviceError"),
+}
+
+
+def __getattr__(name: str) -> object:
+    """``aot.gpu``, ``aot.kernel`` and ``aot.NoDeviceError``, imported on first use (PEP 562)."""
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'aot' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(where[0])
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value
 
 
 def world() -> int:

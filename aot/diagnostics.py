@@ -10,20 +10,67 @@ collected into a ``CompileError`` (one line per problem, all problems of a funct
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+_set = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class _Frozen:
+    """Assignment refused, as on a frozen dataclass. ``Span`` and ``Diagnostic`` are written out rather than
+    made dataclasses: ``import aot`` makes them, and making a dataclass costs about half a millisecond (and
+    importing ``dataclasses`` and ``inspect``). Fields in ``__match_args__``, in order; equal and hashed by them."""
+
+    __slots__ = ()
+    __match_args__: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of {type(self).__name__}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of {type(self).__name__}")
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() == other._fields()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{type(self).__name__}({fields})"
+
+    def __getstate__(self) -> tuple:
+        return self._fields()
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(self.__match_args__, state):
+            object.__setattr__(self, name, value)
+
+
+class Span(_Frozen):
     """A region of a source file: 1-based lines, 1-based columns (end column exclusive)."""
 
+    __slots__ = __match_args__ = ("file", "line", "col", "end_line", "end_col")
     file: str
     line: int
     col: int
-    end_line: int = 0
-    end_col: int = 0
+    end_line: int
+    end_col: int
+
+    def __init__(self, file: str, line: int, col: int, end_line: int = 0, end_col: int = 0) -> None:
+        _set(self, "file", file)
+        _set(self, "line", line)
+        _set(self, "col", col)
+        _set(self, "end_line", end_line)
+        _set(self, "end_col", end_col)
+
+    def _fields(self) -> tuple:
+        return (self.file, self.line, self.col, self.end_line, self.end_col)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
@@ -36,13 +83,21 @@ class Span:
 UNKNOWN_SPAN = Span("<unknown>", 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(_Frozen):
     """One problem at one place, with what to write instead folded into the message."""
 
+    __slots__ = __match_args__ = ("span", "message", "severity")
     span: Span
     message: str
-    severity: str = "error"
+    severity: str
+
+    def __init__(self, span: Span, message: str, severity: str = "error") -> None:
+        _set(self, "span", span)
+        _set(self, "message", message)
+        _set(self, "severity", severity)
+
+    def _fields(self) -> tuple:
+        return (self.span, self.message, self.severity)
 
     def __str__(self) -> str:
         return f"{self.span}: {self.severity}: {self.message}"
@@ -50,6 +105,8 @@ class Diagnostic:
     def render(self) -> str:
         """The one-line form followed by the source line and a caret under the offending code."""
         text = str(self)
+        import linecache
+
         source = linecache.getline(self.span.file, self.span.line).rstrip("\n")
         if not source or self.span.col <= 0:
             return text

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Type:
@@ -32,13 +34,53 @@ class Type:
         return True
 
 
-@dataclass(frozen=True, slots=True, repr=False)
-class ScalarType(Type):
+class _Record(Type):
+    """The types below are written out rather than made frozen dataclasses: ``import aot`` makes them, and
+    making a dataclass costs about half a millisecond (and importing ``dataclasses``, ``inspect`` with it).
+    Each has ``__slots__`` and ``__match_args__`` (its fields, in order), compares and hashes by its fields
+    as a dataclass would, and refuses assignment, as a frozen one does."""
+
+    __slots__ = ()
+    __match_args__: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of {type(self).__name__}: types are immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of {type(self).__name__}: types are immutable")
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(self.__match_args__, state):
+            object.__setattr__(self, name, value)
+
+
+_set = object.__setattr__
+
+
+class ScalarType(_Record):
     """A fixed-width number, ``boolean`` or ``none``. ``kind`` is one of ``i u f b n``."""
 
+    __slots__ = ("name", "kind", "bits")
+    __match_args__ = ("name", "kind", "bits")
     name: str
     kind: str
     bits: int
+
+    def __init__(self, name: str, kind: str, bits: int) -> None:
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "bits", bits)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.kind, self.bits) == (other.name, other.kind, other.bits)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.kind, self.bits))
 
     def __repr__(self) -> str:
         return self.name
@@ -115,13 +157,27 @@ SCALARS["float"] = F64
 SCALARS["None"] = NONE
 
 
-@dataclass(frozen=True, slots=True, repr=False)
-class ArrayType(Type):
+class ArrayType(_Record):
     """A strided view: data pointer, shape and byte strides. Layout ``C`` (contiguous) or ``A`` (any)."""
 
+    __slots__ = ("dtype", "ndim", "layout")
+    __match_args__ = ("dtype", "ndim", "layout")
     dtype: ScalarType
     ndim: int
-    layout: str = "A"
+    layout: str
+
+    def __init__(self, dtype: ScalarType, ndim: int, layout: str = "A") -> None:
+        _set(self, "dtype", dtype)
+        _set(self, "ndim", ndim)
+        _set(self, "layout", layout)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.dtype, self.ndim, self.layout) == (other.dtype, other.ndim, other.layout)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.ndim, self.layout))
 
     def __repr__(self) -> str:
         dims = [":"] * self.ndim
@@ -135,11 +191,23 @@ class ArrayType(Type):
         return ArrayType(self.dtype, self.ndim, layout)
 
 
-@dataclass(frozen=True, slots=True, repr=False)
-class TupleType(Type):
+class TupleType(_Record):
     """A fixed-size tuple, passed by value."""
 
+    __slots__ = ("items",)
+    __match_args__ = ("items",)
     items: tuple[Type, ...]
+
+    def __init__(self, items: tuple[Type, ...]) -> None:
+        _set(self, "items", items)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self.items == other.items
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.items,))
 
     def __repr__(self) -> str:
         if len(self.items) == 1:
@@ -157,11 +225,15 @@ class TupleType(Type):
         return all(t.is_runtime for t in self.items)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PyValueType(Type):
+class PyValueType(_Record):
     """A compile-time Python object (a module, a function, an exception class, a type) used by name."""
 
+    __slots__ = ("value",)
+    __match_args__ = ("value",)
     value: Any
+
+    def __init__(self, value: Any) -> None:
+        _set(self, "value", value)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PyValueType) and other.value is self.value

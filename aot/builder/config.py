@@ -55,6 +55,8 @@ DEFAULT_ARCH: tuple[str, ...] = ("sm_80", "sm_90")
 
 _ARCH = re.compile(r"sm_\d+[af]?\Z")
 _CPU_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
+DEFAULT_BACKEND = "setuptools.build_meta"
+_BACKEND_NAME = re.compile(r"[A-Za-z_][\w.]*(:[A-Za-z_][\w.]*)?\Z")  # module or module:object (PEP 517)
 _KEY_VERSION = "aot.build.config/1"  # bump when the meaning of a field changes
 
 
@@ -121,6 +123,8 @@ class BuildConfig:
     workload: str | None = None
     cpu: CpuConfig = field(default_factory=CpuConfig)
     ptx: PtxConfig = field(default_factory=PtxConfig)
+    # The PEP 517 backend ``aot.build_meta`` hands the Python files to (no part of the images' content).
+    backend: str = DEFAULT_BACKEND
 
     @property
     def pyproject(self) -> Path:
@@ -268,7 +272,7 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
     tool = doc.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(path, f"must be a table, found {_found(tool)}", "[tool]")
-    aot = _Table(path, "tool.aot", tool.get("aot", {}), ("packages", "targets", "workload", "cpu", "ptx"))
+    aot = _Table(path, "tool.aot", tool.get("aot", {}), ("packages", "targets", "workload", "cpu", "ptx", "backend"))
 
     packages = aot.string_list("packages", "package", _check_module_name) or _default_packages(path, doc)
     targets = aot.string_list("targets", "target", _check_target) or ("cpu",)
@@ -281,6 +285,12 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
         why = _check_module_name(workload)
         if why:
             raise aot.error("workload", why)
+
+    backend = aot.data.get("backend", DEFAULT_BACKEND)
+    if not isinstance(backend, str) or not _BACKEND_NAME.match(backend):
+        raise aot.error(
+            "backend", f"must name a PEP 517 backend such as 'setuptools.build_meta', found {_found(backend)}"
+        )
 
     for sub in ("cpu", "ptx"):
         if sub in aot.data and not isinstance(aot.data[sub], dict):
@@ -312,6 +322,7 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
         workload=workload,
         cpu=CpuConfig(cpu=cpu_name, opt=opt),
         ptx=PtxConfig(arch=arch),
+        backend=backend,
     )
 
 

@@ -130,6 +130,11 @@ def load(d: Any, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = N
             return compile_now(d, argtypes, IR_DAMAGED if image.rejected is None else image.rejection)
         cause = bound
         rt.check_strict(d.mdef.key, argtypes, cause)
+        from .compilerless import compiler_available, run_as_python
+
+        if not compiler_available():  # (a runtime-only install: the call runs .py_func)
+            run_as_python(d, rt, argtypes, cause)
+            return None
         try:
             compiled = rt.compiler.cure(instance, d.mdef)
         except Exception as err:  # stored IR that decodes yet does not compile: as if damaged
@@ -169,6 +174,11 @@ def compile_now(
         rt.check_strict(d.mdef.key, argtypes, SOURCE_CHANGED)
         return None
     rt.check_strict(d.mdef.key, argtypes, cause)
+    from .compilerless import compiler_available, run_as_python
+
+    if not compiler_available():  # (a runtime-only install: the call runs .py_func)
+        run_as_python(d, rt, argtypes, cause)
+        return None
     try:
         compiled = _compiled(rt, d.mdef, argtypes)
     except SourceChangedError as err:

@@ -36,9 +36,12 @@ import ctypes
 from collections.abc import Callable
 from functools import cache
 from types import MethodType
-from typing import Any
 
 from .. import abi
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 _api = ctypes.pythonapi
 

@@ -28,7 +28,10 @@ from __future__ import annotations
 import marshal
 import types
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 COMPILER_VERSION = "0.8.0"  # 0.8.0: build identity in header and library, slots say what they hold
 

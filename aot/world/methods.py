@@ -15,11 +15,13 @@ import builtins
 import types as pytypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from .fingerprint import trailer
 
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
 if TYPE_CHECKING:  # the IR and the frontend load only when something is compiled or validated
+    from typing import Any
+
     from ..ir import Function
     from ..ir.ops import Intrinsic
 
