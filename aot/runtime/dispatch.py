@@ -17,8 +17,6 @@ any change here.
 from __future__ import annotations
 
 import ctypes
-import inspect
-from typing import Any
 
 from ..types import ArrayType, Type, accepts, typeof
 from ..world import MethodDef
@@ -26,6 +24,10 @@ from .firstcall import Specialization, obtain
 from .methodtype import set_table, set_vectorcall
 from .signatures import SCALARS, convert, convertible, declared_signatures, scalar_types
 from .state import runtime
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Dispatcher:
@@ -103,6 +105,8 @@ class Dispatcher:
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
         if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount:
             try:  # keywords and defaults bind as in Python, with Python's errors
+                import inspect  # (not imported with the runtime: only calls with keywords need it)
+
                 bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
             except TypeError as err:
                 raise TypeError(f"{self.mdef.key}: {err}") from None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import _thread
 import sys
-from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import CompileError, SourceChangedError
 from ..types import Type, parse_type
@@ -25,7 +24,10 @@ from ..world import MethodDef
 from .methodtype import builtin_from_def
 from .state import runtime
 
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..world.causes import Cause
 
 

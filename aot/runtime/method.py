@@ -12,9 +12,7 @@ Hot path (import: ``jit`` runs once per method), guarded by ``tests/bench/test_i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from types import FunctionType
-from typing import Any
 
 from ..types import Type
 from ..world import MethodOptions
@@ -23,6 +21,11 @@ from .firstcall import Specialization
 from .methodtype import method_type
 from .signatures import types_named
 from .state import runtime
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 def _call(self: Any, *args: Any, **kwargs: Any) -> Any:

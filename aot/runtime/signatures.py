@@ -10,12 +10,14 @@ Hot path (every first call), guarded by ``tests/bench/instructions.py`` and
 
 from __future__ import annotations
 
-import typing
-from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
 
 from ..types import ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature, parse_type
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 def declared_signatures(py_func: Callable, signatures: Sequence[str] | None) -> tuple[tuple[Type, ...], ...]:
@@ -40,6 +42,8 @@ def declared_signatures(py_func: Callable, signatures: Sequence[str] | None) -> 
     common = _shared_scalars(classes)
     if common is None and str in set(map(type, hints.values())):  # `from __future__ import annotations`
         try:
+            import typing  # (only for annotations written as strings)
+
             hints = typing.get_type_hints(py_func)
         except Exception:
             pass
