@@ -44,7 +44,9 @@ def _isinf(em: Emitter, v: ir.Value) -> ir.Value:
 
 def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
     b = em.b
-    if fn is Intrinsic.LEN:
+    if fn is Intrinsic.INDEX:  # (an integer or a boolean: aot/infer/constructs.py)
+        return coerce(em, args[0], cast(ScalarType, argtypes[0]), cast(ScalarType, result))
+    if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):
             return ir.Constant(lt.I64, len(t.items))

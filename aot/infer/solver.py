@@ -72,7 +72,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import rules
+from . import constructs, rules
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -452,7 +452,7 @@ class _BodyState:
     # ---------------------------------------------------------------- transfer rules
     def transfer(self, op: Op, label: str, index: int) -> Type:
         if isinstance(op, Const):
-            t = const_type(op.value)
+            t = constructs.string_type(op.value) if isinstance(op.value, str) else const_type(op.value)
             if t is None:
                 raise RuleError(f"constant {op.value!r} is not supported")
             if op.dest.name in self.single_def:
@@ -469,9 +469,13 @@ class _BodyState:
         operands = [self.t(v) for v in uses(op)]
         if any(t is BOTTOM for t in operands):
             return BOTTOM
-        if any(isinstance(t, PyValueType) for t in operands) and not isinstance(op, Return):
+        if (
+            any(isinstance(t, PyValueType) for t in operands)
+            and not isinstance(op, (Return, MakeTuple, Compare, Truth))
+            and not (isinstance(op, UnaryOp) and op.op is UnaryKind.NOT)
+        ):  # (a tuple of compile-time values is one; comparisons and truth tests of them fold)
             bad = next(t for t in operands if isinstance(t, PyValueType))
-            raise RuleError(f"{bad.value!r} is not a value compiled code can use here")
+            raise RuleError(constructs.not_a_value(bad) or f"{bad.value!r} is not a value compiled code can use here")
         if isinstance(op, BinOp):
             negative = False
             if op.op is BinOpKind.POW:
@@ -480,6 +484,8 @@ class _BodyState:
             return rules.binop_type(
                 op.op, self.t(op.lhs), self.t(op.rhs), self.is_literal(op.lhs), self.is_literal(op.rhs), negative
             )
+        if isinstance(op, UnaryOp) and op.op is UnaryKind.NOT and isinstance(self.t(op.operand), PyValueType):
+            return self.folded(op.dest, not self.t(op.operand).value, label, index)  # type: ignore[attr-defined]
         if isinstance(op, UnaryOp):
             result = rules.unary_type(op.op, self.t(op.operand))
             value: Any = self.consts.get(op.operand.name)  # a number when the test below passes
@@ -489,9 +495,17 @@ class _BodyState:
                 and op.dest.name in self.single_def
             ):
                 self.consts[op.dest.name] = -value if op.op is UnaryKind.NEG else value
+            elif op.op is UnaryKind.NOT and type(value) is bool and op.dest.name in self.single_def:
+                self.consts[op.dest.name] = not value  # (``not isinstance(…)`` decides a branch)
             return result
         if isinstance(op, Compare):
+            folded = constructs.compare_constants(op.op, self.t(op.lhs), self.t(op.rhs))
+            if folded is not None:
+                return self.folded(op.dest, folded, label, index)
             return rules.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
+        if isinstance(op, Truth) and not self.t(op.src).is_runtime:  # (a string, a module, a tuple of classes)
+            src = self.t(op.src)
+            return self.folded(op.dest, bool(src.value if isinstance(src, PyValueType) else src.items), label, index)  # type: ignore[attr-defined]
         if isinstance(op, Truth):
             if op.src.name in self.consts and op.dest.name in self.single_def:
                 self.consts[op.dest.name] = bool(self.consts[op.src.name])
@@ -513,6 +527,14 @@ class _BodyState:
             return BOTTOM
         return BOTTOM  # terminators and ops without results
 
+    def folded(self, dest: Var, value: bool, label: str, index: int) -> Type:
+        """A boolean decided at compile time (``isinstance``, strings compared): a constant from now on."""
+        if dest.name in self.single_def:
+            self.consts[dest.name] = value
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = Const(dest, value, self.blocks[label].ops[index].span)
+        return BOOL
+
     def load_global(self, op: LoadGlobal, label: str, index: int) -> Type:
         value = self.frame.method.resolve_name(op.name)
         if value is _MISSING or value is NameError:
@@ -525,6 +547,11 @@ class _BodyState:
         sweep = self.sweep
         dest = op.dest_var
         assert dest is not None
+        if isinstance(value, str):  # a compile-time constant only (aot/infer/constructs.py)
+            if sweep is not None:
+                sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
+                sweep.meanings[(label, index)] = None
+            return constructs.string_type(value)
         if is_constant(value):
             if dest.name in self.single_def:
                 self.consts[dest.name] = value
@@ -587,9 +614,17 @@ class _BodyState:
         intrinsic = self.inf.table.intrinsic_for(callee)
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
+        if constructs.is_isinstance(callee):
+            return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
         for t in argtypes:
+            if constructs.is_string(t):
+                raise RuleError(
+                    f"a string cannot be passed to {_user_words(callee)}; {constructs.STRINGS_ARE_CONSTANTS}"
+                )
             if isinstance(t, PyValueType):
                 raise RuleError(f"{t.value!r} cannot be passed to compiled code")
+            if not t.is_runtime:
+                raise RuleError(f"a tuple holding {t} cannot be passed to compiled code")
         sweep = self.sweep
         method = self.inf.table.method_for(callee) if intrinsic is None else None
         if method is not None:
@@ -699,7 +734,9 @@ class _BodyState:
                 )
                 continue
             ret = joined
-        if isinstance(ret, PyValueType):
+        if constructs.is_string(ret):
+            self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
+        elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
         self.sweep.sink.raise_if_any()
         if not returns:
