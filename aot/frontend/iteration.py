@@ -407,6 +407,8 @@ def reduction(low: Lowering, name: str, node: ast.Call) -> Var:
     if not 1 <= len(node.args) <= limit:
         low.error(node, f"{name}() takes {'an iterable and a start' if name == 'sum' else 'one iterable'} here")
         return low.const(0, node)
+    if isinstance(node.args[0], ast.Tuple) and not _has_starred(node.args[0]):
+        return display_reduction(low, name, node, node.args[0])
     p = plan(low, node.args[0])
     if p is None:
         return low.const(0, node)
@@ -457,6 +459,45 @@ def reduction(low: Lowering, name: str, node: ast.Call) -> Var:
         b.set_block(take)
         b.emit(Copy(result, item, span))
         b.jump(head)
+    b.set_block(end)
+    return result
+
+
+def display_reduction(low: Lowering, name: str, node: ast.Call, display: ast.Tuple) -> Var:
+    """A reduction of a tuple display, item by item without a loop (its items may differ in type):
+    ``min``/``max`` are the intrinsics of several arguments."""
+    span = low.span(node)
+    b = low.b
+    items = [low.expr(e) for e in display.elts]
+    if name in ("min", "max"):
+        if not items:
+            b.terminate(Raise("ValueError", _empty_message(name), span))
+            b.set_block(b.new_block())  # (unreachable: what follows still lowers)
+            return low.const(0, node)
+        if len(items) == 1:
+            return items[0]
+        fn = Intrinsic.MIN if name == "min" else Intrinsic.MAX
+        return b.emit_value(lambda d: IntrinsicCall(d, fn, tuple(items), span))
+    result = low.hidden(name)
+    if name == "sum":
+        b.emit(Copy(result, low.expr(node.args[1]) if len(node.args) == 2 else low.const(0, node), span))
+        for item in items:
+            b.emit(BinOp(result, BinOpKind.ADD, result, item, span))
+        return result
+    end = b.new_block()
+    b.emit(Copy(result, low.const(name == "all", node), span))
+    for item in items:
+        truth = b.emit_value(lambda d, item=item: Truth(d, item, span))  # type: ignore[misc]
+        decided, rest = b.new_block(), b.new_block()
+        if name == "any":
+            b.terminate(Branch(truth, decided.label, rest.label, span))
+        else:
+            b.terminate(Branch(truth, rest.label, decided.label, span))
+        b.set_block(decided)
+        b.emit(Copy(result, low.const(name == "any", node), span))
+        b.jump(end)
+        b.set_block(rest)
+    b.jump(end)
     b.set_block(end)
     return result
 

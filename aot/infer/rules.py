@@ -263,7 +263,7 @@ def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) ->
                 raise RuleError(f"tuple index {const_index} out of range for a tuple of {n}")
             return obj.items[const_index]
         if n == 0:
-            raise RuleError("indexing an empty tuple")
+            raise RuleError("indexing an empty tuple (a for loop, 'in' or sum/min/max over a tuple needs one item)")
         if not obj.is_uniform:
             raise RuleError(f"a tuple of mixed types {obj} can only be indexed with a constant")
         return obj.items[0]

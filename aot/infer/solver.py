@@ -759,6 +759,8 @@ class _BodyState:
         return f"variable '{var.name}' is used but never assigned a value it can have here"
 
     def _conflict_message(self, name: str, old: Type, new: Type) -> str:
+        if constructs.is_string(old) or constructs.is_string(new):
+            return f"one variable takes {old} and {new}: {constructs.STRINGS_ARE_CONSTANTS}"
         if name.startswith("$") or is_temp(name):
             return f"the alternatives of this expression have different types, {old} and {new}"
         places = self.first_def.get(name, {})
