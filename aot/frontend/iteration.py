@@ -18,14 +18,62 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from ..diagnostics import Span
-from ..ir import BinOp, BinOpKind, Branch, CmpKind, Compare, Copy, GetItem, IntrinsicCall, MakeTuple, Raise, Truth, Var
+from ..ir import (
+    BinOp,
+    BinOpKind,
+    Block,
+    Branch,
+    Builder,
+    CmpKind,
+    Compare,
+    Copy,
+    GetItem,
+    IntrinsicCall,
+    MakeTuple,
+    Raise,
+    Truth,
+    Var,
+)
 from ..ir.ops import Intrinsic
 
-if TYPE_CHECKING:
-    from .lower import Lowering
+
+class Lowering(Protocol):
+    """What this module uses of ``lower.Lowering`` (which imports this module)."""
+
+    b: Builder
+    loops: list[Any]
+
+    def span(self, node: ast.AST) -> Span: ...
+    def error(self, node: ast.AST, message: str) -> None: ...
+    def hidden(self, stem: str) -> Var: ...
+    def const(self, value: Any, node: ast.AST) -> Var: ...
+    def is_builtin(self, name: str) -> bool: ...
+    def expr(self, node: ast.expr) -> Var: ...
+    def stmts(self, stmts: list[ast.stmt]) -> None: ...
+    def assign(self, target: ast.expr, value: Var, node: ast.AST) -> None: ...
+    def counted_loop(self, node: ast.For, count: Var, value: Callable[[Var], Item], span: Span) -> None: ...
+
+
+@dataclass
+class Loop:
+    """Where ``break`` and ``continue`` go in the innermost loop."""
+
+    break_to: Block
+    continue_to: Block
+
+
+def const_int(node: ast.expr | None) -> int | None:
+    """The value of an int literal, negated or not (``range``'s constant step)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = const_int(node.operand)
+        return None if inner is None else -inner
+    return None
+
 
 Item: TypeAlias = "Var | tuple[Item, ...]"
 
@@ -87,13 +135,11 @@ def plan(low: Lowering, node: ast.expr) -> Plan | None:
 
 def range_operands(low: Lowering, call: ast.Call) -> tuple[Var, Var, Var, int | None] | None:
     """``start, stop, step`` of ``range(…)`` evaluated in order (hidden copies), and the step if constant."""
-    from .lower import _const_int
-
     if call.keywords or not 1 <= len(call.args) <= 3:
         low.error(call, "range() takes 1 to 3 positional arguments")
         return None
     args = call.args
-    step_const = _const_int(args[2]) if len(args) == 3 else 1
+    step_const = const_int(args[2]) if len(args) == 3 else 1
     if step_const == 0:
         low.error(args[2], "range() arg 3 must not be zero")
         return None
@@ -276,8 +322,6 @@ def _has_starred(node: ast.Tuple) -> bool:
 
 def unrolled(low: Lowering, node: ast.For, display: ast.Tuple) -> None:
     """``for x in (a, b, c)``: the items are evaluated first, then the body runs once per item."""
-    from .lower import _Loop
-
     items = [low.expr(e) for e in display.elts]
     b = low.b
     if not items:  # the body never runs
@@ -290,7 +334,7 @@ def unrolled(low: Lowering, node: ast.For, display: ast.Tuple) -> None:
         following = steps[i + 1] if i + 1 < len(items) else orelse
         b.set_block(steps[i])
         bind(low, node.target, value)
-        low.loops.append(_Loop(end, following))
+        low.loops.append(Loop(end, following))
         low.stmts(node.body)
         low.loops.pop()
         b.jump(following)

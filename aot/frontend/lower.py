@@ -286,10 +286,7 @@ def _assigned_names(fn: ast.FunctionDef) -> set[str]:
     return names
 
 
-@dataclass
-class _Loop:
-    break_to: Block
-    continue_to: Block
+_Loop = iteration.Loop
 
 
 class Lowering:
@@ -734,13 +731,7 @@ def _op_text(op: ast.cmpop) -> str:
     return {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
 
 
-def _const_int(node: ast.expr | None) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _const_int(node.operand)
-        return None if inner is None else -inner
-    return None
+_const_int = iteration.const_int
 
 
 def _is_imported(py_func: Callable, node: ast.FunctionDef, src: SourceInfo, same_code: Callable) -> bool:

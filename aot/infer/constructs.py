@@ -36,6 +36,10 @@ def string_type(value: str) -> PyValueType:
 
 
 # ------------------------------------------------------------------------------------------ intrinsics
+LOOP_INTRINSICS = frozenset({Intrinsic.ITER_LEN, Intrinsic.INDEX})
+"""The intrinsics of the frontend's loops (aot/frontend/iteration.py), one operand each."""
+
+
 def intrinsic_type(fn: Intrinsic, arg: Type) -> Type:
     if fn is Intrinsic.ITER_LEN:
         if isinstance(arg, TupleType):

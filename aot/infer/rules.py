@@ -100,8 +100,6 @@ ARITY: dict[Intrinsic, tuple[int, int | None]] = {
     Intrinsic.SIZE: (1, 1),
     Intrinsic.NDIM: (1, 1),
     Intrinsic.RANGE_LEN: (3, 3),
-    Intrinsic.ITER_LEN: (1, 1),
-    Intrinsic.INDEX: (1, 1),
 }
 
 
@@ -116,10 +114,6 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
     if len(args) < lo or (hi is not None and len(args) > hi):
         want = f"{lo}" if lo == hi else f"{lo} or more" if hi is None else f"{lo} to {hi}"
         raise RuleError(f"{name}() takes {want} arguments here, got {len(args)}")
-    if fn in (Intrinsic.ITER_LEN, Intrinsic.INDEX):
-        from .constructs import intrinsic_type as loop_intrinsic_type  # (it imports this module)
-
-        return loop_intrinsic_type(fn, args[0])
     if fn in (Intrinsic.LEN,):
         if isinstance(args[0], (ArrayType, TupleType)):
             return I64

@@ -521,6 +521,8 @@ class _BodyState:
         if isinstance(op, SetItem):
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
+        if isinstance(op, IntrinsicCall) and op.fn in constructs.LOOP_INTRINSICS:
+            return constructs.intrinsic_type(op.fn, operands[0])
         if isinstance(op, IntrinsicCall):
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
