@@ -793,3 +793,54 @@ def math_constants():
 
 def test_math_constants():
     check(math_constants)
+
+
+# ======================================================================================================
+# what inference records and what resolve leaves
+# ======================================================================================================
+
+
+def test_a_string_global_is_an_edge_that_holds_while_its_text_is_the_same():
+    from aot.runtime.state import runtime
+    from aot.types import I64
+    from aot.world.edges import MISSING, EdgeKind, edge_holds
+
+    inst = runtime().compiler.infer(mode_switch.__aot_method__, (I64,))
+    globals_read = {(e.target.split(":")[1], e.value) for e in inst.edges if e.kind == EdgeKind.GLOBAL}
+    assert globals_read == {("MODE", "fast"), ("OTHER_MODE", "slow")}
+
+    class Now:
+        def resolve(self, where):
+            return {"m:MODE": "fast", "m:NUMBER": 1}.get(where, MISSING)
+
+    assert edge_holds(EdgeKind.GLOBAL, Now(), "m:MODE", "fast")
+    assert not edge_holds(EdgeKind.GLOBAL, Now(), "m:MODE", "slow")
+    assert not edge_holds(EdgeKind.GLOBAL, Now(), "m:NUMBER", "1")
+
+
+def test_compile_time_values_leave_no_runtime_ops():
+    for text in (mode_switch.inspect_ir("i64"), kind_of.inspect_ir("f64"), string_local_compare.inspect_ir("i64")):
+        body = text.split("\n", 1)[1]
+        assert '"' not in body, text  # (no string is left)
+        assert "loadglobal" not in body and "callvalue" not in body and " = cmp " not in body, text
+
+
+@aot.jit
+def module_in_a_local(x):
+    m = math
+    kinds = (int, float)
+    return m.sqrt(x) if isinstance(x, kinds) else 0.0
+
+
+def test_a_module_held_in_a_local():
+    check(module_in_a_local, 4.0)
+    check(module_in_a_local, 2)
+
+
+def test_untyped_ir_with_a_string_prints_and_parses_back():
+    from aot.ir import parse_function, print_function
+
+    fn = string_local_compare.__aot_method__.untyped()
+    text = print_function(fn)
+    assert '"km"' in text
+    assert print_function(parse_function(text)) == text
