@@ -844,3 +844,33 @@ def test_untyped_ir_with_a_string_prints_and_parses_back():
     text = print_function(fn)
     assert '"km"' in text
     assert print_function(parse_function(text)) == text
+
+
+# ======================================================================================================
+# tuples of mixed types in every position
+# ======================================================================================================
+
+MIXED = (1, 2.5, True)
+
+
+def mixed_helper(t):
+    a, (b, c) = t
+    return (c, b, a)
+
+
+@aot.jit
+def mixed_positions(x, a):
+    t = (x, 2.5, True)
+    u = t if x > 0 else (0, -1.0, False)
+    n = ((x, 1.5), (a, MIXED))
+    v = mixed_helper((x, (u[1], n[0][1])))
+    for i, (p, q, r) in enumerate((t, u, MIXED)):
+        if r:
+            v = (q * i, u[1] + p, v[2])
+    return u, v, n[0], n[1][1][2], len(n), MIXED, n[1][1]
+
+
+def test_mixed_tuples_as_values_everywhere():
+    for x in (3, -2, 0):
+        for a in (np.arange(3.0), np.zeros(0)):
+            check(mixed_positions, x, a)
