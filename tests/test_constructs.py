@@ -832,9 +832,17 @@ def module_in_a_local(x):
     return m.sqrt(x) if isinstance(x, kinds) else 0.0
 
 
+@aot.jit
+def module_in_a_tuple(x):
+    t = (x, math)
+    return t[0]
+
+
 def test_a_module_held_in_a_local():
     check(module_in_a_local, 4.0)
     check(module_in_a_local, 2)
+    err = expect_compile_error(module_in_a_tuple, 1.0, at=locate(module_in_a_tuple, "(x, math)"), node_type=ast.Tuple)
+    assert "cannot hold both" in str(err)
 
 
 def test_untyped_ir_with_a_string_prints_and_parses_back():

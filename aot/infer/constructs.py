@@ -142,6 +142,17 @@ def compare_constants(op: CmpKind, lhs: Type, rhs: Type) -> bool | None:
     raise RuleError("modules, functions and classes cannot be compared in compiled code")
 
 
+def tuple_type(items: tuple[Type, ...]) -> TupleType:
+    """A tuple holds runtime values or compile-time values (``(int, float)`` for ``isinstance``), not both."""
+    t = TupleType(items)
+    if not t.is_runtime and any(i.is_runtime for i in items):
+        raise RuleError(
+            f"a tuple cannot hold both runtime values and compile-time values (modules, functions, classes, "
+            f"strings): {t}"
+        )
+    return t
+
+
 def not_a_value(t: Type) -> str | None:
     """What to say when the compile-time value of type ``t`` is used as a runtime value, or None."""
     if is_string(t):

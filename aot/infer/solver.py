@@ -511,7 +511,7 @@ class _BodyState:
                 self.consts[op.dest.name] = bool(self.consts[op.src.name])
             return rules.truth_type(self.t(op.src))
         if isinstance(op, MakeTuple):
-            return TupleType(tuple(self.t(v) for v in op.items))
+            return constructs.tuple_type(tuple(self.t(v) for v in op.items))
         if isinstance(op, GetItem):
             const_index = None
             if isinstance(self.t(op.obj), TupleType) and len(op.index) == 1:
