@@ -882,3 +882,46 @@ def test_mixed_tuples_as_values_everywhere():
     for x in (3, -2, 0):
         for a in (np.arange(3.0), np.zeros(0)):
             check(mixed_positions, x, a)
+
+
+# ======================================================================================================
+# a built image: the constructs' IR and a string global's edge
+# ======================================================================================================
+
+CKIT_CORE = """
+    import aot
+
+    MODE = "fast"
+
+
+    @aot.jit(signatures=["f64(f64[:], i64)"])
+    def weighted(a, start):
+        s = 0.0
+        for i, (x, y) in enumerate(zip(a, reversed(a)), start):
+            if MODE == "fast" and isinstance(x, float):
+                s += i * x * y
+        return s
+
+
+    @aot.jit(signatures=["boolean(i64)"])
+    def small(k):
+        return k in (1, 2, 3) or k in range(10, 20, 3)
+"""
+
+
+def test_a_built_image_holds_the_constructs_and_a_string_edge(tmp_path):
+    from buildsupport import pyproject, write_project
+    from cli_support import edit, run_aot
+
+    root = write_project(
+        tmp_path / "proj",
+        {"pyproject.toml": pyproject("ckit"), "ckit/__init__.py": "from . import core\n", "ckit/core.py": CKIT_CORE},
+    )
+    out = run_aot("build", str(root))
+    assert out.returncode == 0, out.stdout + out.stderr
+    out = run_aot("verify", str(root))
+    assert out.returncode == 0 and "all valid" in out.stdout, out.stdout + out.stderr
+    edit(root / "ckit" / "core.py", 'MODE = "fast"', 'MODE = "slow"')
+    out = run_aot("verify", str(root))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "edge-changed:ckit.core:MODE" in out.stdout and "1 of 2 entries stale" in out.stdout, out.stdout
