@@ -284,6 +284,46 @@ def test_reversed_range_zero_step_raises():
     check(rev_range, 0, 5, 0, raises=ValueError)
 
 
+@aot.jit
+def huge_ranges(a, b):
+    n = 0
+    s = 0
+    for i in range(a, b):
+        n += 1
+        if n > 3:
+            break
+    for i, v in enumerate(range(a, b, 3)):
+        s += i
+        if i > 3:
+            break
+    for v, w in zip(range(a, b), range(b, a, -1)):
+        s = (s + v % 1000 - w % 1000) % 1000
+        n += 1
+        if n > 7:
+            break
+    return n, s
+
+
+def test_ranges_longer_than_int64_still_loop():
+    # (their length does not fit in an i64: loops once stopped before the first iteration)
+    for a, b in ((-26, 2**63 - 1), (-(2**63), 2**63 - 1), (-(2**63), 0), (0, 2**63 - 1)):
+        check(huge_ranges, a, b)
+
+
+@aot.jit
+def rev_first(a, b, c):
+    for i in reversed(range(a, b, c)):
+        return i
+    return 0
+
+
+def test_reversed_of_a_range_too_long_to_count_raises():
+    err = pytest.raises(OverflowError, rev_range, -(2**63), 2**63 - 1, 1)
+    assert "2**63 - 1 items" in str(err.value)
+    for args in ((2**63 - 3, 2**63 - 1, 1), (-(2**63), -(2**63) + 2, 1), (2**63 - 1, -(2**63), -(2**62))):
+        check(rev_first, *args)
+
+
 @pytest.mark.parametrize("n", [0, 1, 7, -2])
 def test_reversed_range_one_argument(n):
     check(rev_range1, n)

@@ -193,7 +193,8 @@ def _hypot(em: Emitter, x: ir.Value, y: ir.Value) -> ir.Value:
 
 
 def _range_len(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
-    """``len(range(start, stop, step))`` without overflow: distances are taken as unsigned 64-bit."""
+    """``len(range(start, stop, step))`` without overflow: distances are taken as unsigned 64-bit; at most
+    2**63 - 1 (what a loop counter reaches)."""
     b = em.b
     start, stop, step = (coerce(em, v, t, I64) for v, t in zip(args, argtypes))
     zero, one = ir.Constant(lt.I64, 0), ir.Constant(lt.I64, 1)
@@ -204,4 +205,7 @@ def _range_len(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Va
     magnitude = b.select(up, step, b.neg(step))
     nonempty = b.icmp_signed("<", lo, hi)
     count = b.add(b.udiv(b.sub(b.sub(hi, lo), one), magnitude), one)
+    # More than 2**63 - 1 items (range(-2, 2**63 - 1)): as many as a loop can count (it was negative, and
+    # the loop ran zero times).
+    count = b.select(b.icmp_signed("<", count, zero), ir.Constant(lt.I64, 2**63 - 1), count)
     return b.select(nonempty, count, zero)

@@ -163,6 +163,14 @@ def range_plan(low: Lowering, call: ast.Call, reverse: bool) -> Plan | None:
     count = b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.RANGE_LEN, (start, stop, step), span))
     last = None
     if reverse:
+        # (range.len stops at 2**63 - 1: where it may have, the last item is unknown; Python has no limit)
+        limit = low.const(2**63 - 1, call)
+        too_long = b.emit_value(lambda d: Compare(d, CmpKind.EQ, count, limit, span))
+        fail, ok = b.new_block(), b.new_block()
+        b.terminate(Branch(too_long, fail.label, ok.label, span))
+        b.set_block(fail)
+        b.terminate(Raise("OverflowError", "reversed() of a range of 2**63 - 1 items or more", span))
+        b.set_block(ok)
         one = low.const(1, call)
         last = b.emit_value(lambda d: BinOp(d, BinOpKind.SUB, count, one, span))
 
