@@ -965,3 +965,30 @@ def test_a_built_image_holds_the_constructs_and_a_string_edge(tmp_path):
     out = run_aot("verify", str(root))
     assert out.returncode == 1, out.stdout + out.stderr
     assert "edge-changed:ckit.core:MODE" in out.stdout and "1 of 2 entries stale" in out.stdout, out.stdout
+
+
+# ======================================================================================================
+# math.gcd
+# ======================================================================================================
+
+
+@aot.jit
+def gcds(a, b, c):
+    return math.gcd(a, b), math.gcd(a), math.gcd(), math.gcd(a, b, c), math.gcd(True, b)
+
+
+@pytest.mark.parametrize(
+    "a,b,c", [(12, 18, 8), (0, 0, 0), (-12, 8, -6), (7, 0, 5), (2**62, 2**61, 0), (-(2**63) + 1, 3, 9), (1, -1, 1)]
+)
+def test_gcd(a, b, c):
+    check(gcds, a, b, c)
+
+
+@aot.jit
+def gcd_of_float(x):
+    return math.gcd(x, 2)
+
+
+def test_gcd_of_a_float_is_a_compile_error():
+    err = expect_compile_error(gcd_of_float, 1.5, at=locate(gcd_of_float, "math.gcd(x, 2)"), node_type=ast.Call)
+    assert "integers" in str(err)

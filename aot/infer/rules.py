@@ -100,6 +100,7 @@ ARITY: dict[Intrinsic, tuple[int, int | None]] = {
     Intrinsic.SIZE: (1, 1),
     Intrinsic.NDIM: (1, 1),
     Intrinsic.RANGE_LEN: (3, 3),
+    Intrinsic.GCD: (0, None),
 }
 
 
@@ -126,6 +127,11 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
     if fn is Intrinsic.RANGE_LEN:
         if any(s.is_float for s in scalars):
             raise RuleError("range() arguments must be integers")
+        return I64
+    if fn is Intrinsic.GCD:
+        for s in scalars:
+            if s.is_float or (s.is_int and not s.is_signed and s.bits == 64):
+                raise RuleError(f"math.gcd() takes integers that fit in an i64, not {s}")
         return I64
     if fn in _FLOAT_FUNCS_1 or fn in _FLOAT_FUNCS_2:
         return float_result(*scalars)

@@ -93,6 +93,7 @@ class Intrinsic(enum.Enum):
     ISNAN = "math.isnan"
     ISINF = "math.isinf"
     ISFINITE = "math.isfinite"
+    GCD = "math.gcd"
     ABS = "abs"
     MIN = "min"
     MAX = "max"
