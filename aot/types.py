@@ -242,6 +242,8 @@ class PyValueType(_Record):
         return hash(("pyvalue", id(self.value)))
 
     def __repr__(self) -> str:
+        if isinstance(self.value, str):  # (a string constant: aot/infer/constructs.py)
+            return f"str {self.value!r}"
         name = getattr(self.value, "__qualname__", None) or getattr(self.value, "__name__", None)
         return f"pyobj<{name or type(self.value).__name__}>"
 

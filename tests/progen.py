@@ -40,6 +40,11 @@ agreement by construction, i.e. it avoids the documented differences of SUBSET.m
 * every loop is bounded (at most ``MAX_ITER`` iterations; nested loops and helper calls in loops are
   limited by a cost budget), so a program runs in milliseconds.
 
+Loops run over ``range``, ``reversed(range)``, ``enumerate(range, start)``, ``zip`` of two ranges and
+tuple displays (unrolled); conditions use ``in``/``not in`` on int tuple displays (a float NaN would be
+found by identity in Python) and on ranges, and ``isinstance``; ints come from ``sum``/``min``/``max``/
+``any``/``all`` over ranges too (``min``/``max`` of an empty range raise ``ValueError`` on both sides).
+
 Everything else is fair game, including things that raise: int and float division by zero, math domain
 and range errors (``sqrt log exp sin fmod``...), float ``**`` overflow, ``raise``/``assert``, NaN, signed
 zeros and infinities through ``min``/``max``/``%``/``//``/comparisons/truthiness.
@@ -366,9 +371,18 @@ class FunctionGen:
                 (2, "from_float"),
                 (1, "from_bool"),
                 (3 if helpers else 0, "call"),
+                (1, "reduce"),
             ]
         )
         d = depth - 1
+        if kind == "reduce":  # over a range (min/max of an empty one raise ValueError on both sides)
+            fn = ch.pick(("sum", "min", "max", "any", "all"))
+            it = f"range({self.range_args()[0]})"
+            if ch.chance(0.3):
+                it = f"reversed({it})"
+            if fn in ("any", "all"):
+                return Expr(f"int({fn}({it}))", INT, 1)
+            return Expr(f"{fn}({it})", INT, MAX_ITER * MAX_ITER if fn == "sum" else MAX_ITER)
         if kind == "leaf":
             return self.leaf(INT)
         if kind == "binop":
@@ -614,8 +628,22 @@ class FunctionGen:
                 return self.leaf(BOOL)
             return self.compare(0)
         ch = self.ch
-        kind = ch.weighted([(6, "compare"), (1, "leaf"), (2, "not"), (3, "andor"), (1, "chain"), (1, "isx")])
+        kind = ch.weighted(
+            [(6, "compare"), (1, "leaf"), (2, "not"), (3, "andor"), (1, "chain"), (1, "isx"), (1, "in"), (1, "kind")]
+        )
         d = depth - 1
+        if kind == "in":  # on a tuple display (ints only: Python finds a NaN by identity) or on a range
+            word = ch.pick(("in", "not in"))
+            if ch.chance(0.5):
+                x = self.gen_int(d)
+                items = ", ".join(self.gen_int(d).text for _ in range(ch.integer(1, 3)))
+                return Expr(f"({x.text} {word} ({items},))", BOOL, 1)
+            x = self.gen(ch.pick((INT, FLOAT)), d)
+            return Expr(f"({x.text} {word} range({self.range_args()[0]}))", BOOL, 1)
+        if kind == "kind":  # isinstance, decided at compile time
+            x = self.gen(self.pick_type(), d)
+            cls = ch.pick(("int", "float", "bool", "(int, float)", "(bool, float)"))
+            return Expr(f"isinstance({x.text}, {cls})", BOOL, 1)
         if kind == "compare":
             return self.compare(d)
         if kind == "leaf":
@@ -813,14 +841,39 @@ class FunctionGen:
             self.block(depth + 1, 1, 2)
 
     def stmt_for(self, depth):
+        form = self.ch.weighted([(6, "range"), (1, "reversed"), (1, "enumerate"), (1, "zip"), (1, "tuple")])
         args, cap = self.range_args()
+        targets = {self.fresh("loop"): MAX_ITER}  # each loop variable and the bound of its values
+        k = next(iter(targets))
+        if form == "range":
+            header = f"for {k} in range({args}):"
+        elif form == "reversed":
+            header = f"for {k} in reversed(range({args})):"
+        elif form == "enumerate":
+            start = self.ch.integer(-5, 5)
+            item = self.fresh("loop")
+            targets = {k: MAX_ITER + 5, item: MAX_ITER}
+            header = f"for {k}, {item} in enumerate(range({args}){'' if start == 0 else f', {start}'}):"
+        elif form == "zip":
+            other, cap2 = self.range_args()
+            cap = min(cap, cap2)
+            item = self.fresh("loop")
+            targets[item] = MAX_ITER
+            header = f"for {k}, {item} in zip(range({args}), reversed(range({other}))):"
+        else:  # a tuple display, unrolled
+            values = [
+                self.to_bound(self.gen_int(self.ch.integer(0, 1)), VAR_BOUND) for _ in range(self.ch.integer(1, 4))
+            ]
+            cap = len(values)
+            targets = {k: VAR_BOUND}
+            header = f"for {k} in ({', '.join(v.text for v in values)},):"
         if not self.loop_cap_ok(cap):
             return self.stmt_assign(depth)
-        k = self.fresh("loop")
-        self.emit(f"for {k} in range({args}):")
+        self.emit(header)
         saved = dict(self.scope)
-        self.scope[k] = (INT, MAX_ITER)
-        self.protected.add(k)
+        for name, bound in targets.items():
+            self.scope[name] = (INT, bound)
+            self.protected.add(name)
         self.loop_body(depth, cap)
         self.scope = saved  # the loop variable is unbound after an empty range
         self.loop_else(depth)

@@ -44,7 +44,9 @@ def _isinf(em: Emitter, v: ir.Value) -> ir.Value:
 
 def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
     b = em.b
-    if fn is Intrinsic.LEN:
+    if fn is Intrinsic.INDEX:  # (an integer or a boolean: aot/infer/constructs.py)
+        return coerce(em, args[0], cast(ScalarType, argtypes[0]), cast(ScalarType, result))
+    if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):
             return ir.Constant(lt.I64, len(t.items))
@@ -72,6 +74,8 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
 
     if fn is Intrinsic.RANGE_LEN:
         return _range_len(em, args, argtypes)
+    if fn is Intrinsic.GCD:
+        return _gcd(em, args, argtypes)
     scalars = cast("list[ScalarType]", [t for t in argtypes])
     assert all(isinstance(t, ScalarType) for t in scalars)
     if fn in (Intrinsic.MIN, Intrinsic.MAX):
@@ -191,7 +195,8 @@ def _hypot(em: Emitter, x: ir.Value, y: ir.Value) -> ir.Value:
 
 
 def _range_len(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
-    """``len(range(start, stop, step))`` without overflow: distances are taken as unsigned 64-bit."""
+    """``len(range(start, stop, step))`` without overflow: distances are taken as unsigned 64-bit; at most
+    2**63 - 1 (what a loop counter reaches)."""
     b = em.b
     start, stop, step = (coerce(em, v, t, I64) for v, t in zip(args, argtypes))
     zero, one = ir.Constant(lt.I64, 0), ir.Constant(lt.I64, 1)
@@ -202,4 +207,34 @@ def _range_len(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Va
     magnitude = b.select(up, step, b.neg(step))
     nonempty = b.icmp_signed("<", lo, hi)
     count = b.add(b.udiv(b.sub(b.sub(hi, lo), one), magnitude), one)
+    # More than 2**63 - 1 items (range(-2, 2**63 - 1)): as many as a loop can count (it was negative, and
+    # the loop ran zero times).
+    count = b.select(b.icmp_signed("<", count, zero), ir.Constant(lt.I64, 2**63 - 1), count)
     return b.select(nonempty, count, zero)
+
+
+def _gcd(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
+    """``math.gcd(a, …)``: Euclid's algorithm on the magnitudes, as unsigned 64-bit (``gcd(-2**63, 0)`` is
+    2**63, which wraps to -2**63 as every int result beyond i64 does); ``gcd()`` is 0."""
+    b = em.b
+    zero = ir.Constant(lt.I64, 0)
+    result: ir.Value = zero
+    for v, t in zip(args, argtypes):
+        x = coerce(em, v, cast(ScalarType, t), I64)
+        x = b.select(b.icmp_signed("<", x, zero), b.neg(x), x)
+        entry = b.block
+        head, body, done = (b.append_basic_block(f"gcd.{part}") for part in ("head", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        pa, pb = b.phi(lt.I64), b.phi(lt.I64)
+        pa.add_incoming(result, entry)
+        pb.add_incoming(x, entry)
+        b.cbranch(b.icmp_unsigned("==", pb, zero), done, body)
+        b.position_at_end(body)
+        remainder = b.urem(pa, pb)
+        pa.add_incoming(pb, body)
+        pb.add_incoming(remainder, body)
+        b.branch(head)
+        b.position_at_end(done)
+        result = pa
+    return result

@@ -53,6 +53,7 @@ from ..ir import (
     Var,
 )
 from ..ir.ops import CallValue
+from . import iteration
 
 _BINOPS = {
     ast.Add: BinOpKind.ADD,
@@ -119,6 +120,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 
 
 SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round"})
+SUPPORTED_BUILTINS |= {"isinstance", "divmod", "pow", *iteration.ITERATORS, *iteration.REDUCTIONS}
 
 
 @dataclass(frozen=True)
@@ -284,10 +286,7 @@ def _assigned_names(fn: ast.FunctionDef) -> set[str]:
     return names
 
 
-@dataclass
-class _Loop:
-    break_to: Block
-    continue_to: Block
+_Loop = iteration.Loop
 
 
 class Lowering:
@@ -467,6 +466,8 @@ class Lowering:
         self.b.terminate(Jump(self.loops[-1].continue_to.label, self.span(node)))
 
     def stmt_For(self, node: ast.For) -> None:
+        if iteration.lower_for(self, node):  # enumerate, zip, reversed, tuple displays, unpacking targets
+            return
         if not isinstance(node.target, ast.Name):
             self.error(node.target, "the loop target must be a single name")
             return
@@ -515,7 +516,7 @@ class Lowering:
         length = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.LEN, (seq,), span))
         self.counted_loop(node, length, lambda k: self.b.emit_value(lambda d: GetItem(d, seq, (k,), span)), span)
 
-    def counted_loop(self, node: ast.For, count: Var, value: Callable[[Var], Var], span: Span) -> None:
+    def counted_loop(self, node: ast.For, count: Var, value: Callable[[Var], iteration.Item], span: Span) -> None:
         """The loop both ``for`` forms become: a hidden counter ``$k`` from 0 to ``count``; each iteration
         binds the target to ``value($k)`` and increments ``$k`` before the body (so ``continue`` goes
         straight back to the test). Incrementing first, as an iterator's ``next`` does, lets LLVM schedule
@@ -529,7 +530,7 @@ class Lowering:
         more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
         self.b.terminate(Branch(more, body.label, orelse.label, span))
         self.b.set_block(body)
-        self.b.emit(Copy(Var(node.target.id), value(counter), self.span(node.target)))  # type: ignore[attr-defined]
+        iteration.bind(self, node.target, value(counter))
         self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
         self.loop_body(node, self.b.block, head, end)
         self.b.set_block(orelse)
@@ -595,7 +596,7 @@ class Lowering:
                 return self.const(0, node)
             return self.const(value, node)
         if isinstance(value, str):
-            self.error(node, "strings are not supported as values in compiled code")
+            return self.const(value, node)  # a compile-time value only (aot/infer/constructs.py)
         else:
             self.error(node, f"constants of type {type(value).__name__} are not supported")
         return self.const(0, node)
@@ -645,7 +646,16 @@ class Lowering:
         end = self.b.new_block() if len(node.ops) > 1 else None
         lhs = self.expr(node.left)
         for i, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
+            if isinstance(op, (ast.In, ast.NotIn)) and i == len(node.ops) - 1:
+                found = iteration.contains(self, lhs, comparator, node)
+                if isinstance(op, ast.NotIn):
+                    found = self.b.emit_value(lambda d, f=found: UnaryOp(d, UnaryKind.NOT, f, span))  # type: ignore[misc]
+                self.b.emit(Copy(result, found, span))
+                break
             kind = _CMPS.get(type(op))
+            if isinstance(op, (ast.In, ast.NotIn)):
+                self.error(node, f"'{_op_text(op)}' inside a chained comparison is not supported; split it with 'and'")
+                return self.const(False, node)
             rhs = self.expr(comparator)
             if kind is None:
                 self.error(
@@ -703,6 +713,10 @@ class Lowering:
         ):
             self.error(node, f"calls to {node.func.id}() are not supported in compiled code")
             return self.const(0, node)
+        if isinstance(node.func, ast.Name) and node.func.id in SUPPORTED_BUILTINS and self.is_builtin(node.func.id):
+            desugared = iteration.simple_builtin(self, node.func.id, node)
+            if desugared is not None:
+                return desugared
         if node.keywords:
             self.error(
                 node.keywords[0].value if node.keywords[0].arg else node,
@@ -717,13 +731,7 @@ def _op_text(op: ast.cmpop) -> str:
     return {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
 
 
-def _const_int(node: ast.expr | None) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _const_int(node.operand)
-        return None if inner is None else -inner
-    return None
+_const_int = iteration.const_int
 
 
 def _is_imported(py_func: Callable, node: ast.FunctionDef, src: SourceInfo, same_code: Callable) -> bool:

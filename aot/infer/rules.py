@@ -100,6 +100,7 @@ ARITY: dict[Intrinsic, tuple[int, int | None]] = {
     Intrinsic.SIZE: (1, 1),
     Intrinsic.NDIM: (1, 1),
     Intrinsic.RANGE_LEN: (3, 3),
+    Intrinsic.GCD: (0, None),
 }
 
 
@@ -126,6 +127,11 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
     if fn is Intrinsic.RANGE_LEN:
         if any(s.is_float for s in scalars):
             raise RuleError("range() arguments must be integers")
+        return I64
+    if fn is Intrinsic.GCD:
+        for s in scalars:
+            if s.is_float or (s.is_int and not s.is_signed and s.bits == 64):
+                raise RuleError(f"math.gcd() takes integers that fit in an i64, not {s}")
         return I64
     if fn in _FLOAT_FUNCS_1 or fn in _FLOAT_FUNCS_2:
         return float_result(*scalars)
@@ -257,7 +263,7 @@ def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) ->
                 raise RuleError(f"tuple index {const_index} out of range for a tuple of {n}")
             return obj.items[const_index]
         if n == 0:
-            raise RuleError("indexing an empty tuple")
+            raise RuleError("indexing an empty tuple (a for loop, 'in' or sum/min/max over a tuple needs one item)")
         if not obj.is_uniform:
             raise RuleError(f"a tuple of mixed types {obj} can only be indexed with a constant")
         return obj.items[0]

@@ -72,7 +72,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import rules
+from . import constructs, rules
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -446,7 +446,7 @@ class _BodyState:
     # ---------------------------------------------------------------- transfer rules
     def transfer(self, op: Op, label: str, index: int) -> Type:
         if isinstance(op, Const):
-            t = const_type(op.value)
+            t = constructs.string_type(op.value) if isinstance(op.value, str) else const_type(op.value)
             if t is None:
                 raise RuleError(f"constant {op.value!r} is not supported")
             if op.dest.name in self.single_def:
@@ -463,9 +463,13 @@ class _BodyState:
         operands = [self.t(v) for v in uses(op)]
         if any(t is BOTTOM for t in operands):
             return BOTTOM
-        if any(isinstance(t, PyValueType) for t in operands) and not isinstance(op, Return):
+        if (
+            any(isinstance(t, PyValueType) for t in operands)
+            and not isinstance(op, (Return, MakeTuple, Compare, Truth))
+            and not (isinstance(op, UnaryOp) and op.op is UnaryKind.NOT)
+        ):  # (a tuple of compile-time values is one; comparisons and truth tests of them fold)
             bad = next(t for t in operands if isinstance(t, PyValueType))
-            raise RuleError(f"{bad.value!r} is not a value compiled code can use here")
+            raise RuleError(constructs.not_a_value(bad) or f"{bad.value!r} is not a value compiled code can use here")
         if isinstance(op, BinOp):
             negative = False
             if op.op is BinOpKind.POW:
@@ -474,6 +478,8 @@ class _BodyState:
             return rules.binop_type(
                 op.op, self.t(op.lhs), self.t(op.rhs), self.is_literal(op.lhs), self.is_literal(op.rhs), negative
             )
+        if isinstance(op, UnaryOp) and op.op is UnaryKind.NOT and isinstance(self.t(op.operand), PyValueType):
+            return self.folded(op.dest, not self.t(op.operand).value, label, index)  # type: ignore[attr-defined]
         if isinstance(op, UnaryOp):
             result = rules.unary_type(op.op, self.t(op.operand))
             value: Any = self.consts.get(op.operand.name)  # a number when the test below passes
@@ -483,15 +489,23 @@ class _BodyState:
                 and op.dest.name in self.single_def
             ):
                 self.consts[op.dest.name] = -value if op.op is UnaryKind.NEG else value
+            elif op.op is UnaryKind.NOT and type(value) is bool and op.dest.name in self.single_def:
+                self.consts[op.dest.name] = not value  # (``not isinstance(…)`` decides a branch)
             return result
         if isinstance(op, Compare):
+            folded = constructs.compare_constants(op.op, self.t(op.lhs), self.t(op.rhs))
+            if folded is not None:
+                return self.folded(op.dest, folded, label, index)
             return rules.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
+        if isinstance(op, Truth) and not self.t(op.src).is_runtime:  # (a string, a module, a tuple of classes)
+            src = self.t(op.src)
+            return self.folded(op.dest, bool(src.value if isinstance(src, PyValueType) else src.items), label, index)  # type: ignore[attr-defined]
         if isinstance(op, Truth):
             if op.src.name in self.consts and op.dest.name in self.single_def:
                 self.consts[op.dest.name] = bool(self.consts[op.src.name])
             return rules.truth_type(self.t(op.src))
         if isinstance(op, MakeTuple):
-            return TupleType(tuple(self.t(v) for v in op.items))
+            return constructs.tuple_type(tuple(self.t(v) for v in op.items))
         if isinstance(op, GetItem):
             const_index = None
             if isinstance(self.t(op.obj), TupleType) and len(op.index) == 1:
@@ -501,11 +515,21 @@ class _BodyState:
         if isinstance(op, SetItem):
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
+        if isinstance(op, IntrinsicCall) and op.fn in constructs.LOOP_INTRINSICS:
+            return constructs.intrinsic_type(op.fn, operands[0])
         if isinstance(op, IntrinsicCall):
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
         return BOTTOM  # terminators and ops without results
+
+    def folded(self, dest: Var, value: bool, label: str, index: int) -> Type:
+        """A boolean decided at compile time (``isinstance``, strings compared): a constant from now on."""
+        if dest.name in self.single_def:
+            self.consts[dest.name] = value
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = Const(dest, value, self.blocks[label].ops[index].span)
+        return BOOL
 
     def load_global(self, op: LoadGlobal, label: str, index: int) -> Type:
         value = self.frame.method.resolve_name(op.name)
@@ -519,6 +543,11 @@ class _BodyState:
         sweep = self.sweep
         dest = op.dest_var
         assert dest is not None
+        if isinstance(value, str):  # a compile-time constant only (aot/infer/constructs.py)
+            if sweep is not None:
+                sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
+                sweep.meanings[(label, index)] = None
+            return constructs.string_type(value)
         if is_constant(value):
             if dest.name in self.single_def:
                 self.consts[dest.name] = value
@@ -581,9 +610,17 @@ class _BodyState:
         intrinsic = self.inf.table.intrinsic_for(callee)
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
+        if constructs.is_isinstance(callee):
+            return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
         for t in argtypes:
+            if constructs.is_string(t):
+                raise RuleError(
+                    f"a string cannot be passed to {_user_words(callee)}; {constructs.STRINGS_ARE_CONSTANTS}"
+                )
             if isinstance(t, PyValueType):
                 raise RuleError(f"{t.value!r} cannot be passed to compiled code")
+            if not t.is_runtime:
+                raise RuleError(f"a tuple holding {t} cannot be passed to compiled code")
         sweep = self.sweep
         method = self.inf.table.method_for(callee) if intrinsic is None else None
         if method is not None:
@@ -693,7 +730,9 @@ class _BodyState:
                 )
                 continue
             ret = joined
-        if isinstance(ret, PyValueType):
+        if constructs.is_string(ret):
+            self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
+        elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
         self.sweep.sink.raise_if_any()
         if not returns:
@@ -716,6 +755,8 @@ class _BodyState:
         return f"variable '{var.name}' is used but never assigned a value it can have here"
 
     def _conflict_message(self, name: str, old: Type, new: Type) -> str:
+        if constructs.is_string(old) or constructs.is_string(new):
+            return f"one variable takes {old} and {new}: {constructs.STRINGS_ARE_CONSTANTS}"
         if name.startswith("$") or is_temp(name):
             return f"the alternatives of this expression have different types, {old} and {new}"
         places = self.first_def.get(name, {})

@@ -93,6 +93,7 @@ class Intrinsic(enum.Enum):
     ISNAN = "math.isnan"
     ISINF = "math.isinf"
     ISFINITE = "math.isfinite"
+    GCD = "math.gcd"
     ABS = "abs"
     MIN = "min"
     MAX = "max"
@@ -102,6 +103,8 @@ class Intrinsic(enum.Enum):
     SIZE = "array.size"
     NDIM = "array.ndim"
     RANGE_LEN = "range.len"
+    ITER_LEN = "iter.len"  # the trip count of a for loop over a 1-D array or a tuple (aot/frontend/iteration.py)
+    INDEX = "operator.index"  # an integer operand as itself (enumerate's start); a float is a CompileError
     # GPU intrinsics (``aot.gpu``; ``aot.codegen.gpu`` lowers them for ptx, and for a CPU grid's loop).
     # Ids are i64 with an optional constant axis operand; atomic_add(array, index, value) gives the old
     # element; shared_array's operand is its constant shape, its dtype is in the result type (``f32[::1]``).

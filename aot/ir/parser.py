@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 from ..diagnostics import Span
@@ -84,6 +85,8 @@ class _Operands:
                     self.next()
             self.next()
             return tuple(items)
+        if tok.startswith('"'):
+            return sys.intern(json.loads(tok))
         if tok in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[tok]
         if tok in ("inf", "-inf", "nan"):

@@ -36,6 +36,8 @@ def format_value(value: Any) -> str:
         return repr(value)
     if value is None or isinstance(value, (bool, int)):
         return repr(value)
+    if isinstance(value, str):  # (a compile-time string: untyped IR only)
+        return json.dumps(value)
     raise TypeError(f"no IR literal for {value!r}")
 
 

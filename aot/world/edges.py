@@ -57,7 +57,7 @@ _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, list
 
 def constant_matches(stored: Any, current: Any) -> bool:
     """Whether a module constant still has the value (and the exact types) an entry folded in."""
-    if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
+    if type(current) not in (bool, int, float, tuple, str):  # a list is stored like a tuple, but is no constant
         return False
     if isinstance(current, tuple):
         return (
