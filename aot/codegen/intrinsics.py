@@ -18,6 +18,7 @@ from llvmlite import ir
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
 from . import types as lt
+from . import views
 from .context import Emitter
 from .numerics import checked_float_to_int, coerce, frem, is_finite, python_round
 from .types import value_type
@@ -44,6 +45,9 @@ def _isinf(em: Emitter, v: ir.Value) -> ir.Value:
 
 def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
     b = em.b
+    if fn in (Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL):
+        assert isinstance(result, ArrayType)
+        return views.method(em, fn, args, argtypes, result)
     if fn is Intrinsic.LEN:
         t = argtypes[0]
         if isinstance(t, TupleType):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..infer import InferredInstance
+from ..infer.views import view_base
 from ..ir import Call, Copy, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import ArrayType, Type, format_signature
@@ -62,6 +63,9 @@ def written_params(
     for _, op in fn.ops():
         if isinstance(op, Copy) and op.dest.name in arrays and op.src.name in arrays:
             parent[find(op.dest.name)] = find(op.src.name)
+        base = view_base(op)
+        if base is not None and op.dest_var is not None and op.dest_var.name in arrays and base.name in arrays:
+            parent[find(op.dest_var.name)] = find(base.name)  # a view writes through to its base
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(op.obj.name)

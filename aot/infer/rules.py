@@ -118,6 +118,10 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         if isinstance(args[0], (ArrayType, TupleType)):
             return I64
         raise RuleError(f"len() needs an array or a tuple, not {args[0]}")
+    if fn in (Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL):
+        from .views import method_type  # views builds on this module's RuleError
+
+        return method_type(fn, args)
     if fn in (Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM):
         a = args[0]
         assert isinstance(a, ArrayType)
@@ -237,10 +241,7 @@ def convert_type(target: ScalarType, a: Type) -> ScalarType:
 def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) -> Type:
     if isinstance(obj, ArrayType):
         if len(index) != obj.ndim:
-            raise RuleError(
-                f"index every dimension of a {obj.ndim}-D array with an integer "
-                f"(got {len(index)} indices); slices are not supported"
-            )
+            raise RuleError(f"too many indices for a {obj.ndim}-D array: {len(index)} given")
         for t in index:
             if not (isinstance(t, ScalarType) and (t.is_int or t.kind == "b")):
                 raise RuleError(f"array indices must be integers, not {t}")
