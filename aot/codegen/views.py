@@ -128,9 +128,7 @@ def checked_index(em: Emitter, index: ir.Value, it: Type, length: ir.Value) -> i
     return i
 
 
-def get_view(
-    em: Emitter, arr: ir.Value, at: ArrayType, spec: str, index: list[Typed], result: ArrayType
-) -> ir.Value:
+def get_view(em: Emitter, arr: ir.Value, at: ArrayType, spec: str, index: list[Typed], result: ArrayType) -> ir.Value:
     """``arr[…]`` with slices or an ellipsis (``spec`` as in ``GetView``)."""
     b = em.b
     data, shape, strides = parts(em, arr, at)
@@ -293,7 +291,9 @@ def element(em: Emitter, data: ir.Value, strides: list[ir.Value], indices: list[
     return b.bitcast(b.gep(b.bitcast(data, lt.PTR), [moved], inbounds=True), data.type)
 
 
-def _extent(em: Emitter, data: ir.Value, shape: list[ir.Value], strides: list[ir.Value], itemsize: int):
+def _extent(
+    em: Emitter, data: ir.Value, shape: list[ir.Value], strides: list[ir.Value], itemsize: int
+) -> tuple[ir.Value, ir.Value]:
     """The byte range ``[lo, hi)`` the elements of a non-empty array lie in."""
     b = em.b
     lo = hi = b.ptrtoint(data, lt.I64)
@@ -340,7 +340,18 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
         b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])
 
 
-def _unaliased(em, data, shape, strides, tt, src, src_shape, src_strides, aligned, vt):
+def _unaliased(
+    em: Emitter,
+    data: ir.Value,
+    shape: list[ir.Value],
+    strides: list[ir.Value],
+    tt: ArrayType,
+    src: ir.Value,
+    src_shape: list[ir.Value],
+    src_strides: list[ir.Value],
+    aligned: list[ir.Value],
+    vt: ArrayType,
+) -> tuple[ir.Value, list[ir.Value], ir.Value]:
     """Where the source's memory overlaps the target's, a C-ordered copy of the source (from ``malloc``,
     freed by the caller through the returned pointer, else null) and its broadcast strides."""
     b = em.b
@@ -371,9 +382,7 @@ def _unaliased(em, data, shape, strides, tt, src, src_shape, src_strides, aligne
         nd_loop(
             em,
             src_shape,
-            lambda idx: b.store(
-                b.load(element(em, src, src_strides, idx)), element(em, copy_data, copy_strides, idx)
-            ),
+            lambda idx: b.store(b.load(element(em, src, src_strides, idx)), element(em, copy_data, copy_strides, idx)),
         )
         b.store(copy_data, src_slot)
         lead = len(aligned) - len(src_shape)

@@ -592,8 +592,7 @@ class _BodyState:
             fn = _ARRAY_ATTRS.get(op.attr)
             if fn is None:
                 raise RuleError(
-                    f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, T, "
-                    f"reshape, ravel)"
+                    f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, T, reshape, ravel)"
                 )
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)

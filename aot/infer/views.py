@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..ir.ops import GetItem, GetView, Intrinsic, IntrinsicCall, Op, Var
 from ..types import I64, NONE, ArrayType, ScalarType, TupleType, Type
-from .rules import RuleError
+from .rules import RuleError, index_message
 
 INT_INDEX, SLICE, ELLIPSIS = "i", "s", "e"
 
@@ -61,7 +61,7 @@ def view_type(arr: Type, spec: str, index: tuple[Type, ...], slices: tuple[Slice
     for c in spec:
         if c == INT_INDEX:
             if not _is_int(index[k]):
-                raise RuleError(f"array indices must be integers or slices, not {index[k]}")
+                raise RuleError(index_message(index[k]))
             k += 1
         elif c == SLICE:
             for t in index[k : k + 3]:
@@ -101,7 +101,7 @@ def index_view_type(arr: ArrayType, index: tuple[Type, ...]) -> ArrayType:
     """``a[i]`` (or ``a[i, j]``) of an array with more axes than indices: the view of the remaining axes."""
     for t in index:
         if not _is_int(t):
-            raise RuleError(f"array indices must be integers, not {t}")
+            raise RuleError(index_message(t))
     return ArrayType(arr.dtype, arr.ndim - len(index), arr.layout)
 
 
