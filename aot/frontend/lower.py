@@ -689,6 +689,8 @@ class Lowering:
         return (self.expr(node),)
 
     def expr_Subscript(self, node: ast.Subscript) -> Var:
+        if _has_slices(node):
+            return self.subscript(node)[0]  # the view itself
         obj, index = self.subscript(node)
         return self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(node)))
 
@@ -696,9 +698,9 @@ class Lowering:
         """The object and the integer indices of ``obj[…]``; with slices or ``...`` the object is the view
         (a ``getview``) and the indices are none: ``a[1:-1] = 0.0`` assigns to the whole view."""
         obj = self.expr(node.value)
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if not any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in items):
+        if not _has_slices(node):
             return obj, self.index(node.slice)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         spec, index = "", []
         for e in items:
             if isinstance(e, ast.Slice):
@@ -734,6 +736,11 @@ class Lowering:
 
 def _is_ellipsis(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _has_slices(node: ast.Subscript) -> bool:
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in items)
 
 
 def _op_text(op: ast.cmpop) -> str:
