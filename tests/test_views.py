@@ -647,3 +647,37 @@ def test_reshape_needs_integers():
         bad_reshape_arg, np.zeros(4), 2.0, at=locate(bad_reshape_arg, "a.reshape(x, 2)"), node_type=ast.Call
     )
     assert "-1" in str(err)
+
+
+# ======================================================================================================
+# Views in kernels
+# ======================================================================================================
+
+
+@aot.kernel
+def rows_kernel(m, out):
+    i = aot.gpu.global_id()
+    if i < m.shape[0]:
+        t = 0.0
+        for x in m[i, 1:]:
+            t = t * 0.5 + x
+        out[i] = t
+        m[i, ::2] = -1.0
+        m[i, 1:] = m[i, :-1]
+
+
+def test_views_in_a_kernel_on_the_cpu_grid_and_in_ptx():
+    from aot.runtime.cuda import no_device_reason
+    from linker.nvvm import find_libdevice
+
+    m = np.arange(20.0).reshape(4, 5)
+    out = np.zeros(4)
+    want_m, want_out = m.copy(), out.copy()
+    rows_kernel.emulate[1, 8](want_m, want_out)
+    if no_device_reason() is not None:  # no device: the kernel runs compiled for the CPU over the grid
+        rows_kernel[1, 8](m, out)
+        np.testing.assert_array_equal(out, want_out)
+        np.testing.assert_array_equal(m, want_m)
+    if find_libdevice() is not None:  # a device has no malloc: an overlapping source is refused, never copied
+        ptx = rows_kernel.inspect_ptx("f64[:, ::1]", "f64[::1]")
+        assert ".entry" in ptx and "malloc" not in ptx

@@ -336,8 +336,9 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
         store(element(em, data, strides, idx), v, vt.dtype)
 
     nd_loop(em, shape, copy)
-    with b.if_then(b.icmp_unsigned("!=", temp, ir.Constant(lt.PTR, None))):
-        b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])
+    if em.ctx.target.raises_python_exceptions:
+        with b.if_then(b.icmp_unsigned("!=", temp, ir.Constant(lt.PTR, None))):
+            b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])
 
 
 def _unaliased(
@@ -369,6 +370,14 @@ def _unaliased(
     for slot, s in zip(stride_slots, aligned):
         b.store(s, slot)
     b.store(ir.Constant(lt.PTR, None), temp_slot)
+    if not em.ctx.target.raises_python_exceptions:  # a device: no malloc to copy through
+        em.check(
+            overlap,
+            "ValueError",
+            "assigning a slice from an overlapping slice of the same array is not supported in kernels; "
+            "copy through another array",
+        )
+        return src, aligned, ir.Constant(lt.PTR, None)
     with b.if_then(overlap, likely=False):
         size: ir.Value = _i64(vt.dtype.itemsize)
         for n in src_shape:
