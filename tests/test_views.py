@@ -469,6 +469,40 @@ def test_read_only_buffers_stay_read_only_through_views():
     check(read_view_only, ro)
 
 
+@aot.jit
+def write_through_tuple(a):
+    t = (a[1:], a[2:])
+    v = t[0]
+    v[0] = 5.0
+
+
+@aot.jit
+def write_tuple_item(t):
+    v = t[0]
+    v[1:] = 7.0
+
+
+@aot.jit
+def write_tuple_of_views(a, x):
+    write_tuple_item((a[::2], x))
+
+
+def test_writes_through_tuples_of_views_are_seen():
+    for f, args in ((write_through_tuple, ()), (write_tuple_of_views, (2.0,))):
+        for a in ones_d():
+            check(f, a, *args)
+        ro = np.frombuffer(np.arange(4.0).tobytes(), dtype=np.float64)
+        with pytest.raises(ValueError, match="read-only"):
+            f(ro, *args)
+        assert ro.tolist() == [0.0, 1.0, 2.0, 3.0]
+    for a in ones_d():
+        check(write_tuple_item, (a, 1.0))
+    ro = np.frombuffer(np.arange(4.0).tobytes(), dtype=np.float64)
+    with pytest.raises(TypeError):  # a read-only buffer inside a tuple argument: refused, nothing written
+        write_tuple_item((ro, 1.0))
+    assert ro.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
 # ======================================================================================================
 # a.T, reshape, ravel
 # ======================================================================================================

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.ops import GetItem, GetView, Intrinsic, IntrinsicCall, Op, Var
+from ..ir.ops import Copy, GetItem, GetView, Intrinsic, IntrinsicCall, MakeTuple, Op, Var
 from ..types import I64, NONE, ArrayType, ScalarType, TupleType, Type
 from .rules import RuleError, index_message
 
@@ -159,10 +159,20 @@ NOT_VIEWS = {
 """Array methods left out, with what to write instead."""
 
 
-def view_base(op: Op) -> Var | None:
-    """The array ``op`` makes a view of, if it makes one (writing into the view writes into that array)."""
+def aliases(op: Op) -> tuple[Var, ...]:
+    """The values whose memory ``op``'s result may share: the array a view is made of, the items of a tuple,
+    the tuple an item comes from, a copy's source (writing into the result writes into them)."""
     if isinstance(op, (GetView, GetItem)):
-        return op.obj
+        return (op.obj,)
     if isinstance(op, IntrinsicCall) and op.fn in (Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL):
-        return op.args[0]
-    return None
+        return (op.args[0],)
+    if isinstance(op, MakeTuple):
+        return op.items
+    if isinstance(op, Copy):
+        return (op.src,)
+    return ()
+
+
+def holds_array(t: Type) -> bool:
+    """Whether values of ``t`` give access to array memory (an array, or a tuple holding one)."""
+    return isinstance(t, ArrayType) or (isinstance(t, TupleType) and any(holds_array(i) for i in t.items))
