@@ -715,3 +715,60 @@ def test_views_in_a_kernel_on_the_cpu_grid_and_in_ptx():
     if find_libdevice() is not None:  # a device has no malloc: an overlapping source is refused, never copied
         ptx = rows_kernel.inspect_ptx("f64[:, ::1]", "f64[::1]")
         assert ".entry" in ptx and "malloc" not in ptx
+
+
+# ======================================================================================================
+# Views in a built image
+# ======================================================================================================
+
+
+def test_views_survive_aot_build_and_load_from_the_image(tmp_path):
+    """Methods with views are built ahead of time, stored as IR in the image, and called from it in a fresh
+    interpreter that never imports llvmlite."""
+    from buildsupport import aot_build, pyproject, run_python, write_project
+
+    project = write_project(
+        tmp_path / "vp",
+        {
+            "pyproject.toml": pyproject("viewpkg"),
+            "viewpkg/__init__.py": """
+                import aot
+
+
+                @aot.jit(signatures=["none(f64[:], f64[:])", "none(f64[::1], f64[::1])"])
+                def smooth(a, out):
+                    out[0] = 0.0
+                    out[-1:] = out[:1]
+                    mid = out[1:-1]
+                    left, right = a[:-2], a[2:]
+                    for i in range(len(mid)):
+                        mid[i] = (left[i] + right[i]) * 0.5
+
+
+                @aot.jit(signatures=["f64(f64[:, :], i64)"])
+                def corner(m, k):
+                    return m[::-1, k:].T.ravel()[0] if m.shape[1] == 1 else m[..., k][-1] + m.T[k, 0]
+            """,
+        },
+    )
+    done = aot_build(project)
+    assert done.rc == 0, done.stderr
+    run = run_python(
+        project,
+        """
+        import numpy as np
+        import viewpkg
+        a = np.arange(6.0) ** 2
+        out = np.ones(6)
+        viewpkg.smooth(a, out)
+        strided = np.ones(12)[::2]
+        viewpkg.smooth(a[::-1].copy()[::1], strided)
+        m = np.arange(12.0).reshape(3, 4)
+        report(out=out, strided=strided, corner=viewpkg.corner(m, 1))
+        """,
+    )
+    assert run["out"] == {"array": [0.0, 2.0, 5.0, 10.0, 17.0, 0.0]}
+    assert run["strided"] == {"array": [0.0, 17.0, 10.0, 5.0, 2.0, 0.0]}
+    assert run["corner"] == 9.0 + 1.0
+    assert not run["llvmlite"]
+    assert {e["kind"] for e in run["events"]} <= {"loaded"}, run["events"]
