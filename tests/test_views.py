@@ -157,6 +157,22 @@ def test_slice_with_constant_bounds_and_chained_slices():
         check(view_iteration, a)
 
 
+@aot.jit
+def typed_bounds(a, lo, hi, st):
+    return weighted(a[lo:hi:st]), weighted(a[True:]), len(a[lo:])
+
+
+def test_slice_bounds_of_every_integer_type():
+    # (u64 last: once a u64 instance exists, the dispatcher may serve a plain int through it)
+    for a in ones_d():
+        for lo, hi, st in ((-2, 100, -1), (1, -1, 2)):
+            check(typed_bounds, a, lo, hi, st)
+            check(typed_bounds, a, np.int32(lo), np.int8(hi), np.int16(st))
+    for a in ones_d():
+        for lo, hi, st in ((1, 5, 1), (0, 9, 2), (2**63, 2**64 - 1, 2**63 + 5)):
+            check(typed_bounds, a, np.uint64(lo), np.uint64(hi), np.uint64(st))
+
+
 # ------------------------------------------------------------------------------------------ 2-D
 
 

@@ -170,7 +170,13 @@ def _explicit_positions(spec: str, ndim: int) -> set[int]:
 
 
 def _optional(em: Emitter, value: ir.Value, t: Type) -> ir.Value | None:
-    return None if t == NONE else coerce(em, value, t, I64)
+    """A slice bound or step as i64 (None where missing); a u64 beyond i64 is clamped, as it clamps anyway."""
+    if t == NONE:
+        return None
+    v = coerce(em, value, t, I64)
+    if isinstance(t, ScalarType) and t.kind == "u" and t.bits == 64:
+        v = em.b.select(em.b.icmp_signed("<", v, _i64(0)), _i64(2**63 - 1), v)
+    return v
 
 
 def index_view(em: Emitter, arr: ir.Value, at: ArrayType, index: list[Typed], result: ArrayType) -> ir.Value:
