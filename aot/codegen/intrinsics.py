@@ -15,6 +15,7 @@ from typing import cast
 
 from llvmlite import ir
 
+from ..infer.views import METHODS as VIEW_METHODS
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
 from . import types as lt
@@ -45,7 +46,7 @@ def _isinf(em: Emitter, v: ir.Value) -> ir.Value:
 
 def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
     b = em.b
-    if fn in (Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL):
+    if fn in VIEW_METHODS:
         assert isinstance(result, ArrayType)
         return views.method(em, fn, args, argtypes, result)
     if fn is Intrinsic.LEN:

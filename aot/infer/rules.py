@@ -118,10 +118,6 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         if isinstance(args[0], (ArrayType, TupleType)):
             return I64
         raise RuleError(f"len() needs an array or a tuple, not {args[0]}")
-    if fn in (Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL):
-        from .views import method_type  # views builds on this module's RuleError
-
-        return method_type(fn, args)
     if fn in (Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM):
         a = args[0]
         assert isinstance(a, ArrayType)

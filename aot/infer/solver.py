@@ -519,6 +519,8 @@ class _BodyState:
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
         if isinstance(op, IntrinsicCall):
+            if op.fn in views.METHODS:
+                return views.method_type(op.fn, tuple(operands))
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
@@ -596,7 +598,7 @@ class _BodyState:
                 )
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
-            return rules.intrinsic_type(fn, (obj,))
+            return views.method_type(fn, (obj,)) if fn in views.METHODS else rules.intrinsic_type(fn, (obj,))
         if isinstance(obj, PyValueType) and isinstance(obj.value, type(math)):
             container = obj.value
             value = getattr(container, op.attr, _MISSING)
@@ -620,7 +622,7 @@ class _BodyState:
         argtypes = tuple(self.t(a) for a in op.args)
         if any(t is BOTTOM for t in argtypes):
             return BOTTOM
-        if isinstance(callee, Intrinsic) and callee in views.ARRAY_METHODS.values():
+        if isinstance(callee, Intrinsic) and callee in views.METHODS:
             return self.array_method(op, callee, argtypes, label, index)
         intrinsic = self.inf.table.intrinsic_for(callee)
         if intrinsic is not None and intrinsic.value.startswith("gpu."):

@@ -150,6 +150,9 @@ def reshape_dims(args: tuple[Type, ...]) -> tuple[Type, ...]:
     return tuple(I64 for _ in dims)
 
 
+METHODS = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
+"""The intrinsics that make views of their first argument (typed by ``method_type``)."""
+
 ARRAY_METHODS = {"reshape": Intrinsic.RESHAPE, "ravel": Intrinsic.RAVEL}
 """Array methods that give views (called as ``a.reshape(…)``; ``a.T`` is an attribute)."""
 
@@ -164,7 +167,7 @@ def aliases(op: Op) -> tuple[Var, ...]:
     the tuple an item comes from, a copy's source (writing into the result writes into them)."""
     if isinstance(op, (GetView, GetItem)):
         return (op.obj,)
-    if isinstance(op, IntrinsicCall) and op.fn in (Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL):
+    if isinstance(op, IntrinsicCall) and op.fn in METHODS:
         return (op.args[0],)
     if isinstance(op, MakeTuple):
         return op.items
