@@ -1207,3 +1207,116 @@ def checked_namespace(source: str) -> dict:
     ns = {"__chk__": _check_int, "__name_chk__": _check_name, "__name__": "progen_checked"}
     exec(compile(instrument(source), "<generated>", "exec"), ns)
     return ns
+
+
+# --------------------------------------------------------------------------------------------------
+# Views: random slicing programs over a 1-D and a 2-D float array
+
+
+ARRAY1, ARRAY2 = "f64[:]", "f64[:, :]"
+VIEW_PARAMS = (ARRAY1, ARRAY2, INT, INT)
+
+
+class ViewGen:
+    """One ``@aot.jit`` entry ``entry(a, m, i0, i1)`` that makes views of ``a`` (1-D) and ``m`` (2-D) — slices
+    with constant, missing and runtime bounds and steps, ``a[i]`` of 2-D, ``[:, j]``, ``...``, ``.T``, chains
+    of them — reads them in order-sensitive loops and writes into them (fills, elements, slice assignment
+    from other views, overlapping ones included). Out-of-range indices, zero steps and shapes that do not
+    broadcast raise in both plain Python and compiled code, and are compared too."""
+
+    def __init__(self, ch: Chooser):
+        self.ch = ch
+        self.lines: list[str] = []
+        self.views: list[tuple[str, int]] = [("a", 1), ("m", 2)]
+
+    def bound(self) -> str:
+        return self.ch.weighted(
+            [(3, ""), (4, str(self.ch.integer(-6, 6))), (2, "i0"), (1, "-i1"), (1, str(self.ch.integer(-40, 40)))]
+        )
+
+    def step(self) -> str:
+        return self.ch.weighted([(4, ""), (4, str(self.ch.pick([1, 2, 3, -1, -2, -3]))), (1, "i1")])
+
+    def slice_text(self) -> str:
+        lo, hi, st = self.bound(), self.bound(), self.step()
+        return f"{lo}:{hi}" + (f":{st}" if st else "")
+
+    def index(self) -> str:
+        return self.ch.weighted([(6, self.ch.pick(["0", "-1", "1"])), (1, str(self.ch.integer(-3, 3))), (1, "i1")])
+
+    def view_expr(self) -> tuple[str, int]:
+        text, ndim = self.ch.pick(self.views)
+        for _ in range(self.ch.integer(1, 2)):
+            if ndim == 1:
+                text = f"{text}[{self.slice_text()}]"
+                continue
+            form = self.ch.integer(0, 7)
+            if form == 0:
+                text = f"{text}[{self.slice_text()}]"
+            elif form == 1:
+                text = f"{text}[{self.slice_text()}, {self.slice_text()}]"
+            elif form == 2:
+                text, ndim = f"{text}[{self.index()}]", 1
+            elif form == 3:
+                text, ndim = f"{text}[{self.slice_text()}, {self.index()}]", 1
+            elif form == 4:
+                text, ndim = f"{text}[{self.index()}, {self.slice_text()}]", 1
+            elif form == 5:
+                text = f"{text}.T"
+            elif form == 6:
+                text, ndim = f"{text}[..., {self.index()}]", 1
+            else:
+                text = f"{text}[...]"
+        return text, ndim
+
+    def statement(self, k: int) -> None:
+        kind = self.ch.weighted([(3, "view"), (4, "read"), (2, "fill"), (2, "assign"), (1, "element")])
+        if kind == "view":
+            text, ndim = self.view_expr()
+            name = f"v{k}"
+            self.lines.append(f"{name} = {text}")
+            self.views.append((name, ndim))
+            return
+        text, ndim = self.view_expr()
+        if kind == "read":
+            self.lines.append(f"acc = acc + len({text}) * 0.25")
+            if ndim == 1:
+                self.lines += [f"for x in {text}:", "    acc = acc * 0.5 + x"]
+            else:
+                self.lines += [f"for r in {text}:", "    for x in r:", "        acc = acc * 0.5 + x"]
+        elif kind == "fill":
+            value = self.ch.pick(["0.0", "-1.5", "acc", "2.0 * i0"])
+            self.lines.append(f"{text}[{self.ch.pick(['...', self.slice_text()])}] = {value}")
+        elif kind == "element":
+            where = self.index() if ndim == 1 else f"{self.index()}, {self.index()}"
+            self.lines.append(f"{text}[{where}] = acc")
+        else:
+            src, src_ndim = self.view_expr()
+            while src_ndim > ndim:
+                src, src_ndim = f"{src}[{self.index()}]", src_ndim - 1
+            self.lines.append(f"{text}[...] = {src}")
+
+    def generate(self, entry: str) -> str:
+        for k in range(self.ch.integer(2, 8)):
+            self.statement(k)
+        body = "\n".join("    " + line for line in ["acc = 0.0", *self.lines, "return acc"])
+        return f"import aot\n\n\n@aot.jit\ndef {entry}(a, m, i0, i1):\n{body}\n"
+
+
+def generate_views(ch: Chooser, entry: str = "entry") -> Program:
+    """A random slicing program (``ViewGen``); its entry takes ``VIEW_PARAMS`` and returns a float."""
+    return Program(source=ViewGen(ch).generate(entry), entry=entry, params=VIEW_PARAMS, ret=FLOAT)
+
+
+def view_args(rng: random.Random) -> tuple:
+    """Arguments for ``generate_views`` programs: arrays of every layout (C, F, reversed, strided, empty, one
+    element) holding NaN and signed zeros, and small ints."""
+    import numpy as np
+
+    n = rng.choice([0, 1, 2, 5, 9, 9, 12])
+    base = np.array([rng.choice([1.5, -2.0, 0.0, -0.0, math.nan, 7.25, -3.5]) for _ in range(2 * n + 1)])
+    a = rng.choice([base[:n].copy(), base[::-2][:n], base[::2][:n]])
+    rows, cols = rng.choice([(0, 3), (1, 1), (3, 4), (4, 2), (2, 0), (5, 6), (6, 5), (3, 3)])
+    m = np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) - 3.5
+    m = rng.choice([m, np.asfortranarray(m), m[::-1], m[:, ::-1]])
+    return a, m, rng.randint(-4, 4), rng.randint(-3, 3)

@@ -365,15 +365,21 @@ def iterate_2d(a):
 def enumerate_2d(a):
     s = 0.0
     for i, row in enumerate(a):
-        s += 1.0
+        s += row[0] * i + row[-1]
+    for j, row in enumerate(reversed(a)):
+        s -= row[0] * j
+    for row, col in zip(a, a.T):
+        s += row[0] * col[-1]
     return s
 
 
-def test_iterating_a_2d_array_is_a_compile_error():
-    err = expect_compile_error(
-        enumerate_2d, np.zeros((2, 2)), at=locate(enumerate_2d, "enumerate(a)", offset=10), node_type=ast.Name
-    )
-    assert "2-D array" in str(err)
+@pytest.mark.parametrize(
+    "a",
+    [np.zeros((2, 2)), np.arange(12.0).reshape(4, 3), np.arange(12.0).reshape(3, 4).T, np.ones((0, 3))],
+    ids=["zeros", "C", "F", "empty"],
+)
+def test_iterating_a_2d_array_gives_its_rows(a):
+    check(enumerate_2d, a)
 
 
 # ======================================================================================================

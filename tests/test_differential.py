@@ -334,3 +334,45 @@ def entry(i0):
 def test_regression(name, gen_dir):
     source, arg_sets = REGRESSIONS[name]
     check_all(load_entry(source, gen_dir), source, arg_sets)
+
+
+def check_views(entry, source: str, arg_sets) -> None:
+    """Compare compiled and plain Python (NumPy) on slicing programs: the result, or the exception type, and
+    both arrays' contents after the call."""
+    import numpy as np
+
+    from support import clone, same_array
+
+    for args in arg_sets:
+        py_args, jit_args = clone(args), clone(args)
+        with np.errstate(all="ignore"):
+            expected = progen.outcome(entry.py_func, py_args)
+        if expected[0] == "ok":
+            expected = ("ok", float(expected[1]))
+        got = progen.outcome(entry, jit_args)
+        same = progen.same_outcome(expected, got) and all(same_array(x, y) for x, y in zip(py_args[:2], jit_args[:2]))
+        assert same, (
+            f"compiled code disagrees with plain Python on {args!r}:\n    python   {progen.describe(expected)}"
+            f"\n    compiled {progen.describe(got)}\n--- generated module ---\n{source}"
+        )
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("AOT_DIFF_VIEW_SEEDS", "40"))))
+def test_generated_views_seed(seed, gen_dir):
+    """Random slicing programs (``progen.generate_views``) against NumPy, arrays included."""
+    prog = progen.generate_views(progen.RandomChooser(random.Random(seed)))
+    rng = random.Random(seed)
+    check_views(load_entry(prog.source, gen_dir), prog.source, [progen.view_args(rng) for _ in range(6)])
+
+
+@settings(
+    max_examples=max(EXAMPLES // 2, 1),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+@given(data=st.data(), rng=st.randoms(use_true_random=False))
+def test_view_programs_match_numpy(gen_dir, data, rng):
+    """The same with Hypothesis choosing the program (failures shrink to small programs)."""
+    prog = progen.generate_views(progen.HypothesisChooser(data.draw))
+    note(prog.source)
+    check_views(load_entry(prog.source, gen_dir), prog.source, [progen.view_args(rng) for _ in range(4)])

@@ -90,3 +90,32 @@ def test_every_pass_keeps_every_numkit_function_valid():
             fn = pass_(fn, None)
             verify(fn)
             assert pass_(fn, None) == fn, f"{name} is not idempotent on {inst.method.key}"
+
+
+def test_views_round_trip_and_verify():
+    """``getview`` (slices, ``...``) and the view intrinsics print and parse back, untyped and typed."""
+    import numpy as np
+
+    import aot
+    from aot.ir import GetView
+
+    @aot.jit
+    def views_demo(m, i):
+        v = m[1:-1, ::-2]
+        w = m[..., i]
+        v[0] = w[1:]
+        return v.T.shape, m.ravel()[0], m[i].reshape(-1, 1)[0, 0]
+
+    views_demo(np.arange(12.0).reshape(3, 4), 1)
+    untyped = views_demo.__aot_method__.untyped()
+    text = print_function(untyped)
+    assert 'getview %m, "ss", [' in text and 'getview %m, "ei", [%' in text
+    assert print_function(parse_function(text)) == text
+    done = runtime().compiler.inferencer.done
+    (inst,) = [i for k, i in done.items() if k[0].endswith("views_demo")]
+    typed = print_function(inst.function)
+    assert "intrinsic array.T" in typed and "intrinsic array.ravel" in typed and "intrinsic array.reshape" in typed
+    assert any(isinstance(op, GetView) for _, op in inst.function.ops())
+    parsed = parse_function(typed)
+    assert print_function(parsed) == typed and parsed == inst.function
+    verify(inst.function)

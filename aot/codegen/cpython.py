@@ -142,7 +142,7 @@ class _Unboxer:
             out = ir.Constant(value_type(t), ir.Undefined)
             for i, item_t in enumerate(t.items):
                 item = _field(b, obj, abi.PY_TUPLE_ITEMS + abi.POINTER_SIZE * i, lt.PTR)
-                out = b.insert_value(out, self.unbox(item, item_t, False), i)
+                out = b.insert_value(out, self.unbox(item, item_t, writable), i)
             return out
         assert isinstance(t, ArrayType)
         return self.unbox_array(obj, t, writable)

@@ -36,6 +36,7 @@ from ..ir import (
     Copy,
     Function,
     GetItem,
+    GetView,
     IntrinsicCall,
     Jump,
     MakeTuple,
@@ -51,7 +52,7 @@ from ..ir import (
 )
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import gpu_intrinsics
+from . import gpu_intrinsics, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -335,6 +336,11 @@ class FunctionCodegen(Emitter):
     def op_GetItem(self, op: GetItem) -> None:
         obj_t = self.t(op.obj)
         obj = self.load(op.obj)
+        dest_t = self.t(op.dest)
+        if isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType):  # a[i] of an N-D array
+            index = [(self.load(i), self.t(i)) for i in op.index]
+            self.store(op.dest, views.index_view(self, obj, obj_t, index, dest_t), dest_t)
+            return
         if isinstance(obj_t, ArrayType):
             ptr = self.element_pointer(obj, obj_t, [(self.load(i), self.t(i)) for i in op.index])
             value = self.b.load(ptr)
@@ -361,11 +367,23 @@ class FunctionCodegen(Emitter):
     def op_SetItem(self, op: SetItem) -> None:
         obj_t = self.t(op.obj)
         assert isinstance(obj_t, ArrayType)
+        if len(op.index) < obj_t.ndim:  # assignment to a view: a[1:-1] = 0.0, a[i] = row
+            index = [(self.load(i), self.t(i)) for i in op.index]
+            target = ArrayType(obj_t.dtype, obj_t.ndim - len(index), obj_t.layout)
+            view = views.index_view(self, self.load(op.obj), obj_t, index, target)
+            views.assign(self, view, target, self.load(op.value), self.t(op.value))
+            return
         ptr = self.element_pointer(self.load(op.obj), obj_t, [(self.load(i), self.t(i)) for i in op.index])
         value = coerce(self, self.load(op.value), self.t(op.value), obj_t.dtype)
         if obj_t.dtype.kind == "b":
             value = self.b.zext(value, lt.I8)
         self.b.store(value, ptr)
+
+    def op_GetView(self, op: GetView) -> None:
+        obj_t, dest_t = self.t(op.obj), self.t(op.dest)
+        assert isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType)
+        index = [(self.load(i), self.t(i)) for i in op.index]
+        self.store(op.dest, views.get_view(self, self.load(op.obj), obj_t, op.spec, index, dest_t), dest_t)
 
     # ------------------------------------------------------------------ calls and intrinsics
     def op_Call(self, op: Call) -> None:

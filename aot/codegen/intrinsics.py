@@ -15,9 +15,11 @@ from typing import cast
 
 from llvmlite import ir
 
+from ..infer.views import METHODS as VIEW_METHODS
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
 from . import types as lt
+from . import views
 from .context import Emitter
 from .numerics import checked_float_to_int, coerce, frem, is_finite, python_round
 from .types import value_type
@@ -46,6 +48,9 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
     b = em.b
     if fn is Intrinsic.INDEX:  # (an integer or a boolean: aot/infer/constructs.py)
         return coerce(em, args[0], cast(ScalarType, argtypes[0]), cast(ScalarType, result))
+    if fn in VIEW_METHODS:
+        assert isinstance(result, ArrayType)
+        return views.method(em, fn, args, argtypes, result)
     if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..infer import InferredInstance
-from ..ir import Call, Copy, Intrinsic, IntrinsicCall, SetItem
+from ..infer.views import aliases, holds_array
+from ..ir import Call, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
-from ..types import ArrayType, Type, format_signature
+from ..types import Type, format_signature
 from ..world.instances import InstanceKey
 from .context import ModuleContext
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
@@ -48,7 +49,8 @@ class Export:
 def written_params(
     inst: InferredInstance, lookup: Callable[[InstanceKey], InferredInstance], _seen: frozenset = frozenset()
 ) -> frozenset[int]:
-    """Indices of array parameters the instance (or a callee) may store into: they need writable buffers."""
+    """Indices of array parameters (and of tuples holding arrays) the instance or a callee may store into: they
+    need writable buffers."""
     fn = inst.function
     parent: dict[str, str] = {}
 
@@ -57,11 +59,13 @@ def written_params(
             x = parent[x]
         return x
 
-    arrays = {n for n, t in fn.types.items() if isinstance(t, ArrayType)}
+    holders = {n for n, t in fn.types.items() if holds_array(t)}  # arrays, and tuples holding arrays
     written: set[str] = set()
     for _, op in fn.ops():
-        if isinstance(op, Copy) and op.dest.name in arrays and op.src.name in arrays:
-            parent[find(op.dest.name)] = find(op.src.name)
+        dest = op.dest_var
+        for src in aliases(op):  # copies, views and tuples write through to what they were made of
+            if dest is not None and dest.name in holders and src.name in holders:
+                parent[find(dest.name)] = find(src.name)
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(op.obj.name)
@@ -74,7 +78,7 @@ def written_params(
             callee_writes = written_params(lookup(key), lookup, _seen | {inst.key})
             written.update(op.args[i].name for i in callee_writes)
     roots = {find(n) for n in written}
-    return frozenset(i for i, p in enumerate(fn.params) if p in arrays and find(p) in roots)
+    return frozenset(i for i, p in enumerate(fn.params) if p in holders and find(p) in roots)
 
 
 def reachable(

@@ -39,6 +39,7 @@ from ..ir import (
     Function,
     GetAttr,
     GetItem,
+    GetView,
     Intrinsic,
     IntrinsicCall,
     Jump,
@@ -107,7 +108,7 @@ _UNSUPPORTED: dict[type, str] = {
     ast.Await: "'await' is not supported in compiled code",
     ast.NamedExpr: "assignment expressions (':=') are not supported; assign in a statement",
     ast.Starred: "star-arguments are not supported; pass each argument",
-    ast.Slice: "slices are not supported; index elements one by one",
+    ast.Slice: "a slice can only be written inside brackets, as in a[1:-1]",
 }
 if hasattr(ast, "Match"):
     _UNSUPPORTED[ast.Match] = "'match' is not supported; use if/elif"
@@ -389,8 +390,7 @@ class Lowering:
             result = self.b.emit_value(lambda d: BinOp(d, op, current, self.expr(node.value), span))
             self.b.emit(Copy(Var(target.id), result, span))
         elif isinstance(target, ast.Subscript):
-            obj = self.expr(target.value)
-            index = self.index(target.slice)
+            obj, index = self.subscript(target)
             current = self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(target)))
             rhs = self.expr(node.value)
             result = self.b.emit_value(lambda d: BinOp(d, op, current, rhs, span))
@@ -412,8 +412,7 @@ class Lowering:
                 item = self.b.emit_value(lambda d, idx=idx, span=span: GetItem(d, value, (idx,), span))  # type: ignore[misc]
                 self.assign(elt, item, elt)
         elif isinstance(target, ast.Subscript):
-            obj = self.expr(target.value)
-            index = self.index(target.slice)
+            obj, index = self.subscript(target)
             self.b.emit(SetItem(obj, index, value, span))
         elif isinstance(target, ast.Attribute):
             self.error(target, "assigning to attributes is not supported; only array elements can be set")
@@ -700,9 +699,31 @@ class Lowering:
         return (self.expr(node),)
 
     def expr_Subscript(self, node: ast.Subscript) -> Var:
-        obj = self.expr(node.value)
-        index = self.index(node.slice)
+        if _has_slices(node):
+            return self.subscript(node)[0]  # the view itself
+        obj, index = self.subscript(node)
         return self.b.emit_value(lambda d: GetItem(d, obj, index, self.span(node)))
+
+    def subscript(self, node: ast.Subscript) -> tuple[Var, tuple[Var, ...]]:
+        """The object and the integer indices of ``obj[…]``; with slices or ``...`` the object is the view
+        (a ``getview``) and the indices are none: ``a[1:-1] = 0.0`` assigns to the whole view."""
+        obj = self.expr(node.value)
+        if not _has_slices(node):
+            return obj, self.index(node.slice)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        spec, index = "", []
+        for e in items:
+            if isinstance(e, ast.Slice):
+                spec += "s"
+                for part in (e.lower, e.upper, e.step):
+                    index.append(self.const(None, e) if part is None else self.expr(part))
+            elif _is_ellipsis(e):
+                spec += "e"
+            else:
+                spec += "i"
+                index.append(self.expr(e))
+        view = self.b.emit_value(lambda d: GetView(d, obj, spec, tuple(index), self.span(node)))
+        return view, ()
 
     def expr_Call(self, node: ast.Call) -> Var:
         if (
@@ -725,6 +746,15 @@ class Lowering:
         func = self.expr(node.func)
         args = tuple(self.expr(a) for a in node.args)
         return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node)))
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _has_slices(node: ast.Subscript) -> bool:
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(isinstance(e, ast.Slice) or _is_ellipsis(e) for e in items)
 
 
 def _op_text(op: ast.cmpop) -> str:

@@ -44,14 +44,9 @@ def intrinsic_type(fn: Intrinsic, arg: Type) -> Type:
     if fn is Intrinsic.ITER_LEN:
         if isinstance(arg, TupleType):
             return I64
-        if isinstance(arg, ArrayType):
-            if arg.ndim != 1:
-                raise RuleError(
-                    f"iterating over a {arg.ndim}-D array (its rows) is not supported; "
-                    f"loop over the indices: for i in range(a.shape[0])"
-                )
+        if isinstance(arg, ArrayType):  # (an N-D array gives its rows: views, aot/infer/views.py)
             return I64
-        raise RuleError(f"cannot iterate over {_words(arg)}: a for loop takes range(), a 1-D array or a tuple")
+        raise RuleError(f"cannot iterate over {_words(arg)}: a for loop takes range(), an array or a tuple")
     assert fn is Intrinsic.INDEX
     if isinstance(arg, ScalarType) and (arg.is_int or arg.kind == "b"):
         return arith_type(arg)

@@ -243,13 +243,10 @@ def convert_type(target: ScalarType, a: Type) -> ScalarType:
 def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) -> Type:
     if isinstance(obj, ArrayType):
         if len(index) != obj.ndim:
-            raise RuleError(
-                f"index every dimension of a {obj.ndim}-D array with an integer "
-                f"(got {len(index)} indices); slices are not supported"
-            )
+            raise RuleError(f"too many indices for a {obj.ndim}-D array: {len(index)} given")
         for t in index:
             if not (isinstance(t, ScalarType) and (t.is_int or t.kind == "b")):
-                raise RuleError(f"array indices must be integers, not {t}")
+                raise RuleError(index_message(t))
         return obj.dtype
     if isinstance(obj, TupleType):
         if len(index) != 1:
@@ -268,6 +265,15 @@ def getitem_type(obj: Type, index: tuple[Type, ...], const_index: int | None) ->
             raise RuleError(f"a tuple of mixed types {obj} can only be indexed with a constant")
         return obj.items[0]
     raise RuleError(f"{obj} cannot be indexed")
+
+
+def index_message(t: Type) -> str:
+    """Why ``t`` cannot index an array, and what to write instead."""
+    if isinstance(t, ArrayType):
+        return "indexing with an array (fancy indexing) is not supported; loop over the index array"
+    if t == NONE:
+        return "None (np.newaxis) in an index is not supported; use a.reshape(…) to add an axis"
+    return f"array indices must be integers or slices, not {t}"
 
 
 def setitem_check(obj: Type, index: tuple[Type, ...], value: Type) -> None:

@@ -40,6 +40,7 @@ from ..ir import (
     Function,
     GetAttr,
     GetItem,
+    GetView,
     Intrinsic,
     IntrinsicCall,
     LoadGlobal,
@@ -72,7 +73,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import constructs, rules
+from . import constructs, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -89,7 +90,7 @@ _BUILTIN_FUNCS: dict[Any, Intrinsic] = {
     builtins.round: Intrinsic.ROUND,
     builtins.len: Intrinsic.LEN,
 }
-_ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM}
+_ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM, "T": Intrinsic.TRANSPOSE}
 _MISSING = object()
 
 
@@ -506,18 +507,30 @@ class _BodyState:
             return rules.truth_type(self.t(op.src))
         if isinstance(op, MakeTuple):
             return constructs.tuple_type(tuple(self.t(v) for v in op.items))
+        if isinstance(op, GetView):
+            return self.view(op)
         if isinstance(op, GetItem):
+            obj_t = self.t(op.obj)
+            if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # a[i] of an N-D array: a view
+                return views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
             const_index = None
             if isinstance(self.t(op.obj), TupleType) and len(op.index) == 1:
                 value = self.consts.get(op.index[0].name)
                 const_index = value if type(value) is int else None
             return rules.getitem_type(self.t(op.obj), tuple(self.t(v) for v in op.index), const_index)
         if isinstance(op, SetItem):
+            obj_t = self.t(op.obj)
+            if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # assignment to a view
+                target = views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
+                views.assign_check(target, self.t(op.value))
+                return BOTTOM
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
         if isinstance(op, IntrinsicCall) and op.fn in constructs.LOOP_INTRINSICS:
             return constructs.intrinsic_type(op.fn, operands[0])
         if isinstance(op, IntrinsicCall):
+            if op.fn in views.METHODS:
+                return views.method_type(op.fn, tuple(operands))
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
@@ -530,6 +543,23 @@ class _BodyState:
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = Const(dest, value, self.blocks[label].ops[index].span)
         return BOOL
+
+    def view(self, op: GetView) -> Type:
+        """``a[…]`` with slices: the layout of the view depends on which slice bounds are missing and on
+        constant steps."""
+        infos = []
+        k = 0
+        for c in op.spec:
+            if c == views.SLICE:
+                start, stop, step = op.index[k : k + 3]
+                value = NONE if self.t(step) == NONE else self.constant_of(step)
+                infos.append(
+                    views.SliceInfo(
+                        self.t(start) == NONE, self.t(stop) == NONE, 1 if value is NONE else _int_or_none(value)
+                    )
+                )
+            k += {views.SLICE: 3, views.INT_INDEX: 1}.get(c, 0)
+        return views.view_type(self.t(op.obj), op.spec, tuple(self.t(v) for v in op.index), tuple(infos))
 
     def load_global(self, op: LoadGlobal, label: str, index: int) -> Type:
         value = self.frame.method.resolve_name(op.name)
@@ -578,12 +608,20 @@ class _BodyState:
         if obj is BOTTOM:
             return BOTTOM
         if isinstance(obj, ArrayType):
+            if op.attr in views.ARRAY_METHODS:  # called by call_value, which finds the array through this op
+                if self.sweep is not None:
+                    self.sweep.meanings[(label, index)] = None
+                return PyValueType(views.ARRAY_METHODS[op.attr])
+            if op.attr in views.NOT_VIEWS:
+                raise RuleError(views.NOT_VIEWS[op.attr])
             fn = _ARRAY_ATTRS.get(op.attr)
             if fn is None:
-                raise RuleError(f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim)")
+                raise RuleError(
+                    f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, T, reshape, ravel)"
+                )
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
-            return rules.intrinsic_type(fn, (obj,))
+            return views.method_type(fn, (obj,)) if fn in views.METHODS else rules.intrinsic_type(fn, (obj,))
         if isinstance(obj, PyValueType) and isinstance(obj.value, type(math)):
             container = obj.value
             value = getattr(container, op.attr, _MISSING)
@@ -607,6 +645,8 @@ class _BodyState:
         argtypes = tuple(self.t(a) for a in op.args)
         if any(t is BOTTOM for t in argtypes):
             return BOTTOM
+        if isinstance(callee, Intrinsic) and callee in views.METHODS:
+            return self.array_method(op, callee, argtypes, label, index)
         intrinsic = self.inf.table.intrinsic_for(callee)
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
@@ -679,6 +719,20 @@ class _BodyState:
             raise RuleError('exceptions can only be raised: raise ValueError("message")')
         name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
         raise RuleError(f"calls to {name}() are not supported in compiled code")
+
+    def array_method(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
+        """``a.reshape(…)``, ``a.ravel()``: the array is the object of the ``getattr`` that made ``op.func``."""
+        attr = next(
+            (o for _, o in self.fn.ops() if isinstance(o, GetAttr) and o.dest == op.func and is_temp(o.dest.name)),
+            None,
+        )
+        if attr is None:
+            raise RuleError(f"call array methods directly, as in a.{fn.value.split('.')[1]}(…)")
+        arr = self.t(attr.obj)
+        result = views.method_type(fn, (arr, *argtypes))
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (attr.obj, *op.args), op.span)
+        return result
 
     def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
         """``aot.gpu.*``: axes and shared-array shapes must be constants; a dtype is a compile-time name."""
@@ -782,6 +836,10 @@ class _BodyState:
         solved = self.fn.copy()  # a copy: no pass can change the method's own untyped IR
         solved.types, solved.return_type = dict(self.types), ret
         return solved, FixedPoint(self.frame.argtypes, frozenset(self.visited), taken, dict(self.sweep.meanings))
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if type(value) is int else None
 
 
 def _is_compile_time_value(value: Any) -> bool:

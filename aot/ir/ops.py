@@ -105,6 +105,11 @@ class Intrinsic(enum.Enum):
     RANGE_LEN = "range.len"
     ITER_LEN = "iter.len"  # the trip count of a for loop over a 1-D array or a tuple (aot/frontend/iteration.py)
     INDEX = "operator.index"  # an integer operand as itself (enumerate's start); a float is a CompileError
+    # Views (aot/infer/views.py, aot/codegen/views.py): ``a.T``, ``a.reshape(shape)`` (a contiguous array, a
+    # tuple of ints with at most one -1), ``a.ravel()`` (a contiguous array). Each gives a view of its array.
+    TRANSPOSE = "array.T"
+    RESHAPE = "array.reshape"
+    RAVEL = "array.ravel"
     # GPU intrinsics (``aot.gpu``; ``aot.codegen.gpu`` lowers them for ptx, and for a CPU grid's loop).
     # Ids are i64 with an optional constant axis operand; atomic_add(array, index, value) gives the old
     # element; shared_array's operand is its constant shape, its dtype is in the result type (``f32[::1]``).
@@ -338,6 +343,20 @@ class SetItem(Op):
     span: Span = UNKNOWN_SPAN
 
 
+@_op("getview", ("var", "str", "vars"))
+@dataclass(frozen=True, slots=True)
+class GetView(Op):
+    """``obj[…]`` on an array with slices or ``...`` (``a[1:-1]``, ``a[:, j]``, ``a[..., 0]``). ``spec`` says
+    what each index is, one letter each: ``i`` an integer (one var), ``s`` a slice (three vars: start, stop,
+    step; a ``none`` var is a missing one), ``e`` an ellipsis (no var). Type: a view (aot/infer/views.py)."""
+
+    dest: Var
+    obj: Var
+    spec: str
+    index: tuple[Var, ...]
+    span: Span = UNKNOWN_SPAN
+
+
 # ---------------------------------------------------------------------------------- terminators
 
 
@@ -396,6 +415,7 @@ ALL_OPS: tuple[type[Op], ...] = (
     MakeTuple,
     GetItem,
     SetItem,
+    GetView,
     Jump,
     Branch,
     Return,
