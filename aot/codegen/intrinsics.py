@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
+from . import optional
 from . import types as lt
 from .context import Emitter
 from .numerics import checked_float_to_int, coerce, frem, is_finite, python_round
@@ -44,6 +45,9 @@ def _isinf(em: Emitter, v: ir.Value) -> ir.Value:
 
 def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
     b = em.b
+    if fn in (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE):
+        found = optional.is_none(em, args[0], argtypes[0])
+        return found if fn is Intrinsic.IS_NONE else b.not_(found)
     if fn is Intrinsic.LEN:
         t = argtypes[0]
         if isinstance(t, TupleType):

@@ -275,7 +275,7 @@ def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
 
 def _assigned_names(fn: ast.FunctionDef) -> set[str]:
     """Names Python treats as locals of ``fn``: parameters and every name bound in its body."""
-    names = {a.arg for a in fn.args.posonlyargs + fn.args.args}
+    names = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     for node in ast.walk(fn):
         if node is fn:
             continue
@@ -299,7 +299,7 @@ class Lowering:
         self.globals = globals_
         self.sink = DiagnosticSink()
         self.locals = _assigned_names(node)
-        params = tuple(a.arg for a in node.args.posonlyargs + node.args.args)
+        params = tuple(a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         self.b = Builder(key, params, src.file, src.span(node))
         self.loops: list[_Loop] = []
         self._hidden = 0
@@ -330,8 +330,6 @@ class Lowering:
             self.error(args.vararg, "*args is not supported; declare each parameter")
         if args.kwarg is not None:
             self.error(args.kwarg, "**kwargs is not supported; declare each parameter")
-        if args.kwonlyargs:
-            self.error(args.kwonlyargs[0], "keyword-only parameters are not supported; make them positional")
 
     # ------------------------------------------------------------------ statements
     def lower(self) -> Function:
@@ -647,12 +645,20 @@ class Lowering:
         for i, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
             kind = _CMPS.get(type(op))
             rhs = self.expr(comparator)
-            if kind is None:
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                tested = self.none_test(
+                    node, op, lhs, rhs, node.left if i == 0 else node.comparators[i - 1], comparator
+                )
+                if tested is None:
+                    return self.const(False, node)
+                self.b.emit(IntrinsicCall(result, tested[0], (tested[1],), span))
+            elif kind is None:
                 self.error(
                     node, f"the '{_op_text(op)}' comparison is not supported; compare numbers with < <= == != >= >"
                 )
                 return self.const(False, node)
-            self.b.emit(Compare(result, kind, lhs, rhs, span))
+            else:
+                self.b.emit(Compare(result, kind, lhs, rhs, span))
             if end is not None and i < len(node.ops) - 1:
                 rest = self.b.new_block()
                 self.b.terminate(Branch(result, rest.label, end.label, span))
@@ -662,6 +668,20 @@ class Lowering:
             self.b.jump(end)
             self.b.set_block(end)
         return result
+
+    def none_test(
+        self, node: ast.Compare, op: ast.cmpop, lhs: Var, rhs: Var, left: ast.expr, right: ast.expr
+    ) -> tuple[Intrinsic, Var] | None:
+        """``x is None`` / ``x is not None`` (either side None): the intrinsic and the tested value."""
+        if _is_none(right):
+            tested = lhs
+        elif _is_none(left):
+            tested = rhs
+        else:
+            word = "is" if isinstance(op, ast.Is) else "is not"
+            self.error(node, f"'{word}' is only supported against None (x {word} None); compare numbers with == or !=")
+            return None
+        return (Intrinsic.IS_NONE if isinstance(op, ast.Is) else Intrinsic.IS_NOT_NONE), tested
 
     def expr_IfExp(self, node: ast.IfExp) -> Var:
         result = self.hidden("ifexp")
@@ -703,18 +723,23 @@ class Lowering:
         ):
             self.error(node, f"calls to {node.func.id}() are not supported in compiled code")
             return self.const(0, node)
-        if node.keywords:
-            self.error(
-                node.keywords[0].value if node.keywords[0].arg else node,
-                "keyword arguments are not supported in compiled calls; pass them by position",
-            )
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error(kw.value, "**kwargs in calls is not supported; pass each keyword argument by name")
         func = self.expr(node.func)
         args = tuple(self.expr(a) for a in node.args)
-        return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node)))
+        keywords = tuple(kw for kw in node.keywords if kw.arg is not None)
+        args += tuple(self.expr(kw.value) for kw in keywords)
+        names = ",".join(kw.arg for kw in keywords)  # type: ignore[misc]  # (None filtered out above)
+        return self.b.emit_value(lambda d: CallValue(d, func, args, names, self.span(node)))
 
 
 def _op_text(op: ast.cmpop) -> str:
     return {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _const_int(node: ast.expr | None) -> int | None:

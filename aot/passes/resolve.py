@@ -12,7 +12,8 @@ to type the code — and records it in its ``FixedPoint``: the runtime op each o
 This pass carries that out: it replaces those ops, drops the blocks inference never reached, turns a branch
 on a constant condition into a jump, keeps only the types of runtime values, and gives each parameter
 exactly its argument type (a parameter the body widens, say int to float, is copied into a variable of the
-wider type, ``%x = copy %x$arg``).
+wider type, ``%x = copy %x$arg``). A call may stand for the constants of the defaults it fills in, then the
+call; an op that reads an optional variable a None test narrowed reads it through a ``convert`` first.
 
 The context is the solver's ``FixedPoint``; without one (IR that is typed already) there is nothing to do.
 """
@@ -20,6 +21,7 @@ The context is the solver's ``FixedPoint``; without one (IR that is typed alread
 from __future__ import annotations
 
 from ..infer import FixedPoint
+from ..infer.optional import unwrap_uses
 from ..ir import Block, Branch, Copy, Function, Jump, Op, Var
 from ..ir.ops import UNTYPED_ONLY
 from ..types import BOTTOM, NONE
@@ -44,13 +46,17 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
         if block is fn.entry:
             ops.extend(Copy(Var(p), Var(arg), fn.span) for p, arg in renamed.items())
         for index, op in enumerate(block.ops):
+            meant: tuple[Op, ...] = (op,)
             if isinstance(op, Branch) and block.label in context.taken:
-                op = Jump(context.taken[block.label], op.span)
+                meant = (Jump(context.taken[block.label], op.span),)
             elif isinstance(op, UNTYPED_ONLY) and (block.label, index) in context.meanings:
-                op = context.meanings[(block.label, index)]  # type: ignore[assignment]
-                if op is None:
+                meaning = context.meanings[(block.label, index)]
+                if meaning is None:
                     continue  # a compile-time value: nothing happens at run time
-            ops.append(op)
+                meant = meaning if isinstance(meaning, tuple) else (meaning,)  # (a call after its defaults)
+            unwraps = context.unwraps.get((block.label, index))
+            for one in meant:  # (optionals the op reads as narrowed by None tests: read out first)
+                ops.extend(unwrap_uses(one, unwraps, block.label, index, types) if unwraps else (one,))
         blocks.append(Block(block.label, ops))
     ret = fn.return_type if fn.return_type is not None and fn.return_type is not BOTTOM else NONE
     return Function(fn.name, tuple(params), blocks, fn.file, fn.span, types, ret)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import _thread
 import ctypes
-import inspect
 import sys
 import typing
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from functools import lru_cache
 from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
+from ..binding import Parameters
 from ..diagnostics import CompileError, SourceChangedError
 from ..types import ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature, parse_type, typeof
 from ..world import MethodDef, MethodOptions
@@ -224,7 +224,7 @@ class Dispatcher:
     the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
     makes none."""
 
-    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "uncompiled")
+    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "uncompiled", "kwonly")
 
     def __init__(self, mdef: MethodDef):
         self.obj = mdef.method
@@ -234,6 +234,9 @@ class Dispatcher:
         self.recorded: dict[tuple[Type, ...], None] | None = None  # argument types seen by `aot build`
         self._tables: tuple[Any, ...] | None = None  # every table published stays alive (a call may walk one)
         self.uncompiled: set[tuple[Type, ...]] | None = None  # argument types whose calls run ``.py_func``
+        # Keyword-only parameters: compiled code takes them by position, so calls from Python always bind in
+        # Python (``aot.binding``; no native vectorcall, which would take them by position too).
+        self.kwonly = mdef.py_func.__code__.co_kwonlyargcount > 0
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -259,6 +262,8 @@ class Dispatcher:
         if self._tables is None:  # the first publication: native code may call the fallback from now on
             self._tables = ()
             self.obj._aot_fallback = self  # called as ``fallback`` (no bound method kept per method)
+        if self.kwonly:
+            return
         specs = self.specs
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
@@ -407,13 +412,11 @@ class Dispatcher:
     def call_python(self, args: tuple, kwargs: dict) -> Any:
         """A call that no native code took: the first one (``MethodBase.__call__``), or one that no
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
-        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount:
-            try:  # keywords and defaults bind as in Python, with Python's errors
-                bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
-            except TypeError as err:
-                raise TypeError(f"{self.mdef.key}: {err}") from None
-            bound.apply_defaults()
-            args = bound.args
+        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.kwonly:
+            bound = Parameters.of(self.mdef.py_func).bind(args, kwargs)  # keywords and defaults, by position
+            if bound is None:  # a call Python rejects: the function itself raises Python's own TypeError
+                return self.mdef.py_func(*args, **kwargs)
+            args = bound
         n = len(args)
         classes = (type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2 else tuple(map(type, args))
         common = _SCALARS.get(classes) or scalar_types(classes)
@@ -436,8 +439,11 @@ class Dispatcher:
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
-            if self.obtain(argtypes, texts, rt) is None:
+            spec = self.obtain(argtypes, texts, rt)
+            if spec is None:
                 return self.mdef.py_func(*args)
+            if self.kwonly:
+                return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the specialization just published
         if declared:
             n = len(argtypes)
@@ -454,14 +460,20 @@ class Dispatcher:
                 converted = tuple(map(_convert, args, target))
             spec = self.find(target)
             if spec is None:
-                if self.obtain(target, getattr(target, "texts", None)) is None:
+                spec = self.obtain(target, getattr(target, "texts", None))
+                if spec is None:
                     return self.mdef.py_func(*args)
+                if self.kwonly:
+                    return self.call(spec, converted, argtypes)
                 return self.obj(*converted)  # natively, through the table just extended
             return self.call(spec, converted, argtypes)
         spec = self.find(argtypes)
         if spec is None:
-            if self.obtain(argtypes) is None:
+            spec = self.obtain(argtypes)
+            if spec is None:
                 return self.mdef.py_func(*args)
+            if self.kwonly:
+                return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
 
