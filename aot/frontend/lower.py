@@ -427,10 +427,28 @@ class Lowering:
         value = self.expr(node)
         return self.b.emit_value(lambda d: Truth(d, value, self.span(node)))
 
+    def branch(self, node: ast.expr, if_true: Block, if_false: Block) -> None:
+        """Branch on the truth of ``node``. ``and``/``or``/``not`` become branches (short-circuiting exactly as
+        Python evaluates them), so each operand's test decides an edge of its own: in ``if x is not None and
+        x > 0:`` the body is reached only through edges where ``x`` is known to hold a value."""
+        if isinstance(node, ast.BoolOp):
+            for value in node.values[:-1]:
+                rest = self.b.new_block()
+                if isinstance(node.op, ast.And):
+                    self.branch(value, rest, if_false)
+                else:
+                    self.branch(value, if_true, rest)
+                self.b.set_block(rest)
+            self.branch(node.values[-1], if_true, if_false)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            self.branch(node.operand, if_false, if_true)
+        else:
+            cond = self.condition(node)
+            self.b.terminate(Branch(cond, if_true.label, if_false.label, self.span(node)))
+
     def stmt_If(self, node: ast.If) -> None:
-        cond = self.condition(node.test)
         then, other, end = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.terminate(Branch(cond, then.label, other.label, self.span(node.test)))
+        self.branch(node.test, then, other)
         self.b.set_block(then)
         self.stmts(node.body)
         self.b.jump(end)
@@ -443,8 +461,7 @@ class Lowering:
         head, body, orelse, end = (self.b.new_block() for _ in range(4))
         self.b.jump(head)
         self.b.set_block(head)
-        cond = self.condition(node.test)
-        self.b.terminate(Branch(cond, body.label, orelse.label, self.span(node.test)))
+        self.branch(node.test, body, orelse)
         self.loop_body(node, body, head, end)
         self.b.set_block(orelse)
         self.stmts(node.orelse)
@@ -570,9 +587,8 @@ class Lowering:
                 self.error(node.msg, "the assert message must be a constant string")
                 return
             message = node.msg.value
-        cond = self.condition(node.test)
         fail, ok = self.b.new_block(), self.b.new_block()
-        self.b.terminate(Branch(cond, ok.label, fail.label, self.span(node)))
+        self.branch(node.test, ok, fail)
         self.b.set_block(fail)
         self.b.terminate(Raise("AssertionError", message, self.span(node)))
         self.b.set_block(ok)
@@ -686,9 +702,8 @@ class Lowering:
     def expr_IfExp(self, node: ast.IfExp) -> Var:
         result = self.hidden("ifexp")
         span = self.span(node)
-        cond = self.condition(node.test)
         then, other, end = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.terminate(Branch(cond, then.label, other.label, span))
+        self.branch(node.test, then, other)
         for block, value in ((then, node.body), (other, node.orelse)):
             self.b.set_block(block)
             self.b.emit(Copy(result, self.expr(value), span))
