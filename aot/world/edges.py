@@ -40,6 +40,10 @@ class EdgeKind(str, Enum):
     __format__ = str.__format__  # type: ignore[assignment]  # str's own method on purpose; mypy reads it unbound
 
 
+CONSTANT_VALUED = frozenset({EdgeKind.GLOBAL, EdgeKind.DEFAULT})
+"""The kinds whose value is a constant compiled code folded in (an image keeps them with its constants)."""
+
+
 class WorldNow(Protocol):
     """What the rules ask of the current world."""
 

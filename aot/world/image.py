@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from serializer import ImageError, record
 
-from .edges import EdgeKind
+from .edges import CONSTANT_VALUED, EdgeKind
 
 if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
     from ..infer.solver import Edge
@@ -254,7 +254,7 @@ class _References:
             found = (kind, target, self.strings[value]), (target, self.signature(value))
         else:
             found = (
-                (kind, self.strings[target], self.constants[value] if kind is EdgeKind.GLOBAL else self.strings[value]),
+                (kind, self.strings[target], self.constants[value] if kind in CONSTANT_VALUED else self.strings[value]),
                 None,
             )
         self.edges[numbers] = found
@@ -343,7 +343,7 @@ def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, i
                 [
                     number[kind],
                     number[target],
-                    constant[_constant_key(value)] if kind == EdgeKind.GLOBAL else number[value],
+                    constant[_constant_key(value)] if kind in CONSTANT_VALUED else number[value],
                 ]
             )
     return CODE.pack(
@@ -377,7 +377,7 @@ def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
             texts.add(str(kind))
             if kind != EdgeKind.CALL:
                 texts.add(target)
-            if kind == EdgeKind.GLOBAL:
+            if kind in CONSTANT_VALUED:
                 constants[_constant_key(value)] = value
             else:
                 texts.add(value)
