@@ -15,6 +15,7 @@ Pure Python, no imports: the runtime reads it on first calls.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from typing import Any
 
@@ -37,7 +38,7 @@ def _names_list(names: list[str]) -> str:
 class Parameters:
     """A function's parameters as a compiled method takes them, and their current defaults."""
 
-    __slots__ = ("name", "params", "npos", "nposonly", "defaults", "index", "plans", "variadic", "_source")
+    __slots__ = ("name", "params", "npos", "nposonly", "defaults", "index", "plans", "gathers", "variadic", "_source")
 
     def __init__(self, func: Any):
         code = func.__code__
@@ -56,16 +57,21 @@ class Parameters:
         # Names that may be passed by keyword (not positional-only ones), and their positions.
         self.index = {name: i for i, name in enumerate(self.params) if i >= self.nposonly}
         self.plans: dict[tuple[int, tuple[str, ...]], tuple[int, ...] | str] = {}
+        self.gathers: dict[tuple[int, tuple[str, ...]], Any] = {}  # (see ``bind``)
         self._source = (func.__defaults__, func.__kwdefaults__)
 
     @classmethod
     def of(cls, func: Any) -> Parameters:
         """The parameters of ``func``, remembered for it until its defaults are reassigned."""
         known = _KNOWN.get(func)
-        if known is not None and known._source[0] is func.__defaults__ and known._source[1] is func.__kwdefaults__:
+        if known is not None and known.holds_for(func):
             return known
         made = _KNOWN[func] = cls(func)
         return made
+
+    def holds_for(self, func: Any) -> bool:
+        """Whether these are still ``func``'s parameters (its defaults were not reassigned since)."""
+        return self._source[0] is func.__defaults__ and self._source[1] is func.__kwdefaults__
 
     def has_default(self, i: int) -> bool:
         return self.defaults[i] is not _MISSING
@@ -87,27 +93,23 @@ class Parameters:
     def _plan(self, npositional: int, keywords: tuple[str, ...]) -> tuple[int, ...] | str:
         n = len(self.params)
         slots = [DEFAULT - 1] * n  # (not yet filled)
-        if npositional > self.npos:
-            return self._too_many(npositional, keywords)
-        for i in range(npositional):
+        for i in range(min(npositional, self.npos)):
             slots[i] = i
-        posonly_by_keyword: list[str] = []
-        for k, name in enumerate(keywords):
+        for k, name in enumerate(keywords):  # (in CPython's order: keywords first, then the counts)
             found = self.index.get(name)
             if found is None:
-                if name in self.params[: self.nposonly]:
-                    posonly_by_keyword.append(name)
-                    continue
+                posonly = [n for n in keywords if n in self.params[: self.nposonly]]
+                if posonly:
+                    return (
+                        f"{self.name}() got some positional-only arguments passed as keyword arguments: "
+                        f"'{', '.join(posonly)}'"  # (CPython quotes the list once)
+                    )
                 return f"{self.name}() got an unexpected keyword argument {name!r}"
-            i = found
-            if slots[i] != DEFAULT - 1:
+            if slots[found] != DEFAULT - 1:
                 return f"{self.name}() got multiple values for argument {name!r}"
-            slots[i] = npositional + k
-        if posonly_by_keyword:
-            return (
-                f"{self.name}() got some positional-only arguments passed as keyword arguments: "
-                f"{', '.join(repr(n) for n in posonly_by_keyword)}"
-            )
+            slots[found] = npositional + k
+        if npositional > self.npos:
+            return self._too_many(npositional, keywords)
         missing_pos = [self.params[i] for i in range(self.npos) if slots[i] == DEFAULT - 1 and not self.has_default(i)]
         if missing_pos:
             s = "s" if len(missing_pos) > 1 else ""
@@ -142,12 +144,23 @@ class Parameters:
         reject the call (calling the function itself then raises Python's own error)."""
         if self.variadic:  # (*args or **kwargs: not compiled; compiling says so, with where)
             return args + tuple(kwargs.values())
-        plan = self.plan(len(args), tuple(kwargs))
-        if isinstance(plan, str):
+        shape = (len(args), tuple(kwargs))
+        gather = self.gathers.get(shape)
+        if gather is None:
+            gather = self.gathers[shape] = self._gather(shape[0] + len(shape[1]), self.plan(*shape))
+        if gather is False:
             return None
-        values = args + tuple(kwargs.values()) if kwargs else args
-        defaults = self.defaults
-        return tuple(values[j] if j >= 0 else defaults[i] for i, j in enumerate(plan))
+        return gather(args + tuple(kwargs.values()) + self.defaults if kwargs else args + self.defaults)
+
+    def _gather(self, nvalues: int, plan: tuple[int, ...] | str) -> Any:
+        """What picks a call's arguments, in parameter order, out of its values followed by the defaults
+        (``False`` for a call Python rejects)."""
+        if isinstance(plan, str):
+            return False
+        picks = [j if j != DEFAULT else nvalues + i for i, j in enumerate(plan)]
+        if len(picks) == 1:
+            return lambda values: (values[picks[0]],)
+        return operator.itemgetter(*picks) if picks else (lambda values: ())
 
 
 _KNOWN: weakref.WeakKeyDictionary[Any, Parameters] = weakref.WeakKeyDictionary()

@@ -544,3 +544,47 @@ def test_compile_errors_leave_py_func_usable():
     assert used_without_test.py_func(2.0, True) == 4.0
     err = compile_error(returns_none_or_value, -1.0)
     assert "returns None" in str(err)
+
+
+# ======================================================================================================
+# aot.binding against CPython's own binding, shape by shape
+# ======================================================================================================
+
+
+def _sig_a(x, y=2.0, *, tol=None, k):
+    return (x, y, tol, k)
+
+
+def _sig_b(a, b, /, c, d=4, *, e=5):
+    return (a, b, c, d, e)
+
+
+def _sig_c():
+    return ()
+
+
+def _sig_d(only):
+    return (only,)
+
+
+@pytest.mark.parametrize("func", [_sig_a, _sig_b, _sig_c, _sig_d])
+def test_binding_agrees_with_python_on_every_call_shape(func):
+    from itertools import combinations
+
+    from aot.binding import Parameters
+
+    params = Parameters(func)
+    names = list(params.params) + ["zz"]
+    for npos in range(len(params.params) + 2):
+        for nkw in range(3):
+            for keywords in combinations(names, nkw):
+                args = tuple(range(npos))
+                kwargs = {name: 100 + i for i, name in enumerate(keywords)}
+                try:
+                    want = func(*args, **kwargs)
+                except TypeError as err:
+                    plan = params.plan(npos, tuple(keywords))
+                    assert plan == str(err), (npos, keywords)
+                    assert params.bind(args, kwargs) is None
+                    continue
+                assert params.bind(args, kwargs) == want, (npos, keywords)

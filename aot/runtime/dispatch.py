@@ -224,7 +224,17 @@ class Dispatcher:
     the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
     makes none."""
 
-    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "uncompiled", "kwonly")
+    __slots__ = (
+        "obj",
+        "mdef",
+        "_declared",
+        "specs",
+        "recorded",
+        "_tables",
+        "uncompiled",
+        "binds_in_python",
+        "_parameters",
+    )
 
     def __init__(self, mdef: MethodDef):
         self.obj = mdef.method
@@ -234,9 +244,12 @@ class Dispatcher:
         self.recorded: dict[tuple[Type, ...], None] | None = None  # argument types seen by `aot build`
         self._tables: tuple[Any, ...] | None = None  # every table published stays alive (a call may walk one)
         self.uncompiled: set[tuple[Type, ...]] | None = None  # argument types whose calls run ``.py_func``
-        # Keyword-only parameters: compiled code takes them by position, so calls from Python always bind in
-        # Python (``aot.binding``; no native vectorcall, which would take them by position too).
-        self.kwonly = mdef.py_func.__code__.co_kwonlyargcount > 0
+        # Keyword-only parameters (or *args/**kwargs): compiled code takes every parameter by position, so
+        # calls from Python always bind in Python (``aot.binding``), never through the native vectorcall,
+        # which would take keyword-only arguments by position too.
+        code = mdef.py_func.__code__
+        self.binds_in_python = code.co_kwonlyargcount > 0 or bool(code.co_flags & 0x0C)  # (CO_VARARGS|VARKEYWORDS)
+        self._parameters: Parameters | None = None  # (made on the first call with keywords or defaults)
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -262,7 +275,7 @@ class Dispatcher:
         if self._tables is None:  # the first publication: native code may call the fallback from now on
             self._tables = ()
             self.obj._aot_fallback = self  # called as ``fallback`` (no bound method kept per method)
-        if self.kwonly:
+        if self.binds_in_python:
             return
         specs = self.specs
         if len(specs) == 1 and specs[0].vectorcall_address:
@@ -412,10 +425,12 @@ class Dispatcher:
     def call_python(self, args: tuple, kwargs: dict) -> Any:
         """A call that no native code took: the first one (``MethodBase.__call__``), or one that no
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
-        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.kwonly:
-            bound = Parameters.of(self.mdef.py_func).bind(args, kwargs)  # keywords and defaults, by position
+        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.binds_in_python:
+            bound = self.parameters().bind(args, kwargs)  # keywords and defaults, by position
             if bound is None:  # a call Python rejects: the function itself raises Python's own TypeError
                 return self.mdef.py_func(*args, **kwargs)
+            if not self.binds_in_python:
+                return self.obj(*bound)  # by position: natively when a specialization takes it
             args = bound
         n = len(args)
         classes = (type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2 else tuple(map(type, args))
@@ -442,7 +457,7 @@ class Dispatcher:
             spec = self.obtain(argtypes, texts, rt)
             if spec is None:
                 return self.mdef.py_func(*args)
-            if self.kwonly:
+            if self.binds_in_python:
                 return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the specialization just published
         if declared:
@@ -463,7 +478,7 @@ class Dispatcher:
                 spec = self.obtain(target, getattr(target, "texts", None))
                 if spec is None:
                     return self.mdef.py_func(*args)
-                if self.kwonly:
+                if self.binds_in_python:
                     return self.call(spec, converted, argtypes)
                 return self.obj(*converted)  # natively, through the table just extended
             return self.call(spec, converted, argtypes)
@@ -472,10 +487,17 @@ class Dispatcher:
             spec = self.obtain(argtypes)
             if spec is None:
                 return self.mdef.py_func(*args)
-            if self.kwonly:
+            if self.binds_in_python:
                 return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
+
+    def parameters(self) -> Parameters:
+        """How calls from Python bind to the method's parameters (made again when its defaults are reassigned)."""
+        known = self._parameters
+        if known is None or not known.holds_for(self.mdef.py_func):
+            known = self._parameters = Parameters(self.mdef.py_func)
+        return known
 
     def call(self, spec: Specialization, args: tuple, argtypes: tuple[Type, ...]) -> Any:
         try:
