@@ -588,3 +588,37 @@ def test_binding_agrees_with_python_on_every_call_shape(func):
                     assert params.bind(args, kwargs) is None
                     continue
                 assert params.bind(args, kwargs) == want, (npos, keywords)
+
+
+# ======================================================================================================
+# Kernels: device functions called with keywords, defaults and None
+# ======================================================================================================
+
+
+def _device_scaled(v, factor=2.0, *, shift=None):
+    if shift is None:
+        shift = 0.5
+    return v * factor + shift
+
+
+@aot.kernel(signatures=["none(f64[::1], f64[::1])"])
+def _keyword_kernel(x, out):
+    from_gpu = aot.gpu.global_id()
+    if from_gpu < len(x):
+        v = x[from_gpu]
+        out[from_gpu] = _device_scaled(v) + _device_scaled(v, shift=-1.0) + _device_scaled(factor=-1.0, v=v)
+
+
+def test_kernels_call_device_functions_with_keywords_defaults_and_none():
+    x = np.arange(13.0) - 4.0
+    got, want = np.zeros(13), np.zeros(13)
+    _keyword_kernel[2, 8](x, got)  # (the CPU grid without a device)
+    _keyword_kernel.emulate[2, 8](x, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_kernels_with_keyword_calls_compile_to_ptx():
+    from aot.runtime.ptx import compile_ptx
+
+    program = compile_ptx([_keyword_kernel], "sm_80")
+    assert ".visible .entry" in program.ptx
