@@ -135,3 +135,50 @@ def test_a_changed_default_invalidates_exactly_the_callers_that_used_it(built, t
     assert changed == {("kwpkg.mod:uses_default", ("f64",))}
     run = run_python(project, CALLS, env={"AOT_STRICT": "1"})
     assert run["same"] and run["stats"]["inferred"] == 0
+
+
+WORKLOAD_PKG = """
+import aot
+
+
+@aot.jit
+def kwonly(x, *, scale=2.0, shift=None):
+    if shift is None:
+        shift = 0.0
+    return x * scale + shift
+"""
+
+WORKLOAD = """
+from wlpkg import mod
+
+mod.kwonly(1.0)
+mod.kwonly(2.0, shift=1.0)
+mod.kwonly(3.0, scale=-1.0)
+"""
+
+
+def test_a_workload_records_keyword_calls_by_their_bound_types(tmp_path):
+    project = write_project(
+        tmp_path / "wl",
+        {
+            "pyproject.toml": pyproject("wlpkg") + 'workload = "wlpkg._workload"\n',
+            "wlpkg/__init__.py": "",
+            "wlpkg/mod.py": WORKLOAD_PKG,
+            "wlpkg/_workload.py": WORKLOAD,
+        },
+    )
+    done = aot_build(project, "--json")
+    assert done.rc == 0, done.stderr
+    keys = set(image_contents(project, "wlpkg").code)
+    assert keys == {("wlpkg.mod:kwonly", ("f64", "f64", "none")), ("wlpkg.mod:kwonly", ("f64", "f64", "f64"))}
+    run = run_python(
+        project,
+        """
+        from wlpkg import mod
+        got = [mod.kwonly(1.0), mod.kwonly(2.0, shift=1.0), mod.kwonly(3.0, scale=-1.0)]
+        want = [mod.kwonly.py_func(1.0), mod.kwonly.py_func(2.0, shift=1.0), mod.kwonly.py_func(3.0, scale=-1.0)]
+        report(same=got == want)
+        """,
+        env={"AOT_STRICT": "1"},
+    )
+    assert run["same"] and run["stats"]["inferred"] == 0

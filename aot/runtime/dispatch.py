@@ -449,14 +449,14 @@ class Dispatcher:
                 if self.recorded is None:
                     self.recorded = {}
                 self.recorded.setdefault(argtypes)
-            return self.mdef.py_func(*args)
+            return self.plain(args)
         declared = self.declared
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
             spec = self.obtain(argtypes, texts, rt)
             if spec is None:
-                return self.mdef.py_func(*args)
+                return self.plain(args)
             if self.binds_in_python:
                 return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the specialization just published
@@ -477,7 +477,7 @@ class Dispatcher:
             if spec is None:
                 spec = self.obtain(target, getattr(target, "texts", None))
                 if spec is None:
-                    return self.mdef.py_func(*args)
+                    return self.plain(args)
                 if self.binds_in_python:
                     return self.call(spec, converted, argtypes)
                 return self.obj(*converted)  # natively, through the table just extended
@@ -486,11 +486,19 @@ class Dispatcher:
         if spec is None:
             spec = self.obtain(argtypes)
             if spec is None:
-                return self.mdef.py_func(*args)
+                return self.plain(args)
             if self.binds_in_python:
                 return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
+
+    def plain(self, args: tuple) -> Any:
+        """``.py_func`` on a call's arguments in parameter order (keyword-only ones passed by name again)."""
+        code = self.mdef.py_func.__code__
+        if not code.co_kwonlyargcount or code.co_flags & 0x0C:  # (*args/**kwargs: never compiled)
+            return self.mdef.py_func(*args)
+        n = code.co_argcount
+        return self.mdef.py_func(*args[:n], **dict(zip(self.parameters().params[n:], args[n:])))
 
     def parameters(self) -> Parameters:
         """How calls from Python bind to the method's parameters (made again when its defaults are reassigned)."""
