@@ -746,7 +746,7 @@ class Lowering:
         keywords = tuple(kw for kw in node.keywords if kw.arg is not None)
         args += tuple(self.expr(kw.value) for kw in keywords)
         names = ",".join(kw.arg for kw in keywords)  # type: ignore[misc]  # (None filtered out above)
-        return self.b.emit_value(lambda d: CallValue(d, func, args, names, self.span(node)))
+        return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node), keywords=names))
 
 
 def _op_text(op: ast.cmpop) -> str:

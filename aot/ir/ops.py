@@ -281,8 +281,8 @@ class CallValue(Op):
     dest: Var
     func: Var
     args: tuple[Var, ...]
-    keywords: str = ""
     span: Span = UNKNOWN_SPAN
+    keywords: str = ""  # (after ``span``: ``CallValue(dest, func, args, span)`` still reads as before)
 
     @property
     def keyword_names(self) -> tuple[str, ...]:
