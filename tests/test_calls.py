@@ -622,3 +622,41 @@ def test_kernels_with_keyword_calls_compile_to_ptx():
 
     program = compile_ptx([_keyword_kernel], "sm_80")
     assert ".visible .entry" in program.ptx
+
+
+# ======================================================================================================
+# Calls that never return (every path of the callee raises)
+# ======================================================================================================
+
+
+def _always_raises(x):
+    if True:
+        raise ValueError("always")
+    return x
+
+
+def _raises_after_constant_tests(x):
+    assert False or 0, "never holds"
+    return x + 1
+
+
+@aot.jit
+def uses_a_value_never_returned(x):
+    y = _always_raises(x)
+    return y * 2
+
+
+@aot.jit
+def uses_an_assertion_helper(x, flag):
+    if flag:
+        return _raises_after_constant_tests(x) - 1
+    return x
+
+
+def test_the_value_of_a_call_that_never_returns_is_never_used():
+    for x in (0, 3, -5):
+        check(uses_a_value_never_returned, x, messages=True)
+        check(uses_an_assertion_helper, x, True, messages=True)
+        check(uses_an_assertion_helper, x, False)
+    text = uses_a_value_never_returned.inspect_ir("i64")
+    assert "binop mul" not in text  # (never runs: not compiled)

@@ -17,11 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..binding import DEFAULT, Parameters
-from ..ir import Const, Op, Var
+from ..ir import Const, Op, Return, Var
 from ..ir.ops import CallValue
-from ..types import Type
+from ..types import NONE, Type
 from ..world.edges import EdgeKind
 from .rules import RuleError
+
+
+def never_returns(inst: Any) -> bool:
+    """Whether a finished instance never returns normally (every path it can take raises): code after a call
+    of it never runs, so its caller compiles none of it (``if True: raise …`` in a helper whose value is
+    used). Such an instance's return type is ``none`` (nothing else decodes an image instance's IR)."""
+    if inst is None or inst.return_type != NONE or getattr(inst, "fixed_point", None) is not None:
+        return False
+    fn = inst.function
+    return bool(fn.blocks) and not any(isinstance(op, Return) for _, op in fn.ops())
 
 
 def default_target(method_key: str, param: str) -> str:

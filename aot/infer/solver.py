@@ -133,6 +133,8 @@ class FixedPoint:
     meanings: Mapping[tuple[str, int], Op | tuple[Op, ...] | None]
     # (block, op index) → optional variables the op reads as their narrowed type (``aot.infer.optional``)
     unwraps: Mapping[tuple[str, int], Mapping[str, Type]] = field(default_factory=dict)
+    # block → the index of a call that never returns (its callee always raises): the rest never runs
+    cut: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -405,6 +407,7 @@ class _BodyState:
         self.sweep: _Sweep | None = None
         self.facts: dict[tuple[str, int], dict[str, Type]] | None = None  # what None tests proved (optional.py)
         self.at = ("", 0)  # the op being evaluated
+        self.cut: dict[str, int] = {}  # block → a call in it that never returns (calls.never_returns)
 
     # ---------------------------------------------------------------- iteration
     def fixed_point(self) -> None:
@@ -438,13 +441,18 @@ class _BodyState:
                     queued.add(succ)
 
     def live_successors(self, block: Block) -> tuple[str, ...]:
-        """Successors, except the branch not taken when the condition is a constant (``while True``)."""
+        """Successors, except the branch not taken when the condition is a constant (``while True``); none
+        after a call that never returns."""
+        if block.label in self.cut:
+            return ()
         term = block.ops[-1] if block.ops else None
         if isinstance(term, Branch) and term.cond.name in self.consts:
             return (term.if_true if self.consts[term.cond.name] else term.if_false,)
         return successors(term) if term is not None else ()
 
     def _eval(self, op: Op, label: str, index: int) -> Type:
+        if self.cut and index > self.cut.get(label, index):
+            return BOTTOM  # (after a call that never returns: never runs)
         self.at = (label, index)
         try:
             return self.transfer(op, label, index)
@@ -641,6 +649,8 @@ class _BodyState:
                 if err.chain and err.chain[0] == self.fn.name:
                     raise
                 raise err.with_chain(self.fn.name) from None
+            if calls.never_returns(self.inf.done.get((method.key, argtypes))):
+                self.cut[label] = index
             if sweep is not None:
                 call = Call(op.dest, method.key, args, op.span)
                 sweep.meanings[(label, index)] = defaults + (call,) if defaults else call
@@ -719,6 +729,8 @@ class _BodyState:
         for label in [b.label for b in self.fn.blocks if b.label in self.visited]:
             block = self.blocks[label]
             for index, op in enumerate(block.ops):
+                if self.cut and index > self.cut.get(label, index):
+                    break
                 self._eval(op, label, index)
                 for v in uses(op):
                     if self.t(v) is BOTTOM and v.name not in self.frame.method.untyped().params:
@@ -794,7 +806,12 @@ class _BodyState:
         solved = self.fn.copy()  # a copy: no pass can change the method's own untyped IR
         solved.types, solved.return_type = {**self.types, **self.sweep.defaults}, ret
         fixed_point = FixedPoint(
-            self.frame.argtypes, frozenset(self.visited), taken, dict(self.sweep.meanings), dict(self.sweep.unwraps)
+            self.frame.argtypes,
+            frozenset(self.visited),
+            taken,
+            dict(self.sweep.meanings),
+            dict(self.sweep.unwraps),
+            dict(self.cut),
         )
         return solved, fixed_point
 

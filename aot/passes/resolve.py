@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..infer import FixedPoint
 from ..infer.optional import unwrap_uses
-from ..ir import Block, Branch, Copy, Function, Jump, Op, Var
+from ..ir import Block, Branch, Copy, Function, Jump, Op, Raise, Var
 from ..ir.ops import UNTYPED_ONLY
 from ..types import BOTTOM, NONE
 
@@ -45,7 +45,11 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
         ops: list[Op] = []
         if block is fn.entry:
             ops.extend(Copy(Var(p), Var(arg), fn.span) for p, arg in renamed.items())
+        last = context.cut.get(block.label)
         for index, op in enumerate(block.ops):
+            if last is not None and index > last:  # (after a call that never returns)
+                ops.append(Raise("SystemError", "a call that never returns returned", op.span))
+                break
             meant: tuple[Op, ...] = (op,)
             if isinstance(op, Branch) and block.label in context.taken:
                 meant = (Jump(context.taken[block.label], op.span),)
