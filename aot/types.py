@@ -254,6 +254,31 @@ class PyValueType(_Record):
         return False
 
 
+class OptionalType(_Record):
+    """A value that may be None (``f64?``): what a variable assigned ``None`` on one path and a value on
+    another holds. Compiled as a flag and the value; ``x is None`` tests narrow it (``aot.infer.optional``)."""
+
+    __slots__ = ("inner",)
+    __match_args__ = ("inner",)
+    inner: Type
+
+    def __init__(self, inner: Type) -> None:
+        _set(self, "inner", inner)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self.inner == other.inner
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.inner,))
+
+    def __repr__(self) -> str:
+        return f"{self.inner}?"
+
+    __str__ = __repr__
+
+
 class _Bottom(Type):
     __slots__ = ()
 
@@ -270,7 +295,7 @@ class _Bottom(Type):
 BOTTOM = _Bottom()
 """Least element: no value reaches here yet (e.g. a recursive call whose return type is still unknown)."""
 
-AnyType = ScalarType | ArrayType | TupleType | PyValueType | _Bottom
+AnyType = ScalarType | ArrayType | TupleType | PyValueType | OptionalType | _Bottom
 
 
 # --------------------------------------------------------------------------------------------- lattice
@@ -290,6 +315,8 @@ def join(a: Type, b: Type) -> Type | None:
         return b
     if b is BOTTOM:
         return a
+    if a == NONE or b == NONE or isinstance(a, OptionalType) or isinstance(b, OptionalType):
+        return _join_optional(a, b)
     if isinstance(a, ScalarType) and isinstance(b, ScalarType):
         if a.is_numeric and b.is_numeric:
             return a if _JOIN_ORDER.index(a) > _JOIN_ORDER.index(b) else b
@@ -307,6 +334,17 @@ def join(a: Type, b: Type) -> Type | None:
 
 
 _JOIN_ORDER = (BOOL, U8, I8, U16, I16, U32, I32, U64, I64, F32, F64)
+
+
+def _join_optional(a: Type, b: Type) -> Type | None:
+    """``none`` joins a value's type ``t`` as ``t?`` (and ``t?`` joins ``u`` as the join of ``t`` and ``u``, made
+    optional); only values compiled code holds at run time can be optional."""
+    inner_a = a.inner if isinstance(a, OptionalType) else None if a == NONE else a
+    inner_b = b.inner if isinstance(b, OptionalType) else None if b == NONE else b
+    inner = inner_b if inner_a is None else inner_a if inner_b is None else join(inner_a, inner_b)
+    if inner is None or not isinstance(inner, (ScalarType, ArrayType, TupleType)) or not inner.is_runtime:
+        return None
+    return OptionalType(inner)
 
 
 def widen(old: Type, new: Type, rounds: int, limit: int = 8) -> Type | None:
@@ -420,6 +458,10 @@ class _TypeParser:
             raise self.fail("unexpected text")
 
     def type(self) -> Type:
+        t = self.plain_type()
+        return OptionalType(t) if self.accept("?") else t
+
+    def plain_type(self) -> Type:
         if self.accept("("):
             items: list[Type] = []
             if self.accept(")"):
@@ -516,6 +558,8 @@ def typeof(value: Any) -> Type:
         return F64
     if cls is tuple:
         return TupleType(tuple(typeof(v) for v in value))
+    if value is None:
+        return NONE
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, float):

@@ -24,7 +24,9 @@
     (('float', 'int'), 'int')
 
 Every program is a module with 0-2 module-level constants, 0-2 undecorated helpers (``h1`` calls ``h0``)
-and one ``@aot.jit`` entry function.  The generator keeps plain Python and the compiled subset in
+and one ``@aot.jit`` entry function. A helper's last parameters may have defaults (constants, or ``None``
+for a float filled in by ``if f1 is None: f1 = …``) and be keyword-only; calls pass them by position, by
+keyword in any order, as ``None``, or leave them out.  The generator keeps plain Python and the compiled subset in
 agreement by construction, i.e. it avoids the documented differences of SUBSET.md:
 
 * each local has one type for its whole life (names say it: ``i*`` int, ``f*`` float, ``b*`` bool,
@@ -192,6 +194,9 @@ class Helper:
     params: tuple
     ret: object
     cost: int  # loop iterations (weighted by callees) one call can cost
+    names: tuple = ()  # the parameters' names
+    defaults: tuple = ()  # per parameter: the default's text ("None": an optional float), or None (required)
+    kwonly: int = 0  # how many of the last parameters are keyword-only
 
 
 @dataclass(frozen=True)
@@ -230,8 +235,12 @@ class FunctionGen:
         max_depth: int,
         max_stmts: int,
         decorated: bool,
+        defaults: tuple = (),
+        kwonly: int = 0,
     ):
         self.ch = ch
+        self.defaults = defaults or (None,) * len(params)
+        self.kwonly = kwonly
         self.name = name
         self.ret = ret
         self.callees = callees
@@ -300,13 +309,30 @@ class FunctionGen:
     def call_text(self, h: Helper, depth: int) -> str:
         self.used_callees.add(h.name)
         self.cost = max(self.cost, self.mult * (h.cost + 1))
-        args = []
-        for t in h.params:
-            a = self.gen(t, max(depth - 1, 0))
-            if t == INT:
-                a = self.to_bound(a, VAR_BOUND)
-            args.append(a.text)
-        return f"{h.name}({', '.join(args)})"
+        args, keywords = [], []
+        by_keyword = False  # (once an argument is left out or passed by keyword, the rest follow by keyword)
+        n = len(h.params)
+        for i, t in enumerate(h.params):
+            default = h.defaults[i] if h.defaults else None
+            if default is not None and self.ch.chance(0.35):
+                by_keyword = True  # left out: its default is used
+                continue
+            if default == "None" and self.ch.chance(0.3):
+                text = "None"
+            else:
+                a = self.gen(t, max(depth - 1, 0))
+                if t == INT:
+                    a = self.to_bound(a, VAR_BOUND)
+                text = a.text
+            if by_keyword or i >= n - h.kwonly or (h.names and self.ch.chance(0.2)):
+                by_keyword = True
+                keywords.append(f"{h.names[i]}={text}")
+            else:
+                args.append(text)
+        if len(keywords) > 1:  # keywords in any order (evaluated as written, as Python does)
+            k = self.ch.integer(0, len(keywords) - 1)
+            keywords = keywords[k:] + keywords[:k]
+        return f"{h.name}({', '.join(args + keywords)})"
 
     # -- expressions -----------------------------------------------------------------------------
     def gen(self, t, depth: int) -> Expr:
@@ -987,12 +1013,19 @@ class FunctionGen:
 
     # -- whole function ----------------------------------------------------------------------------
     def generate(self, forced_callee: Helper | None = None) -> str:
+        for name, default in zip(self.param_names, self.defaults):
+            if default == "None":  # an optional float: filled in, then a float like any other
+                self.emit(f"if {name} is None:")
+                self.emit(f"    {name} = {self.ch.pick(FLOAT_CONSTS)}")
         if forced_callee is not None:
             self.stmt_call_to(forced_callee)
         self.statements(0, self.ch.integer(1, self.max_stmts))
         self.emit(f"return {self.return_value()}")
         head = ["@aot.jit"] if self.decorated else []
-        return "\n".join(head + [f"def {self.name}({', '.join(self.param_names)}):"] + self.lines)
+        params = [n if d is None else f"{n}={d}" for n, d in zip(self.param_names, self.defaults)]
+        if self.kwonly:
+            params.insert(len(params) - self.kwonly, "*")
+        return "\n".join(head + [f"def {self.name}({', '.join(params)}):"] + self.lines)
 
     def stmt_call_to(self, h: Helper):
         saved = self.callees
@@ -1010,6 +1043,21 @@ def _ret_type(ch: Chooser, allow_bool: bool):
     if ch.chance(0.35):
         return tuple(ch.weighted(scalar) for _ in range(ch.integer(2, 3)))
     return ch.weighted(scalar)
+
+
+def _defaults(ch: Chooser, params: tuple) -> tuple[tuple, int]:
+    """Defaults for the last parameters of a helper (texts; "None" for an optional float) and how many of
+    them are keyword-only."""
+    n = len(params)
+    count = ch.integer(0, n) if ch.chance(0.5) else 0
+    defaults: list[str | None] = [None] * n
+    for i in range(n - count, n):
+        if params[i] == FLOAT:
+            defaults[i] = "None" if ch.chance(0.35) else ch.pick(FLOAT_CONSTS)
+        else:
+            defaults[i] = _int_lit(ch.pick([v for v in INT_CONSTS if abs(v) <= VAR_BOUND]))
+    kwonly = ch.integer(0, count) if count and ch.chance(0.4) else 0
+    return tuple(defaults), kwonly
 
 
 def generate(ch: Chooser, entry: str = "entry") -> Program:
@@ -1040,12 +1088,24 @@ def generate(ch: Chooser, entry: str = "entry") -> Program:
         if isinstance(ret, tuple):
             ret = ret[:2]
         budget = 20 if n == 0 else 400
+        defaults, kwonly = _defaults(ch, params)
         g = FunctionGen(
-            ch, f"h{n}", params, ret, list(helpers), consts, budget=budget, max_depth=2, max_stmts=4, decorated=False
+            ch,
+            f"h{n}",
+            params,
+            ret,
+            list(helpers),
+            consts,
+            budget=budget,
+            max_depth=2,
+            max_stmts=4,
+            decorated=False,
+            defaults=defaults,
+            kwonly=kwonly,
         )
         forced = helpers[-1] if helpers and ch.chance(0.8) else None  # h1 calls h0
         texts.append(g.generate(forced))
-        helpers.append(Helper(g.name, params, ret, g.cost))
+        helpers.append(Helper(g.name, params, ret, g.cost, tuple(g.param_names), defaults, kwonly))
 
     params = tuple(ch.pick((INT, FLOAT)) for _ in range(ch.integer(1, 3)))
     ret = _ret_type(ch, allow_bool=True)

@@ -33,9 +33,9 @@ def unseen(x):
 
 
 def test_arity_and_keyword_errors_are_python_type_errors():
-    with pytest.raises(TypeError, match="missing a required argument"):
+    with pytest.raises(TypeError, match=r"^add\(\) missing 1 required positional argument: 'y'$"):
         add(1)
-    with pytest.raises(TypeError, match="too many positional arguments"):
+    with pytest.raises(TypeError, match=r"^add\(\) takes 2 positional arguments but 3 were given$"):
         add(1, 2, 3)
     assert add(x=1, y=2) == 3
     assert scaled(1.5) == 3.0 and scaled(1.5, 3.0) == 4.5

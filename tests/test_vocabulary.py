@@ -127,6 +127,11 @@ class _Now:
     def definition_holds(self, key: str) -> bool:
         return key in self.held
 
+    def default(self, key: str, param: str):
+        from aot.world.edges import MISSING
+
+        return {"m:f#tol": 1e-8, "m:f#out": None, "m:f#n": 3, "m:f#pair": (1, 2.0)}.get(f"{key}#{param}", MISSING)
+
 
 @pytest.mark.parametrize(
     "kind, target, value, holds",
@@ -139,6 +144,14 @@ class _Now:
         (EdgeKind.LOOKUP, "m:sqrt", "m:mysqrt", False),
         (EdgeKind.CALL, "m:g", "(f64)", True),
         (EdgeKind.CALL, "m:h", "(f64)", False),
+        (EdgeKind.DEFAULT, "m:f#tol", 1e-8, True),
+        (EdgeKind.DEFAULT, "m:f#tol", 1e-6, False),  # the default changed: the callers that used it go stale
+        (EdgeKind.DEFAULT, "m:f#out", None, True),
+        (EdgeKind.DEFAULT, "m:f#tol", None, False),
+        (EdgeKind.DEFAULT, "m:f#out", 0.0, False),
+        (EdgeKind.DEFAULT, "m:f#n", 3.0, False),  # a float where an int was filled in
+        (EdgeKind.DEFAULT, "m:f#pair", [1, 2.0], True),
+        (EdgeKind.DEFAULT, "m:f#gone", 1, False),  # no default (or no parameter) any more
         ("call", "m:g", "(f64)", True),  # a kind read back from an image, as text
         ("deferred", "m:g", "(f64)", False),  # a kind this compiler does not know never holds
     ],

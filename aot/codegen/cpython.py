@@ -115,6 +115,9 @@ class _Unboxer:
     def unbox(self, obj: ir.Value, t: Type, writable: bool) -> ir.Value:
         b = self.b
         if isinstance(t, ScalarType):
+            if t.kind == "n":  # None (an argument left out or passed as None: aot.infer.optional)
+                self.require(b.icmp_unsigned("==", obj, self.api.type_object("_Py_NoneStruct")))
+                return ir.Constant(lt.I8, 0)
             if t.is_float:
                 self.require(self.is_type(obj, "PyFloat_Type"))
                 value = _field(b, obj, abi.PY_FLOAT_VALUE, lt.F64)

@@ -18,8 +18,8 @@ from llvmlite import ir
 from ..infer.views import METHODS as VIEW_METHODS
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
+from . import optional, views
 from . import types as lt
-from . import views
 from .context import Emitter
 from .numerics import checked_float_to_int, coerce, frem, is_finite, python_round
 from .types import value_type
@@ -51,6 +51,9 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
     if fn in VIEW_METHODS:
         assert isinstance(result, ArrayType)
         return views.method(em, fn, args, argtypes, result)
+    if fn in (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE):
+        found = optional.is_none(em, args[0], argtypes[0])
+        return found if fn is Intrinsic.IS_NONE else b.not_(found)
     if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):

@@ -16,6 +16,7 @@ from llvmlite import ir
 from ..ir import BinOpKind
 from ..ir.ops import Intrinsic
 from ..types import F64, I64, ArrayType, ScalarType, TupleType, Type, arith_type
+from . import optional
 from . import types as lt
 from .context import Emitter
 from .types import value_type
@@ -38,6 +39,8 @@ WRAPPING_INT_OPS = {
 def coerce(em: Emitter, value: ir.Value, src: Type, dst: Type) -> ir.Value:
     if src == dst:
         return value
+    if optional.is_optional_pair(src, dst):
+        return optional.convert(em, value, src, dst, coerce)
     if isinstance(src, ScalarType) and isinstance(dst, ScalarType):
         return convert_scalar(em, value, src, dst)
     if isinstance(src, TupleType) and isinstance(dst, TupleType):

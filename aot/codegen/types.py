@@ -11,7 +11,7 @@ import hashlib
 
 from llvmlite import ir
 
-from ..types import ArrayType, ScalarType, TupleType, Type
+from ..types import ArrayType, OptionalType, ScalarType, TupleType, Type
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -40,6 +40,8 @@ def value_type(t: Type) -> ir.Type:
         )
     if isinstance(t, TupleType):
         return ir.LiteralStructType([value_type(i) for i in t.items])
+    if isinstance(t, OptionalType):  # (aot.codegen.optional)
+        return ir.LiteralStructType([I1, value_type(t.inner)])
     raise TypeError(f"no LLVM type for {t}")
 
 

@@ -278,7 +278,7 @@ def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
 
 def _assigned_names(fn: ast.FunctionDef) -> set[str]:
     """Names Python treats as locals of ``fn``: parameters and every name bound in its body."""
-    names = {a.arg for a in fn.args.posonlyargs + fn.args.args}
+    names = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     for node in ast.walk(fn):
         if node is fn:
             continue
@@ -299,7 +299,7 @@ class Lowering:
         self.globals = globals_
         self.sink = DiagnosticSink()
         self.locals = _assigned_names(node)
-        params = tuple(a.arg for a in node.args.posonlyargs + node.args.args)
+        params = tuple(a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         self.b = Builder(key, params, src.file, src.span(node))
         self.loops: list[_Loop] = []
         self._hidden = 0
@@ -330,8 +330,6 @@ class Lowering:
             self.error(args.vararg, "*args is not supported; declare each parameter")
         if args.kwarg is not None:
             self.error(args.kwarg, "**kwargs is not supported; declare each parameter")
-        if args.kwonlyargs:
-            self.error(args.kwonlyargs[0], "keyword-only parameters are not supported; make them positional")
 
     # ------------------------------------------------------------------ statements
     def lower(self) -> Function:
@@ -427,10 +425,28 @@ class Lowering:
         value = self.expr(node)
         return self.b.emit_value(lambda d: Truth(d, value, self.span(node)))
 
+    def branch(self, node: ast.expr, if_true: Block, if_false: Block) -> None:
+        """Branch on the truth of ``node``. ``and``/``or``/``not`` become branches (short-circuiting exactly as
+        Python evaluates them), so each operand's test decides an edge of its own: in ``if x is not None and
+        x > 0:`` the body is reached only through edges where ``x`` is known to hold a value."""
+        if isinstance(node, ast.BoolOp):
+            for value in node.values[:-1]:
+                rest = self.b.new_block()
+                if isinstance(node.op, ast.And):
+                    self.branch(value, rest, if_false)
+                else:
+                    self.branch(value, if_true, rest)
+                self.b.set_block(rest)
+            self.branch(node.values[-1], if_true, if_false)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            self.branch(node.operand, if_false, if_true)
+        else:
+            cond = self.condition(node)
+            self.b.terminate(Branch(cond, if_true.label, if_false.label, self.span(node)))
+
     def stmt_If(self, node: ast.If) -> None:
-        cond = self.condition(node.test)
         then, other, end = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.terminate(Branch(cond, then.label, other.label, self.span(node.test)))
+        self.branch(node.test, then, other)
         self.b.set_block(then)
         self.stmts(node.body)
         self.b.jump(end)
@@ -443,8 +459,7 @@ class Lowering:
         head, body, orelse, end = (self.b.new_block() for _ in range(4))
         self.b.jump(head)
         self.b.set_block(head)
-        cond = self.condition(node.test)
-        self.b.terminate(Branch(cond, body.label, orelse.label, self.span(node.test)))
+        self.branch(node.test, body, orelse)
         self.loop_body(node, body, head, end)
         self.b.set_block(orelse)
         self.stmts(node.orelse)
@@ -572,9 +587,8 @@ class Lowering:
                 self.error(node.msg, "the assert message must be a constant string")
                 return
             message = node.msg.value
-        cond = self.condition(node.test)
         fail, ok = self.b.new_block(), self.b.new_block()
-        self.b.terminate(Branch(cond, ok.label, fail.label, self.span(node)))
+        self.branch(node.test, ok, fail)
         self.b.set_block(fail)
         self.b.terminate(Raise("AssertionError", message, self.span(node)))
         self.b.set_block(ok)
@@ -656,12 +670,20 @@ class Lowering:
                 self.error(node, f"'{_op_text(op)}' inside a chained comparison is not supported; split it with 'and'")
                 return self.const(False, node)
             rhs = self.expr(comparator)
-            if kind is None:
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                tested = self.none_test(
+                    node, op, lhs, rhs, node.left if i == 0 else node.comparators[i - 1], comparator
+                )
+                if tested is None:
+                    return self.const(False, node)
+                self.b.emit(IntrinsicCall(result, tested[0], (tested[1],), span))
+            elif kind is None:
                 self.error(
                     node, f"the '{_op_text(op)}' comparison is not supported; compare numbers with < <= == != >= >"
                 )
                 return self.const(False, node)
-            self.b.emit(Compare(result, kind, lhs, rhs, span))
+            else:
+                self.b.emit(Compare(result, kind, lhs, rhs, span))
             if end is not None and i < len(node.ops) - 1:
                 rest = self.b.new_block()
                 self.b.terminate(Branch(result, rest.label, end.label, span))
@@ -672,12 +694,25 @@ class Lowering:
             self.b.set_block(end)
         return result
 
+    def none_test(
+        self, node: ast.Compare, op: ast.cmpop, lhs: Var, rhs: Var, left: ast.expr, right: ast.expr
+    ) -> tuple[Intrinsic, Var] | None:
+        """``x is None`` / ``x is not None`` (either side None): the intrinsic and the tested value."""
+        if _is_none(right):
+            tested = lhs
+        elif _is_none(left):
+            tested = rhs
+        else:
+            word = "is" if isinstance(op, ast.Is) else "is not"
+            self.error(node, f"'{word}' is only supported against None (x {word} None); compare numbers with == or !=")
+            return None
+        return (Intrinsic.IS_NONE if isinstance(op, ast.Is) else Intrinsic.IS_NOT_NONE), tested
+
     def expr_IfExp(self, node: ast.IfExp) -> Var:
         result = self.hidden("ifexp")
         span = self.span(node)
-        cond = self.condition(node.test)
         then, other, end = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.terminate(Branch(cond, then.label, other.label, span))
+        self.branch(node.test, then, other)
         for block, value in ((then, node.body), (other, node.orelse)):
             self.b.set_block(block)
             self.b.emit(Copy(result, self.expr(value), span))
@@ -738,14 +773,15 @@ class Lowering:
             desugared = iteration.simple_builtin(self, node.func.id, node)
             if desugared is not None:
                 return desugared
-        if node.keywords:
-            self.error(
-                node.keywords[0].value if node.keywords[0].arg else node,
-                "keyword arguments are not supported in compiled calls; pass them by position",
-            )
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error(kw.value, "**kwargs in calls is not supported; pass each keyword argument by name")
         func = self.expr(node.func)
         args = tuple(self.expr(a) for a in node.args)
-        return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node)))
+        keywords = tuple(kw for kw in node.keywords if kw.arg is not None)
+        args += tuple(self.expr(kw.value) for kw in keywords)
+        names = ",".join(kw.arg for kw in keywords)  # type: ignore[misc]  # (None filtered out above)
+        return self.b.emit_value(lambda d: CallValue(d, func, args, self.span(node), keywords=names))
 
 
 def _is_ellipsis(node: ast.expr) -> bool:
@@ -759,6 +795,10 @@ def _has_slices(node: ast.Subscript) -> bool:
 
 def _op_text(op: ast.cmpop) -> str:
     return {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 _const_int = iteration.const_int

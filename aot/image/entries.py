@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from serializer import ImageError, record
 
-from ..world.edges import EdgeKind
+from ..world.edges import CONSTANT_VALUED, EdgeKind
 from ..world.methods import MAX_WORLD
 from .header import build_identity
 
@@ -258,7 +258,7 @@ class _References:
             found = (kind, target, self.strings[value]), (target, self.signature(value))
         else:
             found = (
-                (kind, self.strings[target], self.constants[value] if kind is EdgeKind.GLOBAL else self.strings[value]),
+                (kind, self.strings[target], self.constants[value] if kind in CONSTANT_VALUED else self.strings[value]),
                 None,
             )
         self.edges[numbers] = found
@@ -347,7 +347,7 @@ def _code_record(entry: CodeEntry, position: dict[str, int], number: dict[str, i
                 [
                     number[kind],
                     number[target],
-                    constant[_constant_key(value)] if kind == EdgeKind.GLOBAL else number[value],
+                    constant[_constant_key(value)] if kind in CONSTANT_VALUED else number[value],
                 ]
             )
     return CODE.pack(
@@ -381,7 +381,7 @@ def _referenced(entries: list[CodeEntry]) -> tuple[list[str], list[Any]]:
             texts.add(str(kind))
             if kind != EdgeKind.CALL:
                 texts.add(target)
-            if kind == EdgeKind.GLOBAL:
+            if kind in CONSTANT_VALUED:
                 constants[_constant_key(value)] = value
             else:
                 texts.add(value)

@@ -63,6 +63,7 @@ from ..types import (
     I64,
     NONE,
     ArrayType,
+    OptionalType,
     PyValueType,
     ScalarType,
     TupleType,
@@ -73,7 +74,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import constructs, rules, views
+from . import calls, constructs, optional, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -129,7 +130,12 @@ class FixedPoint:
     reached: frozenset[str]  # the blocks reached from the entry
     taken: Mapping[str, str]  # block → the one successor its branch can take (a constant condition)
     # (block, op index) of each name-based op → the runtime op it stands for, None for a compile-time value
-    meanings: Mapping[tuple[str, int], Op | None]
+    # (a tuple of ops: a call with the constants of the defaults it fills in, then the call)
+    meanings: Mapping[tuple[str, int], Op | tuple[Op, ...] | None]
+    # (block, op index) → optional variables the op reads as their narrowed type (``aot.infer.optional``)
+    unwraps: Mapping[tuple[str, int], Mapping[str, Type]] = field(default_factory=dict)
+    # block → the index of a call that never returns (its callee always raises): the rest never runs
+    cut: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -187,7 +193,9 @@ class _Sweep:
     """What the final sweep over a solved function collects."""
 
     sink: DiagnosticSink
-    meanings: dict[tuple[str, int], Op | None] = field(default_factory=dict)
+    meanings: dict[tuple[str, int], Op | tuple[Op, ...] | None] = field(default_factory=dict)
+    unwraps: dict[tuple[str, int], dict[str, Type]] = field(default_factory=dict)
+    defaults: dict[str, Type] = field(default_factory=dict)  # the variables of default values filled in
     edges: set[Edge] = field(default_factory=set)
     callees: list[InstanceKey] = field(default_factory=list)
 
@@ -360,6 +368,7 @@ class Inferencer:
             )
         state = _BodyState(self, frame, fn)
         state.fixed_point()
+        optional.solve_with_narrowing(state)
         return state.finish()
 
 
@@ -391,6 +400,9 @@ class _BodyState:
         }
         self.consts: dict[str, Any] = {}
         self.sweep: _Sweep | None = None
+        self.facts: dict[tuple[str, int], dict[str, Type]] | None = None  # what None tests proved (optional.py)
+        self.at = ("", 0)  # the op being evaluated
+        self.cut: dict[str, int] = {}  # block → a call in it that never returns (calls.never_returns)
 
     # ---------------------------------------------------------------- iteration
     def fixed_point(self) -> None:
@@ -424,13 +436,19 @@ class _BodyState:
                     queued.add(succ)
 
     def live_successors(self, block: Block) -> tuple[str, ...]:
-        """Successors, except the branch not taken when the condition is a constant (``while True``)."""
+        """Successors, except the branch not taken when the condition is a constant (``while True``); none
+        after a call that never returns."""
+        if block.label in self.cut:
+            return ()
         term = block.ops[-1] if block.ops else None
         if isinstance(term, Branch) and term.cond.name in self.consts:
             return (term.if_true if self.consts[term.cond.name] else term.if_false,)
         return successors(term) if term is not None else ()
 
     def _eval(self, op: Op, label: str, index: int) -> Type:
+        if self.cut and index > self.cut.get(label, index):
+            return BOTTOM  # (after a call that never returns: never runs)
+        self.at = (label, index)
         try:
             return self.transfer(op, label, index)
         except RuleError as err:
@@ -439,7 +457,14 @@ class _BodyState:
             return BOTTOM
 
     def t(self, var: Var) -> Type:
-        return self.types.get(var.name, BOTTOM)
+        t = self.types.get(var.name, BOTTOM)
+        if self.facts and type(t) is OptionalType:
+            known = self.facts.get(self.at, {}).get(var.name)
+            if known is not None:
+                if self.sweep is not None:
+                    self.sweep.unwraps.setdefault(self.at, {})[var.name] = known
+                return known
+        return t
 
     def is_literal(self, var: Var) -> bool:
         return var.name in self.consts and is_temp(var.name)
@@ -471,6 +496,17 @@ class _BodyState:
         ):  # (a tuple of compile-time values is one; comparisons and truth tests of them fold)
             bad = next(t for t in operands if isinstance(t, PyValueType))
             raise RuleError(constructs.not_a_value(bad) or f"{bad.value!r} is not a value compiled code can use here")
+        if isinstance(op, IntrinsicCall) and op.fn in optional.NONE_TESTS:
+            result, known = optional.none_test_type(op.fn, operands[0])
+            if known is None:
+                self.consts.pop(op.dest.name, None)
+            elif op.dest.name in self.single_def:
+                self.consts[op.dest.name] = known
+            return result
+        if any(isinstance(t, OptionalType) for t in operands) and not isinstance(op, Return):
+            used, maybe = next((v, t) for v, t in zip(uses(op), operands) if isinstance(t, OptionalType))
+            assert isinstance(maybe, OptionalType)
+            raise RuleError(optional.unnarrowed_message(used.name, maybe))
         if isinstance(op, BinOp):
             negative = False
             if op.op is BinOpKind.POW:
@@ -504,6 +540,8 @@ class _BodyState:
         if isinstance(op, Truth):
             if op.src.name in self.consts and op.dest.name in self.single_def:
                 self.consts[op.dest.name] = bool(self.consts[op.src.name])
+            else:
+                self.consts.pop(op.dest.name, None)  # (a None test no longer constant: optional.py)
             return rules.truth_type(self.t(op.src))
         if isinstance(op, MakeTuple):
             return constructs.tuple_type(tuple(self.t(v) for v in op.items))
@@ -648,21 +686,26 @@ class _BodyState:
         if isinstance(callee, Intrinsic) and callee in views.METHODS:
             return self.array_method(op, callee, argtypes, label, index)
         intrinsic = self.inf.table.intrinsic_for(callee)
+        method = self.inf.table.method_for(callee) if intrinsic is None else None
+        if op.keywords and method is None:
+            name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
+            raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
         if constructs.is_isinstance(callee):
             return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
-        for t in argtypes:
+        for a, t in zip(op.args, argtypes):
             if constructs.is_string(t):
                 raise RuleError(
                     f"a string cannot be passed to {_user_words(callee)}; {constructs.STRINGS_ARE_CONSTANTS}"
                 )
             if isinstance(t, PyValueType):
                 raise RuleError(f"{t.value!r} cannot be passed to compiled code")
+            if isinstance(t, OptionalType):
+                raise RuleError(optional.unnarrowed_message(a.name, t))
             if not t.is_runtime:
                 raise RuleError(f"a tuple holding {t} cannot be passed to compiled code")
         sweep = self.sweep
-        method = self.inf.table.method_for(callee) if intrinsic is None else None
         if method is not None:
             if getattr(getattr(method, "options", None), "kernel", False):
                 raise RuleError(
@@ -670,15 +713,23 @@ class _BodyState:
                     f"kernel[grid, block](…), not called; call a device function (a plain "
                     f"or @aot.jit function) from both instead"
                 )
+            args, argtypes, defaults, default_edges = calls.bind_call(op, method, argtypes, label, index, const_type)
             try:
                 ret = self.inf._call(method, argtypes, self.frame)
             except CompileError as err:
                 if err.chain and err.chain[0] == self.fn.name:
                     raise
                 raise err.with_chain(self.fn.name) from None
+            if calls.never_returns(self.inf.done.get((method.key, argtypes))):
+                self.cut[label] = index
             if sweep is not None:
-                sweep.meanings[(label, index)] = Call(op.dest, method.key, op.args, op.span)
+                call = Call(op.dest, method.key, args, op.span)
+                sweep.meanings[(label, index)] = defaults + (call,) if defaults else call
                 sweep.edges.add(Edge(EdgeKind.CALL, method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
+                sweep.edges.update(Edge(*edge) for edge in default_edges)
+                for c in defaults:
+                    if isinstance(c, Const):
+                        sweep.defaults[c.dest.name] = const_type(c.value)  # type: ignore[assignment]  # (checked)
                 sweep.callees.append((method.key, argtypes))
             return ret
         intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
@@ -763,6 +814,8 @@ class _BodyState:
         for label in [b.label for b in self.fn.blocks if b.label in self.visited]:
             block = self.blocks[label]
             for index, op in enumerate(block.ops):
+                if self.cut and index > self.cut.get(label, index):
+                    break
                 self._eval(op, label, index)
                 for v in uses(op):
                     if self.t(v) is BOTTOM and v.name not in self.frame.method.untyped().params:
@@ -788,6 +841,12 @@ class _BodyState:
             self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
         elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
+        if isinstance(ret, OptionalType):
+            self.sweep.sink.error(
+                next(span for t, span in returns if t == NONE or isinstance(t, OptionalType)),
+                f"this returns None, but another return gives {ret.inner}; a compiled function returns one type "
+                f"(returning None on some paths and a value on others is not supported: return a value on every path)",
+            )
         self.sweep.sink.raise_if_any()
         if not returns:
             ret = NONE
@@ -834,8 +893,16 @@ class _BodyState:
             ):
                 taken[block.label] = self.live_successors(block)[0]
         solved = self.fn.copy()  # a copy: no pass can change the method's own untyped IR
-        solved.types, solved.return_type = dict(self.types), ret
-        return solved, FixedPoint(self.frame.argtypes, frozenset(self.visited), taken, dict(self.sweep.meanings))
+        solved.types, solved.return_type = {**self.types, **self.sweep.defaults}, ret
+        fixed_point = FixedPoint(
+            self.frame.argtypes,
+            frozenset(self.visited),
+            taken,
+            dict(self.sweep.meanings),
+            dict(self.sweep.unwraps),
+            dict(self.cut),
+        )
+        return solved, fixed_point
 
 
 def _int_or_none(value: Any) -> int | None:

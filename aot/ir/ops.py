@@ -110,6 +110,8 @@ class Intrinsic(enum.Enum):
     TRANSPOSE = "array.T"
     RESHAPE = "array.reshape"
     RAVEL = "array.ravel"
+    IS_NONE = "is_none"  # ``x is None`` (aot.infer.optional): constant unless x is optional
+    IS_NOT_NONE = "is_not_none"
     # GPU intrinsics (``aot.gpu``; ``aot.codegen.gpu`` lowers them for ptx, and for a CPU grid's loop).
     # Ids are i64 with an optional constant axis operand; atomic_add(array, index, value) gives the old
     # element; shared_array's operand is its constant shape, its dtype is in the result type (``f32[::1]``).
@@ -278,15 +280,21 @@ class GetAttr(Op):
     span: Span = UNKNOWN_SPAN
 
 
-@_op("callvalue", ("var", "vars"))
+@_op("callvalue", ("var", "vars", "str"))
 @dataclass(frozen=True, slots=True)
 class CallValue(Op):
-    """Untyped only: a call of whatever ``func`` names. Type: decided by what it resolves to."""
+    """Untyped only: a call of whatever ``func`` names. Type: decided by what it resolves to. ``keywords``
+    names the last arguments, comma-separated (``f(x, tol=t)``: args ``[%x, %t]``, keywords ``"tol"``)."""
 
     dest: Var
     func: Var
     args: tuple[Var, ...]
     span: Span = UNKNOWN_SPAN
+    keywords: str = ""  # (after ``span``: ``CallValue(dest, func, args, span)`` still reads as before)
+
+    @property
+    def keyword_names(self) -> tuple[str, ...]:
+        return tuple(self.keywords.split(",")) if self.keywords else ()
 
 
 @_op("call", ("str", "vars"))

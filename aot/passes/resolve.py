@@ -12,7 +12,8 @@ to type the code — and records it in its ``FixedPoint``: the runtime op each o
 This pass carries that out: it replaces those ops, drops the blocks inference never reached, turns a branch
 on a constant condition into a jump, keeps only the types of runtime values, and gives each parameter
 exactly its argument type (a parameter the body widens, say int to float, is copied into a variable of the
-wider type, ``%x = copy %x$arg``).
+wider type, ``%x = copy %x$arg``). A call may stand for the constants of the defaults it fills in, then the
+call; an op that reads an optional variable a None test narrowed reads it through a ``convert`` first.
 
 The context is the solver's ``FixedPoint``; without one (IR that is typed already) there is nothing to do.
 """
@@ -20,7 +21,8 @@ The context is the solver's ``FixedPoint``; without one (IR that is typed alread
 from __future__ import annotations
 
 from ..infer import FixedPoint
-from ..ir import Block, Branch, Copy, Function, Jump, Op, Var
+from ..infer.optional import unwrap_uses
+from ..ir import Block, Branch, Copy, Function, Jump, Op, Raise, Var
 from ..types import BOTTOM, NONE
 
 
@@ -42,17 +44,25 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
         ops: list[Op] = []
         if block is fn.entry:
             ops.extend(Copy(Var(p), Var(arg), fn.span) for p, arg in renamed.items())
+        last = context.cut.get(block.label)
         for index, op in enumerate(block.ops):
+            if last is not None and index > last:  # (after a call that never returns)
+                ops.append(Raise("SystemError", "a call that never returns returned", op.span))
+                break
+            meant: tuple[Op, ...] = (op,)
             if isinstance(op, Branch) and block.label in context.taken:
-                op = Jump(context.taken[block.label], op.span)
+                meant = (Jump(context.taken[block.label], op.span),)
             elif (block.label, index) in context.meanings:  # (name-based ops, and what inference folded)
-                op = context.meanings[(block.label, index)]  # type: ignore[assignment]
-                if op is None:
+                meaning = context.meanings[(block.label, index)]
+                if meaning is None:
                     continue  # a compile-time value: nothing happens at run time
-            dest = op.dest_var
-            if dest is not None and dest.name in fn.types and not fn.types[dest.name].is_runtime:
-                continue  # a compile-time value held in a variable (a string, a module): nothing to run
-            ops.append(op)
+                meant = meaning if isinstance(meaning, tuple) else (meaning,)  # (a call after its defaults)
+            unwraps = context.unwraps.get((block.label, index))
+            for one in meant:  # (optionals the op reads as narrowed by None tests: read out first)
+                dest = one.dest_var
+                if dest is not None and dest.name in fn.types and not fn.types[dest.name].is_runtime:
+                    continue  # a compile-time value held in a variable (a string, a module): nothing to run
+                ops.extend(unwrap_uses(one, unwraps, block.label, index, types) if unwraps else (one,))
         blocks.append(Block(block.label, ops))
     ret = fn.return_type if fn.return_type is not None and fn.return_type is not BOTTOM else NONE
     return Function(fn.name, tuple(params), blocks, fn.file, fn.span, types, ret)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 
+from ..binding import Parameters
 from ..types import ArrayType, Type, accepts, typeof
 from ..world import MethodDef
 from .firstcall import Specialization, obtain
@@ -35,7 +36,17 @@ class Dispatcher:
     the method's first call, or when a build asks for its signatures (``dispatcher_of``): importing a module
     makes none."""
 
-    __slots__ = ("obj", "mdef", "_declared", "specs", "recorded", "_tables", "uncompiled")
+    __slots__ = (
+        "obj",
+        "mdef",
+        "_declared",
+        "specs",
+        "recorded",
+        "_tables",
+        "uncompiled",
+        "binds_in_python",
+        "_parameters",
+    )
 
     def __init__(self, mdef: MethodDef):
         self.obj = mdef.method
@@ -45,6 +56,12 @@ class Dispatcher:
         self.recorded: dict[tuple[Type, ...], None] | None = None  # argument types seen by `aot build`
         self._tables: tuple[Any, ...] | None = None  # every table published stays alive (a call may walk one)
         self.uncompiled: set[tuple[Type, ...]] | None = None  # argument types whose calls run ``.py_func``
+        # Keyword-only parameters (or *args/**kwargs): compiled code takes every parameter by position, so
+        # calls from Python always bind in Python (``aot.binding``), never through the native vectorcall,
+        # which would take keyword-only arguments by position too.
+        code = mdef.py_func.__code__
+        self.binds_in_python = code.co_kwonlyargcount > 0 or bool(code.co_flags & 0x0C)  # (CO_VARARGS|VARKEYWORDS)
+        self._parameters: Parameters | None = None  # (made on the first call with keywords or defaults)
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -70,6 +87,8 @@ class Dispatcher:
         if self._tables is None:  # the first publication: native code may call the fallback from now on
             self._tables = ()
             self.obj._aot_fallback = self  # called as ``fallback`` (no bound method kept per method)
+        if self.binds_in_python:
+            return
         specs = self.specs
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
@@ -103,15 +122,13 @@ class Dispatcher:
     def call_python(self, args: tuple, kwargs: dict) -> Any:
         """A call that no native code took: the first one (``MethodBase.__call__``), or one that no
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
-        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount:
-            try:  # keywords and defaults bind as in Python, with Python's errors
-                import inspect  # (not imported with the runtime: only calls with keywords need it)
-
-                bound = inspect.signature(self.mdef.py_func).bind(*args, **kwargs)
-            except TypeError as err:
-                raise TypeError(f"{self.mdef.key}: {err}") from None
-            bound.apply_defaults()
-            args = bound.args
+        if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.binds_in_python:
+            bound = self.parameters().bind(args, kwargs)  # keywords and defaults, by position
+            if bound is None:  # a call Python rejects: the function itself raises Python's own TypeError
+                return self.mdef.py_func(*args, **kwargs)
+            if not self.binds_in_python:
+                return self.obj(*bound)  # by position: natively when a specialization takes it
+            args = bound
         n = len(args)
         classes = (type(args[0]),) if n == 1 else (type(args[0]), type(args[1])) if n == 2 else tuple(map(type, args))
         common = SCALARS.get(classes) or scalar_types(classes)
@@ -129,13 +146,16 @@ class Dispatcher:
                 if self.recorded is None:
                     self.recorded = {}
                 self.recorded.setdefault(argtypes)
-            return self.mdef.py_func(*args)
+            return self.plain(args)
         declared = self.declared
         if not self.specs and (not declared or argtypes in declared):
             # The first call, with exactly a compiled signature's types: load it (or compile it), no
             # conversions to work out.
-            if obtain(self, argtypes, texts, rt) is None:
-                return self.mdef.py_func(*args)
+            spec = obtain(self, argtypes, texts, rt)
+            if spec is None:
+                return self.plain(args)
+            if self.binds_in_python:
+                return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the specialization just published
         if declared:
             n = len(argtypes)
@@ -152,16 +172,37 @@ class Dispatcher:
                 converted = tuple(map(convert, args, target))
             spec = self.find(target)
             if spec is None:
-                if obtain(self, target, getattr(target, "texts", None)) is None:
-                    return self.mdef.py_func(*args)
+                spec = obtain(self, target, getattr(target, "texts", None))
+                if spec is None:
+                    return self.plain(args)
+                if self.binds_in_python:
+                    return self.call(spec, converted, argtypes)
                 return self.obj(*converted)  # natively, through the table just extended
             return self.call(spec, converted, argtypes)
         spec = self.find(argtypes)
         if spec is None:
-            if obtain(self, argtypes) is None:
-                return self.mdef.py_func(*args)
+            spec = obtain(self, argtypes)
+            if spec is None:
+                return self.plain(args)
+            if self.binds_in_python:
+                return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
+
+    def plain(self, args: tuple) -> Any:
+        """``.py_func`` on a call's arguments in parameter order (keyword-only ones passed by name again)."""
+        code = self.mdef.py_func.__code__
+        if not code.co_kwonlyargcount or code.co_flags & 0x0C:  # (*args/**kwargs: never compiled)
+            return self.mdef.py_func(*args)
+        n = code.co_argcount
+        return self.mdef.py_func(*args[:n], **dict(zip(self.parameters().params[n:], args[n:])))
+
+    def parameters(self) -> Parameters:
+        """How calls from Python bind to the method's parameters (made again when its defaults are reassigned)."""
+        known = self._parameters
+        if known is None or not known.holds_for(self.mdef.py_func):
+            known = self._parameters = Parameters(self.mdef.py_func)
+        return known
 
     def call(self, spec: Specialization, args: tuple, argtypes: tuple[Type, ...]) -> Any:
         try:

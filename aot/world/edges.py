@@ -32,11 +32,16 @@ class EdgeKind(str, Enum):
     GLOBAL = "global"  # target: "module:name" of a constant the code folded in; value: that constant
     LOOKUP = "lookup"  # target: "module:name" of a global name; value: what it named (see ``CurrentWorld.names``)
     OVERLAY = "overlay"  # target: "intrinsic(type)"; value: the owner's own symbol for it (ptx: libdevice)
+    DEFAULT = "default"  # target: "method key#parameter" whose default a call filled in; value: that default
 
     def __str__(self) -> str:
         return self.value
 
     __format__ = str.__format__  # type: ignore[assignment]  # str's own method on purpose; mypy reads it unbound
+
+
+CONSTANT_VALUED = frozenset({EdgeKind.GLOBAL, EdgeKind.DEFAULT})
+"""The kinds whose value is a constant compiled code folded in (an image keeps them with its constants)."""
 
 
 class WorldNow(Protocol):
@@ -50,6 +55,9 @@ class WorldNow(Protocol):
 
     def definition_holds(self, key: str) -> bool:
         """Whether method ``key`` is defined now as the image stored it."""
+
+    def default(self, key: str, param: str) -> Any:
+        """The default value parameter ``param`` of method ``key`` has now, or ``MISSING``."""
 
 
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
@@ -92,11 +100,20 @@ def _overlay_holds(now: WorldNow, target: str, value: Any) -> bool:
     return PtxTarget().overlay_holds(target, value)
 
 
+def _default_holds(now: WorldNow, target: str, value: Any) -> bool:
+    key, _, param = target.rpartition("#")
+    current = now.default(key, param)
+    if current is None or value is None:
+        return current is None and value is None
+    return current is not MISSING and constant_matches(value, current)
+
+
 RULES: dict[str, Callable[[WorldNow, str, Any], bool]] = {
     EdgeKind.CALL: _call_holds,
     EdgeKind.GLOBAL: _global_holds,
     EdgeKind.LOOKUP: _lookup_holds,
     EdgeKind.OVERLAY: _overlay_holds,
+    EdgeKind.DEFAULT: _default_holds,
 }
 """Each kind's rule, by kind or by its text (a str enum hashes as its text)."""
 

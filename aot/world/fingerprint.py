@@ -4,9 +4,11 @@
     fingerprint(numkit.core.clamp.py_func, MethodOptions())  →  '3f1c…' (a BLAKE2b hash of those bytes)
 
 Included: the bytecode, constants (recursively, nested code objects too), names, argument layout, free
-variables, default values, the decorator's options and the compiler version. Left out: line numbers and
-column tables (so comments and blank lines change nothing) and the docstring. Nothing depends on
-addresses or on the per-process string hash seed.
+variables, the decorator's options and the compiler version. Left out: line numbers and column tables (so
+comments and blank lines change nothing), the docstring, and default values: a method's own code never
+reads them (callers fill them in), so a compiled caller that used one records a ``default`` edge on it
+(``aot.world.edges``) and only those callers go stale when it changes. Nothing depends on addresses or on
+the per-process string hash seed.
 
 An image stores both for every method. Validating an entry compares the *definition* bytes, which is
 exact (no collisions) and costs no hashing: this runs on the first call of every prebuilt method, and
@@ -16,7 +18,7 @@ The fingerprint is the short name people and build reports see.
 
 Values marshal encodes exactly and type-tagged (``1``, ``1.0``, ``True`` and ``'1'`` all differ) are
 encoded as they are; anything else (nested code objects, frozensets, whose iteration order follows the
-string hash seed, other objects used as defaults) is first put in a fixed form by ``_canonical``.
+string hash seed) is first put in a fixed form by ``_canonical``.
 
 Hot path (every prebuilt method's first call encodes its definition),
 guarded by ``tests/bench/instructions.py`` and ``tests/bench/test_import_bench.py``: measure before and after
@@ -89,22 +91,15 @@ def definition(py_func: Callable, options: Any = None) -> bytes:
     """The exact encoding of what a fingerprint covers (see the module docstring).
 
     This runs on the first call of every prebuilt method, so it is one flat tuple (the code's fields, as
-    for nested code objects, then the defaults and the trailer) and one ``marshal.dumps``; constants and
-    defaults made only of plain values (nearly always) are encoded as they are."""
+    for nested code objects, then the trailer) and one ``marshal.dumps``; constants made only of plain
+    values (nearly always) are encoded as they are."""
     code = py_func.__code__
     consts = code.co_consts
     doc = py_func.__doc__
     if doc is not None and consts and consts[0] == doc:
         consts = (None,) + consts[1:]
-    defaults, kwdefaults = py_func.__defaults__, py_func.__kwdefaults__
     return marshal.dumps(
-        _code_fields(code, consts)
-        + (
-            None if defaults is None else _canonical(defaults),
-            None if not kwdefaults else _canonical(tuple(sorted(kwdefaults.items()))),
-            _TRAILER if options is None else options.trailer,
-        ),
-        _MARSHAL_VERSION,
+        _code_fields(code, consts) + (_TRAILER if options is None else options.trailer,), _MARSHAL_VERSION
     )
 
 

@@ -126,6 +126,15 @@ class CurrentWorld:
         # (hasattr(func, "__code__") rules out None, which mypy cannot see)
         return definition(func, _DEFAULT_OPTIONS) if hasattr(func, "__code__") else None  # type: ignore[arg-type]
 
+    def default(self, key: str, param: str) -> Any:
+        """The default value parameter ``param`` of method ``key`` has now, or ``MISSING`` (``default`` edges)."""
+        from ..binding import Parameters
+
+        func = self.function_for(key)
+        if not hasattr(func, "__code__"):
+            return _MISSING
+        return Parameters.of(func).default(param, _MISSING)
+
     def names(self, where: str) -> str:
         """What a looked-up name stands for now, in the terms lookup edges record."""
         known = self.known_names.get(where)
@@ -157,6 +166,7 @@ class Validator:
         self.contents = contents
         self.world = world
         self.names, self.resolve = world.names, world.resolve  # (what the edge rules ask: no frame in between)
+        self.default = world.default
         self.reject = reject
         self.verdicts: dict[StoredKey, Verdict] = {}
         self.held: dict[str, bool] = {}  # method key → whether its stored definition is the current one

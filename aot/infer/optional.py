@@ -1,0 +1,207 @@
+"""Optional values: ``None`` and a value in one variable, and the ``is None`` tests that narrow it.
+
+    def f(x, tol=None):                  tol: none in the instance f(f64, none), f64 in f(f64, f64)
+        if tol is None:                  a constant test in either instance: one branch is compiled
+            tol = 1e-8                   tol: f64? (the join of none and f64), known to be f64 from here
+        return x * tol                   tol narrowed: %tol.some = convert %tol (f64) feeds the multiply
+
+A variable assigned ``None`` on one path and a value of type ``t`` on another has type ``t?``
+(``aot.types.OptionalType``: a flag and the value). Inference keeps one type per variable, so what a test
+proves is a *fact* at each op: ``Narrowing`` is a forward dataflow over the reached blocks that knows, before
+every op, which optional variables are surely ``None`` and which surely hold a value — from the argument types
+(an argument passed as None has type ``none``), assignments, and branches on ``x is None`` / ``x is not None``
+(also inside ``and``/``or``). Where a fact is known the solver types the use as ``none`` or ``t`` and the
+``resolve`` pass reads the value out of the optional (``unwrap_uses``); a use of an optional where no fact is
+known is a ``CompileError`` saying to test it first. Facts and types depend on each other, so the solver
+repeats its fixed point until both are stable (``solve_with_narrowing``); a body without optionals is solved
+once, as before.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..ir import Block, Branch, Copy, Function, IntrinsicCall, Op, Truth, Var, uses
+from ..ir.ops import Convert, Intrinsic
+from ..types import BOOL, NONE, OptionalType, Type
+
+NONE_TESTS = (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE)
+_UNASSIGNED = "unassigned"  # (meets as the identity: a path where the variable has no value yet)
+_NONE, _SOME = "none", "some"
+
+Facts = Mapping[tuple[str, int], Mapping[str, Type]]
+"""(block, op index) → the optional variables whose type is known before that op → that type."""
+
+
+def none_test_type(fn: Intrinsic, operand: Type) -> tuple[Type, bool | None]:
+    """The type of ``x is None`` (``fn``: IS_NONE or IS_NOT_NONE) on a value of type ``operand`` (narrowed), and
+    its value when known at compile time (anything that is not optional is never None)."""
+    if isinstance(operand, OptionalType):
+        return BOOL, None
+    is_none = operand == NONE
+    return BOOL, is_none if fn is Intrinsic.IS_NONE else not is_none
+
+
+def unnarrowed_message(name: str, t: OptionalType) -> str:
+    what = f"'{name}'" if not name.isdigit() and not name.startswith("$") else "this value"
+    return (
+        f"{what} may be None here (its type is {t}: None on some paths); test it first, e.g. "
+        f"'if {name if what != 'this value' else 'x'} is None: ...' or '... is not None', before using it as {t.inner}"
+    )
+
+
+def _test_of(block: Block) -> tuple[str, bool] | None:
+    """The variable a block's branch tests for None, and whether the true edge means it is None."""
+    term = block.ops[-1] if block.ops else None
+    if not isinstance(term, Branch):
+        return None
+    name, negate = term.cond.name, False
+    for i in range(len(block.ops) - 2, -1, -1):
+        op = block.ops[i]
+        if op.dest_var is None or op.dest_var.name != name:
+            continue
+        if isinstance(op, (Truth, Copy)):
+            name = op.src.name
+            continue
+        if isinstance(op, IntrinsicCall) and op.fn in NONE_TESTS:
+            tested = op.args[0].name
+            if any(o.dest_var is not None and o.dest_var.name == tested for o in block.ops[i + 1 :]):
+                return None  # (reassigned after the test)
+            return tested, (op.fn is Intrinsic.IS_NONE) != negate
+        return None
+    return None
+
+
+def narrowing(
+    fn: Function,
+    types: Mapping[str, Type],
+    argtypes: tuple[Type, ...],
+    visited: set[str],
+    live_successors: Callable[[Block], tuple[str, ...]],
+) -> dict[tuple[str, int], dict[str, Type]]:
+    """The facts before every op of the visited blocks (see ``Facts``); empty when nothing is optional."""
+    optional = {name: t for name, t in types.items() if isinstance(t, OptionalType)}
+    if not optional:
+        return {}
+    blocks = fn.block_map()
+    entry: dict[str, str] = {name: _UNASSIGNED for name in optional}
+    for p, t in zip(fn.params, argtypes):
+        if p in optional:
+            entry[p] = _NONE if t == NONE else _SOME
+    state_in: dict[str, dict[str, str]] = {fn.entry.label: entry}
+    edges_out: dict[tuple[str, str], dict[str, str]] = {}
+    work = deque([fn.entry.label])
+    queued = {fn.entry.label}
+    facts: dict[tuple[str, int], dict[str, Type]] = {}
+    while work:
+        label = work.popleft()
+        queued.discard(label)
+        block = blocks[label]
+        state = dict(state_in[label])
+        for index, op in enumerate(block.ops):
+            facts[(label, index)] = {
+                n: (NONE if s == _NONE else optional[n].inner) for n, s in state.items() if s in (_NONE, _SOME)
+            }
+            dest = op.dest_var
+            if dest is not None and dest.name in optional:
+                state[dest.name] = _state_after(op, state, types, optional)
+        test = _test_of(block)
+        for succ in dict.fromkeys(live_successors(block)):
+            out = dict(state)
+            if test is not None and test[0] in optional and isinstance(block.ops[-1], Branch):
+                term = block.ops[-1]
+                if term.if_true != term.if_false:
+                    is_none_edge = (succ == term.if_true) == test[1]
+                    out[test[0]] = _NONE if is_none_edge else _SOME
+            if edges_out.get((label, succ)) == out:
+                continue
+            edges_out[(label, succ)] = out
+            preds = [v for (p, s), v in edges_out.items() if s == succ and p in visited]
+            merged = _meet(preds)
+            if state_in.get(succ) != merged and succ in visited:
+                state_in[succ] = merged
+                if succ not in queued:
+                    work.append(succ)
+                    queued.add(succ)
+    return facts
+
+
+def _state_after(op: Op, state: Mapping[str, str], types: Mapping[str, Type], optional: Mapping[str, Type]) -> str:
+    if isinstance(op, Copy):
+        src = op.src.name
+        if src in optional:
+            return state.get(src, "unknown")
+        t = types.get(src)
+    else:
+        t = types.get(op.dest_var.name) if op.dest_var is not None else None
+        if isinstance(t, OptionalType):
+            return "unknown"
+    return _NONE if t == NONE else _SOME
+
+
+def _meet(states: list[dict[str, str]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    names = set().union(*states) if states else set()
+    for name in names:
+        values = {s.get(name, "unknown") for s in states} - {_UNASSIGNED}
+        if not values:
+            out[name] = _UNASSIGNED
+        elif len(values) == 1:
+            out[name] = values.pop()
+    return out
+
+
+def solve_with_narrowing(body: Any, max_rounds: int = 12) -> None:
+    """Repeat ``body``'s fixed point (``aot.infer.solver._BodyState``) with the facts of its previous round
+    until types, constants and facts are stable; nothing to do for a body without optionals or None tests."""
+    fn = body.fn
+    if not any(isinstance(t, OptionalType) for t in body.types.values()) and not any(
+        isinstance(op, IntrinsicCall) and op.fn in NONE_TESTS for _, op in fn.ops()
+    ):
+        return
+    params = dict(zip(fn.params, body.frame.argtypes))
+    for _ in range(max_rounds):
+        facts = narrowing(fn, body.types, body.frame.argtypes, body.visited, body.live_successors)
+        if facts == (body.facts or {}):
+            return  # (the facts of the types they gave: a consistent fixed point)
+        body.facts = facts
+        body.types = dict(params)
+        body.consts = {}
+        body.conflicts = {}
+        body.first_def = {p: {t: fn.span} for p, t in params.items()}
+        body.visited = set()
+        body.fixed_point()
+    raise_unsettled(fn)
+
+
+def raise_unsettled(fn: Function) -> None:
+    from ..diagnostics import CompileError, Diagnostic
+
+    raise CompileError([Diagnostic(fn.span, "the None tests of this function do not settle; simplify them")])
+
+
+def unwrap_uses(op: Op, unwraps: Mapping[str, Type], label: str, index: int, types: dict[str, Type]) -> list[Op]:
+    """``op`` reading each narrowed optional variable through a ``convert`` to its known type: the converts,
+    then the op with its operands renamed (``types`` gains the new variables)."""
+    out: list[Op] = []
+    renamed: dict[str, Var] = {}
+    used = {v.name for v in uses(op)}
+    for name, t in unwraps.items():
+        if name not in used:
+            continue
+        var = Var(f"{name}.{'none' if t == NONE else 'some'}.{label}.{index}")
+        types[var.name] = t
+        renamed[name] = var
+        out.append(Convert(var, Var(name), op.span))
+    changes: dict[str, Any] = {}
+    for field, kind in zip(op.operand_fields(), op.FIELDS):
+        value = getattr(op, field)
+        if kind in ("var", "optvar") and value is not None and value.name in renamed:
+            changes[field] = renamed[value.name]
+        elif kind == "vars" and any(v.name in renamed for v in value):
+            changes[field] = tuple(renamed.get(v.name, v) for v in value)
+    out.append(replace(op, **changes) if changes else op)  # type: ignore[type-var]
+    return out
