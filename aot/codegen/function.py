@@ -51,7 +51,7 @@ from ..ir import (
 )
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import gpu_intrinsics
+from . import gpu_intrinsics, npfuncs
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -381,6 +381,9 @@ class FunctionCodegen(Emitter):
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
+        elif op.fn.value.startswith("np."):
+            argtypes = [self.t(a) for a in op.args]
+            result = npfuncs.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         else:
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))

@@ -72,7 +72,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import rules
+from . import npfuncs, rules
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -469,6 +469,13 @@ class _BodyState:
         operands = [self.t(v) for v in uses(op)]
         if any(t is BOTTOM for t in operands):
             return BOTTOM
+        if isinstance(op, Compare) and npfuncs.compile_time_compare(op.op, *operands) is not None:
+            folded = npfuncs.compile_time_compare(op.op, *operands)
+            if op.dest.name in self.single_def:
+                self.consts[op.dest.name] = folded
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = Const(op.dest, folded, op.span)
+            return BOOL
         if any(isinstance(t, PyValueType) for t in operands) and not isinstance(op, Return):
             bad = next(t for t in operands if isinstance(t, PyValueType))
             raise RuleError(f"{bad.value!r} is not a value compiled code can use here")
@@ -508,6 +515,8 @@ class _BodyState:
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
         if isinstance(op, IntrinsicCall):
+            if op.fn is Intrinsic.NP_DOT:  # ``a @ b``
+                return npfuncs.dot_type(*operands)
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
@@ -532,7 +541,17 @@ class _BodyState:
                 sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
                 sweep.meanings[(label, index)] = Const(dest, value, op.span)
             return const_type(value)  # type: ignore[return-value]
-        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
+        numpy_scalar = npfuncs.scalar_value(value)
+        if numpy_scalar is not None:  # np.float32(1e-7) at module level: folded like a float, with its type
+            if dest.name in self.single_def:
+                self.consts[dest.name] = numpy_scalar[1]
+            if sweep is not None:
+                sweep.edges.add(Edge(EdgeKind.GLOBAL, where, npfuncs.scalar_text(value)))
+                sweep.meanings[(label, index)] = Const(dest, numpy_scalar[1], op.span)
+            return numpy_scalar[0]
+        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or (
+            hasattr(value, "__array__") and not isinstance(value, type)  # (NumPy's scalar types have one)
+        ):
             kind = type(value).__name__
             raise RuleError(
                 f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
@@ -555,9 +574,15 @@ class _BodyState:
         if obj is BOTTOM:
             return BOTTOM
         if isinstance(obj, ArrayType):
+            numpy_attr = self.numpy_array_attr(op, obj, label, index)
+            if numpy_attr is not None:
+                return numpy_attr
             fn = _ARRAY_ATTRS.get(op.attr)
             if fn is None:
-                raise RuleError(f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim)")
+                raise RuleError(
+                    f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, dtype, "
+                    f"itemsize, or the reductions {', '.join(npfuncs.ARRAY_METHODS)})"
+                )
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
             return rules.intrinsic_type(fn, (obj,))
@@ -584,6 +609,8 @@ class _BodyState:
         argtypes = tuple(self.t(a) for a in op.args)
         if any(t is BOTTOM for t in argtypes):
             return BOTTOM
+        if isinstance(callee, npfuncs.BoundMethod):
+            return self.array_method_call(op, callee, argtypes, label, index)
         intrinsic = self.inf.table.intrinsic_for(callee)
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
@@ -610,6 +637,9 @@ class _BodyState:
                 sweep.edges.add(Edge(EdgeKind.CALL, method.key, "(" + ", ".join(map(str, argtypes)) + ")"))
                 sweep.callees.append((method.key, argtypes))
             return ret
+        numpy_call = self.numpy_call(op, callee, argtypes, label, index)
+        if numpy_call is not None:
+            return numpy_call
         intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
         if intrinsic is not None:
             result = rules.intrinsic_type(intrinsic, argtypes)
@@ -648,6 +678,62 @@ class _BodyState:
             raise RuleError('exceptions can only be raised: raise ValueError("message")')
         name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
         raise RuleError(f"calls to {name}() are not supported in compiled code")
+
+    # ------------------------------------------------------------ NumPy (aot.infer.npfuncs)
+    def numpy_array_attr(self, op: GetAttr, obj: ArrayType, label: str, index: int) -> Type | None:
+        """``a.itemsize`` (a constant), ``a.dtype`` (a compile-time value) and ``a.sum`` … (a method, called
+        next); None for the other attributes."""
+        meaning: Op | None
+        if op.attr == "itemsize":
+            result: Type = I64
+            meaning = Const(op.dest, obj.dtype.itemsize, op.span)
+            if op.dest.name in self.single_def:
+                self.consts[op.dest.name] = obj.dtype.itemsize
+        elif op.attr == "dtype" and npfuncs.dtype_value(obj.dtype) is not None:
+            result, meaning = PyValueType(npfuncs.dtype_value(obj.dtype)), None
+        elif op.attr in npfuncs.ARRAY_METHODS:
+            result, meaning = PyValueType(npfuncs.bound_method(npfuncs.ARRAY_METHODS[op.attr], op.obj)), None
+        else:
+            return None
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = meaning
+        return result
+
+    def array_method_call(
+        self, op: CallValue, method: npfuncs.BoundMethod, argtypes: tuple[Type, ...], label: str, index: int
+    ) -> Type:
+        obj = self.t(method.obj)
+        assert isinstance(obj, ArrayType)
+        result = npfuncs.method_type(method.fn, obj, argtypes)
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, (method.obj, *op.args), op.span)
+        return result
+
+    def numpy_call(self, op: CallValue, callee: Any, argtypes: tuple[Type, ...], label: str, index: int) -> Type | None:
+        """``np.sqrt(x)``, ``np.sum(a)``, ``np.float32(x)`` …; None when ``callee`` is no NumPy object."""
+        meaning: Op
+        target = npfuncs.scalar_type_of(callee)
+        if target is not None:
+            if len(op.args) != 1:
+                raise RuleError(f"{callee.__name__}() takes exactly one argument here")
+            result: Type = npfuncs.cast_type(target, argtypes[0])
+            if target.kind == "b":
+                meaning = Truth(op.dest, op.args[0], op.span)
+            elif target.is_float:
+                meaning = Convert(op.dest, op.args[0], op.span)
+            else:
+                meaning = IntrinsicCall(op.dest, Intrinsic.NP_CAST, op.args, op.span)
+        else:
+            found = npfuncs.function_entry(callee)
+            if found is None:
+                return None
+            name, entry = found
+            literal = tuple(self.is_literal(a) for a in op.args)
+            result = npfuncs.function_type(name, entry, argtypes, literal)
+            meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = meaning
+        return result
 
     def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
         """``aot.gpu.*``: axes and shared-array shapes must be constants; a dtype is a compile-time name."""
@@ -752,6 +838,8 @@ class _BodyState:
 def _is_compile_time_value(value: Any) -> bool:
     """Modules, functions, builtins, methods and types may be named in compiled code (never passed)."""
     if isinstance(value, (type(math), type, ScalarType)) or callable(getattr(value, "__aot_method__", None)):
+        return True
+    if npfuncs.function_entry(value) is not None:
         return True
     if getattr(value, "__aot_method__", None) is not None:
         return True

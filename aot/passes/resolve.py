@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from ..infer import FixedPoint
 from ..ir import Block, Branch, Copy, Function, Jump, Op, Var
-from ..ir.ops import UNTYPED_ONLY
 from ..types import BOTTOM, NONE
 
 
@@ -46,7 +45,7 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
         for index, op in enumerate(block.ops):
             if isinstance(op, Branch) and block.label in context.taken:
                 op = Jump(context.taken[block.label], op.span)
-            elif isinstance(op, UNTYPED_ONLY) and (block.label, index) in context.meanings:
+            elif (block.label, index) in context.meanings:  # (name-based ops, and folded compile-time compares)
                 op = context.meanings[(block.label, index)]  # type: ignore[assignment]
                 if op is None:
                     continue  # a compile-time value: nothing happens at run time

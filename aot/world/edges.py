@@ -55,8 +55,19 @@ class WorldNow(Protocol):
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
 
 
+def numpy_scalar_text(value: Any) -> str | None:
+    """A NumPy scalar constant (``np.float32(1e-07)``) as the text its edge stores: its type and its exact
+    value (``numpy.float32(1.0000000116860974e-07)``); None for anything else. NumPy is not imported."""
+    kind = type(value)
+    if kind.__module__ != "numpy" or not hasattr(value, "item") or getattr(value, "shape", None) != ():
+        return None
+    return f"numpy.{kind.__name__}({value.item()!r})"
+
+
 def constant_matches(stored: Any, current: Any) -> bool:
     """Whether a module constant still has the value (and the exact types) an entry folded in."""
+    if type(stored) is str:  # (only NumPy scalars are stored as text)
+        return numpy_scalar_text(current) == stored
     if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
         return False
     if isinstance(current, tuple):
