@@ -260,6 +260,32 @@ def _size(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
     return size
 
 
+def memory_order(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
+    """The array with its axes reordered as NumPy's iterator walks it for a reduction whose result depends on
+    the order (float sums and products): by decreasing absolute stride, ties in C order. A C-ordered array is
+    unchanged; a transposed or Fortran-ordered one is then walked in memory order, as NumPy does."""
+    if at.ndim < 2:
+        return arr
+    shape = [b.extract_value(b.extract_value(arr, 1), k) for k in range(at.ndim)]
+    strides = [b.extract_value(b.extract_value(arr, 2), k) for k in range(at.ndim)]
+    magnitude = [_abs_i64(b, s) for s in strides]
+    for _ in range(at.ndim - 1):  # bubble passes: swapping only on a strictly larger stride keeps it stable
+        for k in range(at.ndim - 1):
+            swap = b.icmp_signed("<", magnitude[k], magnitude[k + 1])
+            for axis in (shape, strides, magnitude):
+                axis[k], axis[k + 1] = b.select(swap, axis[k + 1], axis[k]), b.select(swap, axis[k], axis[k + 1])
+    for field, values in ((1, shape), (2, strides)):
+        packed = b.extract_value(arr, field)
+        for k, v in enumerate(values):
+            packed = b.insert_value(packed, v, k)
+        arr = b.insert_value(arr, packed, field)
+    return arr
+
+
+def _abs_i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", v, ir.Constant(lt.I64, 0)), b.neg(v), v)
+
+
 def _element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.Value:
     """The element at flat index ``k`` (C order) of an array of any strides, as a value of its dtype."""
     shape, strides = b.extract_value(arr, 1), b.extract_value(arr, 2)
@@ -359,31 +385,55 @@ def em_like(b: ir.IRBuilder) -> Emitter:
 
 
 def _float_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean: ir.Value | None = None) -> ir.Value:
-    """NumPy's sum of the elements (or of their squared deviations from ``mean``) as ``acc``: 0 plus the
-    pairwise sum of the whole array in C order. (NumPy sums a C-contiguous or 1-D array that way; other
-    N-D layouts it walks in memory order, which may differ in the last bits.)"""
+    """NumPy's sum of the elements as ``acc`` (of their squared deviations from ``mean`` with one): 0 plus
+    pairwise sums over the array in its iteration order (``memory_order``). NumPy sums the whole array
+    pairwise when its axes merge into one (1-D, contiguous) and when it sums a temporary (the deviations);
+    otherwise — integers converted to floats, N-D views whose axes do not merge — it goes through buffers of
+    8192 elements, each summed pairwise, the buffers' sums added in order."""
     b = em.b
     ft = value_type(acc)
     size = _size(b, arr, at.ndim)
     zero = ir.Constant(ft, 0.0)
-    if at.dtype.is_float or mean is not None:
-        pw = _pairwise_function(em, at, acc, mean is not None)
-        return b.fadd(zero, b.call(pw, [arr, ir.Constant(lt.I64, 0), size, mean if mean is not None else zero]))
-    # integers summed as floats (mean): NumPy converts them in buffers of 8192, each summed pairwise
-    pw = _pairwise_function(em, at, acc, False)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    whole = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
+    if mean is not None or (at.dtype.is_float and at.ndim == 1):
+        chunk = whole
+    elif not at.dtype.is_float:
+        chunk = i64(_BUFFER)
+    else:
+        chunk = b.select(_merges(b, arr, at), whole, i64(_BUFFER))
+    pw = _pairwise_function(em, at, acc, mean is not None)
     total = _entry_alloca(b, em.llfn, ft)
     b.store(zero, total)
-    chunk = ir.Constant(lt.I64, 8192)
-    count = b.sdiv(b.add(size, ir.Constant(lt.I64, 8191)), chunk)
+    count = b.sdiv(b.add(size, b.sub(chunk, i64(1))), chunk)
 
     def one(c: ir.Value) -> None:
         lo = b.mul(c, chunk)
         left = b.sub(size, lo)
         n = b.select(b.icmp_signed("<", left, chunk), left, chunk)
-        b.store(b.fadd(b.load(total), b.call(pw, [arr, lo, n, zero])), total)
+        b.store(b.fadd(b.load(total), b.call(pw, [arr, lo, n, mean if mean is not None else zero])), total)
 
-    _loop(b, em.llfn, ir.Constant(lt.I64, 0), count, one)
+    _loop(b, em.llfn, i64(0), count, one)
     return b.load(total)
+
+
+_BUFFER = 8192  # NumPy's default buffer size (elements)
+
+
+def _merges(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
+    """Whether the axes of ``arr`` (in iteration order) merge into one, as NumPy's iterator coalesces them."""
+    shape, strides = b.extract_value(arr, 1), b.extract_value(arr, 2)
+    one = ir.Constant(lt.I64, 1)
+    ok: ir.Value = ir.Constant(lt.I1, 1)
+    for k in range(at.ndim - 1):
+        n_k, n_next = b.extract_value(shape, k), b.extract_value(shape, k + 1)
+        s_k, s_next = b.extract_value(strides, k), b.extract_value(strides, k + 1)
+        merge = b.or_(
+            b.or_(b.icmp_signed("==", n_k, one), b.icmp_signed("==", n_next, one)),
+            b.icmp_signed("==", s_k, b.mul(n_next, s_next)),
+        )
+        ok = b.and_(ok, merge)
+    return ok
 
 
 def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
@@ -391,6 +441,8 @@ def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: Scalar
     d = at.dtype
     size = _size(b, arr, at.ndim)
     name = fn.value.split(".", 1)[1]
+    if rt.is_float and fn not in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        arr = memory_order(b, arr, at)
     if fn is Intrinsic.NP_SUM and rt.is_float:
         return _float_sum(em, arr, at, rt)
     if fn in (Intrinsic.NP_MEAN, Intrinsic.NP_VAR, Intrinsic.NP_STD):
