@@ -388,8 +388,10 @@ def _float_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean:
     """NumPy's sum of the elements as ``acc`` (of their squared deviations from ``mean`` with one): 0 plus
     pairwise sums over the array in its iteration order (``memory_order``). NumPy sums the whole array
     pairwise when its axes merge into one (1-D, contiguous) and when it sums a temporary (the deviations);
-    otherwise — integers converted to floats, N-D views whose axes do not merge — it goes through buffers of
-    8192 elements, each summed pairwise, the buffers' sums added in order."""
+    otherwise it goes through buffers, each summed pairwise, the buffers' sums added in order: of 8192
+    elements for integers converted to floats, of as many whole innermost rows as fit in 8192 elements for N-D
+    views whose axes do not merge. (This matches NumPy 2.x bit for bit on 1-D and contiguous arrays, their
+    transposes and views of up to 8192 elements; larger N-D views may differ in the last bits.)"""
     b = em.b
     ft = value_type(acc)
     size = _size(b, arr, at.ndim)
@@ -398,10 +400,14 @@ def _float_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean:
     whole = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
     if mean is not None or (at.dtype.is_float and at.ndim == 1):
         chunk = whole
-    elif not at.dtype.is_float:
-        chunk = i64(_BUFFER)
     else:
-        chunk = b.select(_merges(b, arr, at), whole, i64(_BUFFER))
+        # a buffer holds whole rows of the innermost axis when the axes do not merge
+        inner = b.extract_value(b.extract_value(arr, 1), at.ndim - 1)
+        inner = b.select(b.icmp_signed("<", inner, i64(1)), i64(1), inner)
+        rows = b.mul(b.sdiv(i64(_BUFFER), inner), inner)
+        rows = b.select(b.icmp_signed("<", rows, inner), inner, rows)
+        merged = i64(_BUFFER) if not at.dtype.is_float else whole
+        chunk = b.select(_merges(b, arr, at), merged, rows) if at.ndim > 1 else merged
     pw = _pairwise_function(em, at, acc, mean is not None)
     total = _entry_alloca(b, em.llfn, ft)
     b.store(zero, total)
