@@ -843,3 +843,35 @@ def test_no_warnings_from_compiled_code():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert math.isnan(u_sqrt(-1.0))
+
+
+# ======================================================================================================
+# In kernels: the same lowering, libdevice on the ptx owner (recorded as overlay edges)
+# ======================================================================================================
+
+
+@aot.kernel
+def k_numpy(out, x):
+    i = aot.gpu.global_id()
+    if i < out.shape[0]:
+        out[i] = np.sqrt(x[i]) + np.minimum(x[i], 1.0) + np.floor(x[i])
+
+
+def test_numpy_functions_in_a_kernel_match_its_emulation():
+    from aot.runtime.cuda import no_device_reason
+
+    if no_device_reason() is None:
+        pytest.skip("a CUDA device is present: launches go to it")
+    x = rng.uniform(-2.0, 5.0, 37)
+    compiled, emulated = np.zeros(37), np.zeros(37)
+    k_numpy[3, 16](compiled, x)
+    k_numpy.emulate[3, 16](emulated, x)
+    np.testing.assert_array_equal(compiled, emulated)
+
+
+def test_numpy_functions_on_the_ptx_owner_record_libdevice_overlays():
+    from aot.targets import PtxTarget
+
+    inferencer = Inferencer(runtime().table, passes=pipeline.run, overlay=PtxTarget().overlay)
+    inst = inferencer.infer(u_sin.__aot_method__, (F64,))
+    assert (EdgeKind.OVERLAY, "math.sin(f64)", "__nv_sin") in {(e.kind, e.target, e.value) for e in inst.edges}

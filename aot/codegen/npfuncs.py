@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ..infer.npfuncs import LIBM as _LIBM
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, ArrayType, ScalarType, Type, promote
 from . import types as lt
@@ -24,28 +25,6 @@ from .context import Emitter
 from .numerics import checked_float_to_int, coerce, convert_scalar, is_finite
 from .types import value_type
 
-# NumPy functions computed by the C library function (or LLVM intrinsic) of the ``math`` function of that name
-_LIBM = {
-    Intrinsic.NP_SQRT: Intrinsic.SQRT,
-    Intrinsic.NP_EXP: Intrinsic.EXP,
-    Intrinsic.NP_LOG: Intrinsic.LOG,
-    Intrinsic.NP_LOG2: Intrinsic.LOG2,
-    Intrinsic.NP_LOG10: Intrinsic.LOG10,
-    Intrinsic.NP_LOG1P: Intrinsic.LOG1P,
-    Intrinsic.NP_EXPM1: Intrinsic.EXPM1,
-    Intrinsic.NP_SIN: Intrinsic.SIN,
-    Intrinsic.NP_COS: Intrinsic.COS,
-    Intrinsic.NP_TAN: Intrinsic.TAN,
-    Intrinsic.NP_ARCSIN: Intrinsic.ASIN,
-    Intrinsic.NP_ARCCOS: Intrinsic.ACOS,
-    Intrinsic.NP_ARCTAN: Intrinsic.ATAN,
-    Intrinsic.NP_SINH: Intrinsic.SINH,
-    Intrinsic.NP_COSH: Intrinsic.COSH,
-    Intrinsic.NP_TANH: Intrinsic.TANH,
-    Intrinsic.NP_FABS: Intrinsic.FABS,
-    Intrinsic.NP_ARCTAN2: Intrinsic.ATAN2,
-    Intrinsic.NP_HYPOT: Intrinsic.HYPOT,
-}
 _LLVM_UNARY = {
     Intrinsic.NP_EXP2: "llvm.exp2",
     Intrinsic.NP_RINT: "llvm.rint",

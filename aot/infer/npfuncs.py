@@ -56,13 +56,35 @@ class Entry:
     rule: str
     arity: int = 1
     bool_ok: bool = True  # whether NumPy has a loop for booleans that aot can give
+    libm: Intrinsic | None = None  # the ``math`` function whose C library function (or LLVM's) computes it
+
+
+_LIBM = {
+    "sqrt": Intrinsic.SQRT,
+    "exp": Intrinsic.EXP,
+    "log": Intrinsic.LOG,
+    "log2": Intrinsic.LOG2,
+    "log10": Intrinsic.LOG10,
+    "log1p": Intrinsic.LOG1P,
+    "expm1": Intrinsic.EXPM1,
+    "sin": Intrinsic.SIN,
+    "cos": Intrinsic.COS,
+    "tan": Intrinsic.TAN,
+    "arcsin": Intrinsic.ASIN,
+    "arccos": Intrinsic.ACOS,
+    "arctan": Intrinsic.ATAN,
+    "sinh": Intrinsic.SINH,
+    "cosh": Intrinsic.COSH,
+    "tanh": Intrinsic.TANH,
+    "fabs": Intrinsic.FABS,
+}
 
 
 _UNARY_FLOAT = "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan arcsin arccos arctan sinh cosh tanh fabs rint"
 _REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
 
 TABLE: dict[str, Entry] = {
-    **{name: Entry(Intrinsic["NP_" + name.upper()], "float") for name in _UNARY_FLOAT.split()},
+    **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
     "floor": Entry(Intrinsic.NP_FLOOR, "same"),
     "ceil": Entry(Intrinsic.NP_CEIL, "same"),
     "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
@@ -79,8 +101,8 @@ TABLE: dict[str, Entry] = {
     "fmin": Entry(Intrinsic.NP_FMIN, "binary", 2),
     "fmax": Entry(Intrinsic.NP_FMAX, "binary", 2),
     "power": Entry(Intrinsic.NP_POWER, "binary", 2, bool_ok=False),
-    "hypot": Entry(Intrinsic.NP_HYPOT, "binfloat", 2),
-    "arctan2": Entry(Intrinsic.NP_ARCTAN2, "binfloat", 2),
+    "hypot": Entry(Intrinsic.NP_HYPOT, "binfloat", 2, libm=Intrinsic.HYPOT),
+    "arctan2": Entry(Intrinsic.NP_ARCTAN2, "binfloat", 2, libm=Intrinsic.ATAN2),
     "copysign": Entry(Intrinsic.NP_COPYSIGN, "binfloat", 2),
     **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _REDUCTIONS.split()},
     "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
@@ -88,6 +110,9 @@ TABLE: dict[str, Entry] = {
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
     "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
 }
+
+LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.libm is not None}
+"""NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
 
 ARRAY_METHODS: dict[str, Intrinsic] = {name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split()}
 """``a.sum()`` and the other reductions as array methods."""

@@ -731,6 +731,11 @@ class _BodyState:
             literal = tuple(self.is_literal(a) for a in op.args)
             result = npfuncs.function_type(name, entry, argtypes, literal)
             meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
+            if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
+                assert isinstance(result, ScalarType)
+                symbol = self.inf.overlay(entry.libm, result)  # (the owner's function the code calls)
+                if symbol is not None:
+                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({result})", symbol))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = meaning
         return result
