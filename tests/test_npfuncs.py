@@ -373,6 +373,50 @@ def test_integer_power_to_a_negative_power_raises_value_error():
 
 
 @aot.jit
+def d_floor_divide(x, y):
+    return np.floor_divide(x, y)
+
+
+@aot.jit
+def d_remainder(x, y):
+    return np.remainder(x, y)
+
+
+@aot.jit
+def d_mod(x, y):
+    return np.mod(x, y)
+
+
+@aot.jit
+def d_fmod(x, y):
+    return np.fmod(x, y)
+
+
+@aot.jit
+def d_divide(x, y):
+    return np.divide(x, y)
+
+
+@aot.jit
+def d_true_divide(x, y):
+    return np.true_divide(x, y)
+
+
+DIVISIONS = [d_floor_divide, d_remainder, d_mod, d_fmod, d_divide, d_true_divide]
+FLOAT_DIVISIONS = [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (-0.0, 3.0), (NAN, 1.0)]
+FLOAT_DIVISIONS += [(INF, 2.0), (1.0, INF), (-1.0, INF), (1e308, 1e-308), (0.1, 0.01)]
+INT_DIVISIONS = [(7, 2), (-7, 2), (7, -2), (-7, -2), (7, 0), (0, 0), (-(2**63), -1), (-(2**63), 1), (6, 3)]
+
+
+@pytest.mark.parametrize("f", DIVISIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("pair", FLOAT_DIVISIONS + INT_DIVISIONS, ids=repr)
+def test_divisions_never_raise_and_give_numpys_values(f, pair):
+    """Division by zero: inf/NaN for floats, 0 for integers (NumPy only warns); otherwise floor division and
+    modulo as Python's, fmod as C's."""
+    check(f, *pair)
+
+
+@aot.jit
 def mixed_literal(x):
     return np.maximum(np.float32(x), 1), np.minimum(np.int32(x), 2)
 

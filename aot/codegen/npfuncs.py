@@ -18,11 +18,11 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..infer.npfuncs import LIBM as _LIBM
-from ..ir.ops import Intrinsic
+from ..ir.ops import BinOpKind, Intrinsic
 from ..types import BOOL, I64, ArrayType, ScalarType, Type, promote
 from . import types as lt
 from .context import Emitter
-from .numerics import checked_float_to_int, coerce, convert_scalar, is_finite
+from .numerics import checked_float_to_int, coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod
 from .types import value_type
 
 _LLVM_UNARY = {
@@ -126,6 +126,8 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
         return b.sub(positive, negative)
     if fn in (Intrinsic.NP_MINIMUM, Intrinsic.NP_MAXIMUM, Intrinsic.NP_FMIN, Intrinsic.NP_FMAX):
         return _min_max(b, fn, xs[0], xs[1], rt)
+    if fn in (Intrinsic.NP_FLOOR_DIVIDE, Intrinsic.NP_REMAINDER, Intrinsic.NP_FMOD, Intrinsic.NP_DIVIDE):
+        return _division(em, fn, xs[0], xs[1], rt)
     if fn is Intrinsic.NP_POWER:
         if rt.is_float:
             return em.call_intrinsic("llvm.pow", xs)
@@ -155,6 +157,36 @@ def _min_max(b: ir.IRBuilder, fn: Intrinsic, x: ir.Value, y: ir.Value, t: Scalar
     if fn in (Intrinsic.NP_MINIMUM, Intrinsic.NP_MAXIMUM):
         return b.select(_isnan(b, x), x, b.select(_isnan(b, y), y, r))
     return b.select(_isnan(b, y), x, b.select(_isnan(b, x), y, r))
+
+
+def _division(em: Emitter, fn: Intrinsic, x: ir.Value, y: ir.Value, t: ScalarType) -> ir.Value:
+    """NumPy's divisions never raise: an integer divided by zero gives 0 (NumPy warns), a float one gives
+    ``x / 0`` (inf or NaN) for ``floor_divide`` and ``divide`` and NaN for ``remainder`` and ``fmod``; otherwise
+    ``floor_divide``/``remainder`` are Python's floor division and modulo, ``fmod`` C's (the dividend's sign)."""
+    b = em.b
+    if t.is_float:
+        zero = ir.Constant(x.type, 0.0)
+        if fn is Intrinsic.NP_DIVIDE:
+            return b.fdiv(x, y)
+        if fn is Intrinsic.NP_FMOD:
+            return frem(em, x, y)
+        by_zero = b.fcmp_ordered("==", y, zero)
+        quotient, modulo = python_float_divmod(em, x, y)
+        if fn is Intrinsic.NP_FLOOR_DIVIDE:
+            return b.select(by_zero, b.fdiv(x, y), quotient)
+        return b.select(by_zero, frem(em, x, y), modulo)
+    zero = ir.Constant(x.type, 0)
+    by_zero = b.icmp_unsigned("==", y, zero)
+    safe = b.select(by_zero, ir.Constant(x.type, 1), y)
+    if fn is Intrinsic.NP_FMOD:
+        if t.is_signed:  # (x % -1 is 0, and LLVM's srem of the minimum by -1 is undefined)
+            minus_one = b.icmp_signed("==", y, ir.Constant(x.type, -1))
+            r = b.srem(x, b.select(minus_one, ir.Constant(x.type, 1), safe))
+        else:
+            r = b.urem(x, safe)
+        return b.select(by_zero, zero, r)
+    kind = BinOpKind.FLOORDIV if fn is Intrinsic.NP_FLOOR_DIVIDE else BinOpKind.MOD
+    return b.select(by_zero, zero, int_binop(em, kind, x, safe, t))
 
 
 def _int_power(em: Emitter, base: ir.Value, exponent: ir.Value, t: ScalarType) -> ir.Value:
