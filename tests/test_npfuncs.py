@@ -647,8 +647,37 @@ def test_nan_propagates_and_argmin_finds_the_first_nan():
         check(f, b)
 
 
+@pytest.mark.parametrize("f", ALL_REDUCTIONS, ids=lambda f: f.__name__)
+def test_ties_nans_and_lanes(f):
+    """Long arrays (min/max/argmin/argmax keep eight interleaved partial results): the first of equal
+    extremes, the first NaN wherever it lies, booleans and integers with many ties, in every layout."""
+    ints = rng.integers(-3, 4, 203)
+    cases = [ints, ints[::-1], ints[::3], ints > 0, (ints > 5)[:40], ints.astype(np.uint8), ints.astype(np.int8)]
+    for pos in (0, 5, 16, 17, 100, 199):
+        x = rng.standard_normal(200)
+        x[pos] = NAN
+        cases += [x, x[::-1]]
+    x = rng.standard_normal(64)
+    x[[3, 40]] = x.min() - 1.0  # the extreme twice, in different lanes
+    x[[9, 50]] = x.max() + 1.0
+    cases += [x, x[::-1]]
+    for a in cases:
+        check(f, a)
+
+
+def test_length_one_axes_and_broadcast_strides():
+    """The flat fast path only where the axes really merge: axes of length 1 may have any stride."""
+    base = rng.standard_normal((3, 5, 4))
+    views = [base[:, 1:2, :], base[:, :, 2:3], base[1:2], base[:, None, :, 0], np.broadcast_to(base[0, 0], (3, 4))]
+    for a in views:
+        for f in ALL_REDUCTIONS:
+            check(f, a)
+
+
 def test_signed_zeros_as_numpy():
-    for a in (np.array([0.0, -0.0]), np.array([-0.0, 0.0]), np.array([-0.0])):
+    """Up to three elements: NumPy's min/max return the later of equal zeros (in longer arrays its SIMD loops'
+    choice varies with the position, and so may the compiled code's: SUBSET.md)."""
+    for a in (np.array([0.0, -0.0]), np.array([-0.0, 0.0]), np.array([-0.0]), np.array([0.0, 1.0, -0.0])):
         for f in ALL_REDUCTIONS:
             check(f, a)
 

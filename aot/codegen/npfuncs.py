@@ -273,8 +273,9 @@ def _size(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
 
 def memory_order(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
     """The array with its axes reordered as NumPy's iterator walks it for a reduction whose result depends on
-    the order (float sums and products): by decreasing absolute stride, ties in C order. A C-ordered array is
-    unchanged; a transposed or Fortran-ordered one is then walked in memory order, as NumPy does."""
+    the order (float sums and products): by decreasing absolute stride, ties and zero strides (broadcast axes)
+    left in C order. A C-ordered array is unchanged; a transposed or Fortran-ordered one is then walked in
+    memory order, as NumPy does."""
     if at.ndim < 2:
         return arr
     shape = [b.extract_value(b.extract_value(arr, 1), k) for k in range(at.ndim)]
@@ -283,6 +284,8 @@ def memory_order(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
     for _ in range(at.ndim - 1):  # bubble passes: swapping only on a strictly larger stride keeps it stable
         for k in range(at.ndim - 1):
             swap = b.icmp_signed("<", magnitude[k], magnitude[k + 1])
+            zero = ir.Constant(lt.I64, 0)  # (a zero stride, a broadcast axis, orders nothing: NumPy keeps it)
+            swap = b.and_(swap, b.icmp_signed("!=", magnitude[k], zero))
             for axis in (shape, strides, magnitude):
                 axis[k], axis[k + 1] = b.select(swap, axis[k + 1], axis[k]), b.select(swap, axis[k], axis[k + 1])
     for field, values in ((1, shape), (2, strides)):
@@ -403,22 +406,28 @@ def _float_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean:
     elements for integers converted to floats, of as many whole innermost rows as fit in 8192 elements for N-D
     views whose axes do not merge. (This matches NumPy 2.x bit for bit on 1-D and contiguous arrays, their
     transposes and views of up to 8192 elements; larger N-D views may differ in the last bits.)"""
+    if at.ndim == 1:
+        return _buffered_sum(em, arr, at, acc, mean)
+    return _over(em, arr, at, value_type(acc), lambda view, vt: _buffered_sum(em, view, vt, acc, mean))
+
+
+def _buffered_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean: ir.Value | None) -> ir.Value:
+    """0 plus the pairwise sums of consecutive buffers of ``arr`` (1-D: its axes merged; N-D: they do not)."""
     b = em.b
     ft = value_type(acc)
     size = _size(b, arr, at.ndim)
     zero = ir.Constant(ft, 0.0)
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
     whole = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
-    if mean is not None or (at.dtype.is_float and at.ndim == 1):
+    if mean is not None:
         chunk = whole
-    else:
-        # a buffer holds whole rows of the innermost axis when the axes do not merge
+    elif at.ndim == 1:
+        chunk = whole if at.dtype.is_float else i64(_BUFFER)
+    else:  # a buffer holds as many whole rows of the innermost axis as fit
         inner = b.extract_value(b.extract_value(arr, 1), at.ndim - 1)
         inner = b.select(b.icmp_signed("<", inner, i64(1)), i64(1), inner)
         rows = b.mul(b.sdiv(i64(_BUFFER), inner), inner)
-        rows = b.select(b.icmp_signed("<", rows, inner), inner, rows)
-        merged = i64(_BUFFER) if not at.dtype.is_float else whole
-        chunk = b.select(_merges(b, arr, at), merged, rows) if at.ndim > 1 else merged
+        chunk = b.select(b.icmp_signed("<", rows, inner), inner, rows)
     pw = _pairwise_function(em, at, acc, mean is not None)
     total = _entry_alloca(b, em.llfn, ft)
     b.store(zero, total)
@@ -438,24 +447,59 @@ _BUFFER = 8192  # NumPy's default buffer size (elements)
 
 
 def _merges(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
-    """Whether the axes of ``arr`` (in iteration order) merge into one, as NumPy's iterator coalesces them."""
+    """Whether the axes of ``arr`` (in iteration order) merge into one, as NumPy's iterator coalesces them:
+    each axis longer than 1 steps by the extent of the next inner one longer than 1."""
+    return _flat_stride(b, arr, at)[0]
+
+
+def _flat_stride(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> tuple[ir.Value, ir.Value]:
+    """(whether the axes merge, the stride of the merged axis: that of the innermost axis longer than 1)."""
     shape, strides = b.extract_value(arr, 1), b.extract_value(arr, 2)
     one = ir.Constant(lt.I64, 1)
     ok: ir.Value = ir.Constant(lt.I1, 1)
-    for k in range(at.ndim - 1):
-        n_k, n_next = b.extract_value(shape, k), b.extract_value(shape, k + 1)
-        s_k, s_next = b.extract_value(strides, k), b.extract_value(strides, k + 1)
-        merge = b.or_(
-            b.or_(b.icmp_signed("==", n_k, one), b.icmp_signed("==", n_next, one)),
-            b.icmp_signed("==", s_k, b.mul(n_next, s_next)),
-        )
-        ok = b.and_(ok, merge)
-    return ok
+    seen: ir.Value = ir.Constant(lt.I1, 0)  # an axis longer than 1 was seen (inside this one)
+    expected: ir.Value = ir.Constant(lt.I64, 0)  # the stride that axis's extent asks of the next outer one
+    step: ir.Value = b.extract_value(strides, at.ndim - 1)
+    for k in reversed(range(at.ndim)):
+        n, stride = b.extract_value(shape, k), b.extract_value(strides, k)
+        long = b.icmp_signed("!=", n, one)
+        ok = b.and_(ok, b.or_(b.not_(b.and_(long, seen)), b.icmp_signed("==", stride, expected)))
+        step = b.select(b.and_(long, b.not_(seen)), stride, step)
+        expected = b.select(long, b.mul(stride, n), expected)
+        seen = b.or_(seen, long)
+    return ok, step
+
+
+def _over(
+    em: Emitter, arr: ir.Value, at: ArrayType, t: ir.Type, body: Callable[[ir.Value, ArrayType], ir.Value]
+) -> ir.Value:
+    """``body(view, type)`` on a 1-D view of ``arr`` where its axes merge (no index arithmetic per element),
+    else on ``arr`` itself; the flat index of an element is the same in both."""
+    if at.ndim == 1:
+        return body(arr, at)
+    b = em.b
+    merges, stride = _flat_stride(b, arr, at)
+    flat_t = ArrayType(at.dtype, 1)
+    flat = ir.Constant(value_type(flat_t), ir.Undefined)
+    flat = b.insert_value(flat, b.extract_value(arr, 0), 0)
+    flat = b.insert_value(
+        flat, b.insert_value(ir.Constant(ir.ArrayType(lt.I64, 1), None), _size(b, arr, at.ndim), 0), 1
+    )
+    flat = b.insert_value(flat, b.insert_value(ir.Constant(ir.ArrayType(lt.I64, 1), None), stride, 0), 2)
+    slot = _entry_alloca(b, em.llfn, t)
+    with b.if_else(merges) as (then, otherwise):
+        with then:
+            b.store(body(flat, flat_t), slot)
+        with otherwise:
+            b.store(body(arr, at), slot)
+    return b.load(slot)
+
+
+_LANES = 8  # independent partial results of min/max/argmin/argmax (a chain of selects is latency-bound)
 
 
 def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
     b = em.b
-    d = at.dtype
     size = _size(b, arr, at.ndim)
     name = fn.value.split(".", 1)[1]
     if rt.is_float and fn not in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
@@ -469,20 +513,29 @@ def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: Scalar
             return mean
         var = b.fdiv(_float_sum(em, arr, at, rt, mean), n)
         return em.call_intrinsic("llvm.sqrt", [var]) if fn is Intrinsic.NP_STD else var
+    if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        what = "minimum" if fn is Intrinsic.NP_MIN else "maximum"
+        em.check(
+            _is_empty(b, size), "ValueError", f"zero-size array to reduction operation {what} which has no identity"
+        )
+    elif fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX):
+        em.check(_is_empty(b, size), "ValueError", f"attempt to get {name} of an empty sequence")
+    else:
+        return _over(em, arr, at, value_type(rt), lambda view, vt: _accumulate(em, fn, view, vt, size, rt))
+    if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        arr = memory_order(b, arr, at)  # (any order gives the same value: memory order merges more often)
+    return _over(em, arr, at, value_type(rt), lambda view, vt: _extreme(em, fn, view, vt, size))
+
+
+def _is_empty(b: ir.IRBuilder, size: ir.Value) -> ir.Value:
+    return b.icmp_signed("==", size, ir.Constant(lt.I64, 0))
+
+
+def _accumulate(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value, rt: ScalarType) -> ir.Value:
+    """Integer sums and products (wrapping, in 64 bits), float products (in order), all and any."""
+    b = em.b
+    d = at.dtype
     slot = _entry_alloca(b, em.llfn, value_type(rt))
-    if fn in (Intrinsic.NP_SUM, Intrinsic.NP_PROD):  # integers: wrapping, in 64 bits
-        b.store(ir.Constant(value_type(rt), int(fn is Intrinsic.NP_PROD)), slot)
-        step = b.add if fn is Intrinsic.NP_SUM else b.mul
-        if rt.is_float:
-            step = b.fmul
-            b.store(ir.Constant(value_type(rt), 1.0), slot)
-
-        def accumulate(k: ir.Value) -> None:
-            x = coerce(em, _element(b, arr, at, k), d, rt)
-            b.store(step(b.load(slot), x), slot)
-
-        _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, accumulate)
-        return b.load(slot)
     if fn in (Intrinsic.NP_ALL, Intrinsic.NP_ANY):
         b.store(ir.Constant(lt.I1, int(fn is Intrinsic.NP_ALL)), slot)
 
@@ -493,37 +546,75 @@ def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: Scalar
 
         _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, test)
         return b.load(slot)
-    # min, max, argmin, argmax: the first element, then each later one that is better (NaN wins and stays)
-    empty = b.icmp_signed("==", size, ir.Constant(lt.I64, 0))
-    if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
-        what = "minimum" if fn is Intrinsic.NP_MIN else "maximum"
-        em.check(empty, "ValueError", f"zero-size array to reduction operation {what} which has no identity")
-    else:
-        em.check(empty, "ValueError", f"attempt to get {name} of an empty sequence")
-    best = _entry_alloca(b, em.llfn, value_type(d))
-    where = _entry_alloca(b, em.llfn, lt.I64)
-    b.store(_element(b, arr, at, ir.Constant(lt.I64, 0)), best)
-    b.store(ir.Constant(lt.I64, 0), where)
+    product = fn is Intrinsic.NP_PROD
+    b.store(ir.Constant(value_type(rt), (1.0 if rt.is_float else 1) if product else 0), slot)
+    step = (b.fmul if rt.is_float else b.mul) if product else b.add
+
+    def accumulate(k: ir.Value) -> None:
+        x = coerce(em, _element(b, arr, at, k), d, rt)
+        b.store(step(b.load(slot), x), slot)
+
+    _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, accumulate)
+    return b.load(slot)
+
+
+def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
+    """min, max, argmin, argmax of a non-empty array: NaN wins and stays; arg… give the first extreme (the
+    first NaN). Eight lanes keep partial results over interleaved elements, combined in index order."""
+    b = em.b
+    d = at.dtype
     smaller = fn in (Intrinsic.NP_MIN, Intrinsic.NP_ARGMIN)
     arg = fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX)
     kd = d if d.kind != "b" else ScalarType("u1", "u", 1)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
 
-    def visit(k: ir.Value) -> None:
-        x = _element(b, arr, at, k)
-        current = b.load(best)
-        if arg:  # the first extreme: strictly better only; the first NaN
-            better = _less(b, x, current, kd) if smaller else _less(b, current, x, kd)
-        else:  # NumPy's min/max reductions keep the later of equal values (the sign of zero tells)
-            better = b.not_(_less(b, current, x, kd)) if smaller else b.not_(_less(b, x, current, kd))
-            if d.is_float:
-                better = b.fcmp_ordered("<=" if smaller else ">=", x, current)
+    def better(x: ir.Value, i: ir.Value, best: ir.Value, where: ir.Value) -> ir.Value:
+        """Whether element ``x`` (index ``i``) replaces ``best`` (index ``where``)."""
+        strictly = _less(b, x, best, kd) if smaller else _less(b, best, x, kd)
+        if arg or not d.is_float:
+            tie = b.icmp_signed("<", i, where)
+            equal = b.fcmp_ordered("==", x, best) if d.is_float else b.icmp_unsigned("==", x, best)
+            result = b.or_(strictly, b.and_(equal, tie))
+        else:  # min/max: an equal later value replaces (which of 0.0 and -0.0 NumPy returns varies)
+            result = b.fcmp_ordered("<=" if smaller else ">=", x, best)
         if d.is_float:
-            better = b.and_(b.not_(_isnan(b, current)), b.or_(better, _isnan(b, x)))
-        b.store(b.select(better, x, current), best)
-        b.store(b.select(better, k, b.load(where)), where)
+            nan_x, nan_best = _isnan(b, x), _isnan(b, best)
+            result = b.select(nan_best, b.and_(nan_x, b.icmp_signed("<", i, where)), b.or_(result, nan_x))
+        return result
 
-    _loop(b, em.llfn, ir.Constant(lt.I64, 1), size, visit)
-    return b.load(where) if arg else b.load(best)
+    best = [_entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
+    where = [_entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
+    lanes = b.icmp_signed(">=", size, i64(2 * _LANES))
+    whole = b.select(lanes, b.mul(b.sdiv(size, i64(_LANES)), i64(_LANES)), i64(1))
+    for j in range(_LANES):  # lane j starts at element j (element 0 for all lanes without lanes)
+        start = b.select(lanes, i64(j), i64(0))
+        b.store(_element(b, arr, at, start), best[j])
+        b.store(start, where[j])
+
+    def block(s: ir.Value) -> None:
+        base = b.mul(s, i64(_LANES))
+        for j in range(_LANES):
+            i = b.add(base, i64(j))
+            x, current, at_ = _element(b, arr, at, i), b.load(best[j]), b.load(where[j])
+            take = better(x, i, current, at_)
+            b.store(b.select(take, x, current), best[j])
+            b.store(b.select(take, i, at_), where[j])
+
+    _loop(b, em.llfn, i64(1), b.sdiv(whole, i64(_LANES)), block)
+    for j in range(1, _LANES):
+        x, i, current, at_ = b.load(best[j]), b.load(where[j]), b.load(best[0]), b.load(where[0])
+        take = better(x, i, current, at_)
+        b.store(b.select(take, x, current), best[0])
+        b.store(b.select(take, i, at_), where[0])
+
+    def tail(k: ir.Value) -> None:
+        x, current, at_ = _element(b, arr, at, k), b.load(best[0]), b.load(where[0])
+        take = better(x, k, current, at_)
+        b.store(b.select(take, x, current), best[0])
+        b.store(b.select(take, k, at_), where[0])
+
+    _loop(b, em.llfn, whole, size, tail)
+    return b.load(where[0]) if arg else b.load(best[0])
 
 
 def _dot(em: Emitter, args: list[ir.Value], argtypes: list[Type], rt: ScalarType) -> ir.Value:
