@@ -301,7 +301,11 @@ def _abs_i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
 
 
 def _element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.Value:
-    """The element at flat index ``k`` (C order) of an array of any strides, as a value of its dtype."""
+    """The element at flat index ``k`` (C order) of an array of any strides, as a value of its dtype (of a
+    contiguous array, layout ``C``, the ``k``-th in memory)."""
+    if at.layout == "C":
+        value = b.load(b.gep(b.extract_value(arr, 0), [k]))
+        return b.icmp_unsigned("!=", value, ir.Constant(lt.I8, 0)) if at.dtype.kind == "b" else value
     shape, strides = b.extract_value(arr, 1), b.extract_value(arr, 2)
     offset: ir.Value = ir.Constant(lt.I64, 0)
     rest = k
@@ -329,7 +333,7 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE
 def _pairwise_function(em: Emitter, at: ArrayType, acc: ScalarType, squares: bool) -> ir.Function:
     """``acc pw(array a, i64 lo, i64 n, acc mean)``: NumPy's pairwise sum of the elements ``lo … lo+n-1`` (C
     order) converted to ``acc`` — of ``(x - mean)**2`` with ``squares`` (the second pass of var/std)."""
-    name = f"aot_np_pairwise_{at.dtype.name}_{acc.name}_{at.ndim}{'_sq' if squares else ''}"
+    name = f"aot_np_pairwise_{at.dtype.name}_{acc.name}_{at.ndim}{at.layout}{'_sq' if squares else ''}"
     existing = em.ctx.module.globals.get(name)
     if existing is not None:
         return existing
@@ -421,7 +425,7 @@ def _buffered_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, me
     whole = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
     if mean is not None:
         chunk = whole
-    elif at.ndim == 1:
+    elif at.ndim == 1 or at.layout == "C":
         chunk = whole if at.dtype.is_float else i64(_BUFFER)
     else:  # a buffer holds as many whole rows of the innermost axis as fit
         inner = b.extract_value(b.extract_value(arr, 1), at.ndim - 1)
@@ -473,25 +477,40 @@ def _flat_stride(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> tuple[ir.Valu
 def _over(
     em: Emitter, arr: ir.Value, at: ArrayType, t: ir.Type, body: Callable[[ir.Value, ArrayType], ir.Value]
 ) -> ir.Value:
-    """``body(view, type)`` on a 1-D view of ``arr`` where its axes merge (no index arithmetic per element),
-    else on ``arr`` itself; the flat index of an element is the same in both."""
-    if at.ndim == 1:
+    """``body(view, type)`` emitted for the layouts an array may have at run time, the fastest first: a
+    contiguous run of memory (type layout ``C``: vector loads), a 1-D strided view of an N-D array whose axes
+    merge (no index arithmetic per element), the array itself. The flat index of an element is the same in
+    each, so ``body`` computes the same value."""
+    if at.layout == "C":
         return body(arr, at)
     b = em.b
-    merges, stride = _flat_stride(b, arr, at)
-    flat_t = ArrayType(at.dtype, 1)
-    flat = ir.Constant(value_type(flat_t), ir.Undefined)
-    flat = b.insert_value(flat, b.extract_value(arr, 0), 0)
-    flat = b.insert_value(
-        flat, b.insert_value(ir.Constant(ir.ArrayType(lt.I64, 1), None), _size(b, arr, at.ndim), 0), 1
-    )
-    flat = b.insert_value(flat, b.insert_value(ir.Constant(ir.ArrayType(lt.I64, 1), None), stride, 0), 2)
     slot = _entry_alloca(b, em.llfn, t)
-    with b.if_else(merges) as (then, otherwise):
-        with then:
-            b.store(body(flat, flat_t), slot)
-        with otherwise:
-            b.store(body(arr, at), slot)
+    if at.ndim == 1:
+        merges, flat = None, arr
+    else:
+        merges, stride = _flat_stride(b, arr, at)
+        one_axis = ir.Constant(ir.ArrayType(lt.I64, 1), None)
+        flat = ir.Constant(value_type(ArrayType(at.dtype, 1)), ir.Undefined)
+        flat = b.insert_value(flat, b.extract_value(arr, 0), 0)
+        flat = b.insert_value(flat, b.insert_value(one_axis, _size(b, arr, at.ndim), 0), 1)
+        flat = b.insert_value(flat, b.insert_value(one_axis, stride, 0), 2)
+
+    def flat_body() -> None:
+        unit = ir.Constant(lt.I64, at.dtype.itemsize if at.dtype.kind != "b" else 1)
+        with b.if_else(b.icmp_signed("==", b.extract_value(b.extract_value(flat, 2), 0), unit)) as (dense, strided):
+            with dense:
+                b.store(body(flat, ArrayType(at.dtype, 1, "C")), slot)
+            with strided:
+                b.store(body(flat, ArrayType(at.dtype, 1)), slot)
+
+    if merges is None:
+        flat_body()
+    else:
+        with b.if_else(merges) as (then, otherwise):
+            with then:
+                flat_body()
+            with otherwise:
+                b.store(body(arr, at), slot)
     return b.load(slot)
 
 
