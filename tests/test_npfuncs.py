@@ -490,6 +490,20 @@ def from_numpy_import(x):
     return np_sqrt_by_name(x)
 
 
+def sqrt(x):
+    """A helper of the user's that happens to share a NumPy function's name."""
+    return x + 1.0
+
+
+@aot.jit
+def calls_own_sqrt(x):
+    return sqrt(x)
+
+
+def test_a_user_function_named_like_numpys_is_the_users():
+    check(calls_own_sqrt, 4.0, expect=5.0)
+
+
 def test_numpy_imported_under_other_names():
     check(from_numpy_import, 2.0)
     check(u_absolute, -2.0)

@@ -146,20 +146,17 @@ def _numpy() -> Any:
     return sys.modules.get("numpy")
 
 
-_BY_ID: dict[int, tuple[str, Entry]] = {}
-
-
 def function_entry(value: Any) -> tuple[str, Entry] | None:
-    """The name and table entry of a NumPy function object (``np.sqrt``, ``np.sum``), or None."""
+    """The name and table entry of a NumPy function object (``np.sqrt``, ``np.sum``), or None. The object
+    is known by its own name (``np.abs`` is ``absolute``), and must be NumPy's: a ufunc, or a function of
+    the ``numpy`` module (not a user's function named ``sqrt`` bound in its place)."""
     np = _numpy()
-    if np is None:
+    name = getattr(value, "__name__", None)
+    if np is None or not isinstance(name, str) or name not in TABLE:
         return None
-    if not _BY_ID:
-        for alias, entry in TABLE.items():
-            obj = getattr(np, alias, None)
-            if obj is not None:
-                _BY_ID.setdefault(id(obj), (alias, entry))  # (NumPy's objects live as long as the process)
-    return _BY_ID.get(id(value))
+    if not isinstance(value, np.ufunc) and getattr(value, "__module__", None) != "numpy":
+        return None
+    return name, TABLE[name]
 
 
 def scalar_type_of(value: Any) -> ScalarType | None:
