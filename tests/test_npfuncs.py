@@ -477,7 +477,7 @@ FLAG = np.bool_(True)
 
 @aot.jit
 def scalar_globals(x):
-    return np.float32(x) + TINY32, np.float64(x) + TINY32, COUNT16 * 2, FLAG
+    return np.float32(x) + TINY32, np.float64(x) + TINY32, COUNT16 * 2, COUNT16 * 200, FLAG
 
 
 def test_numpy_scalar_globals_fold_with_their_type():

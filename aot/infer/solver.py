@@ -395,6 +395,7 @@ class _BodyState:
             if isinstance(op, (MakeTuple, BinOp)) and op.dest.name in self.single_def
         }
         self.consts: dict[str, Any] = {}
+        self.typed_consts: set[str] = set()  # constants with a type of their own (NumPy scalars): not weak
         self.sweep: _Sweep | None = None
 
     # ---------------------------------------------------------------- iteration
@@ -447,7 +448,7 @@ class _BodyState:
         return self.types.get(var.name, BOTTOM)
 
     def is_literal(self, var: Var) -> bool:
-        return var.name in self.consts and is_temp(var.name)
+        return var.name in self.consts and is_temp(var.name) and var.name not in self.typed_consts
 
     # ---------------------------------------------------------------- transfer rules
     def transfer(self, op: Op, label: str, index: int) -> Type:
@@ -545,6 +546,7 @@ class _BodyState:
         if numpy_scalar is not None:  # np.float32(1e-7) at module level: folded like a float, with its type
             if dest.name in self.single_def:
                 self.consts[dest.name] = numpy_scalar[1]
+                self.typed_consts.add(dest.name)
             if sweep is not None:
                 sweep.edges.add(Edge(EdgeKind.GLOBAL, where, npfuncs.scalar_text(value)))
                 sweep.meanings[(label, index)] = Const(dest, numpy_scalar[1], op.span)
