@@ -587,19 +587,25 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
     kd = d if d.kind != "b" else ScalarType("u1", "u", 1)
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
 
-    def better(x: ir.Value, i: ir.Value, best: ir.Value, where: ir.Value) -> ir.Value:
-        """Whether element ``x`` (index ``i``) replaces ``best`` (index ``where``)."""
+    def better(x: ir.Value, i: ir.Value, best: ir.Value, where: ir.Value, later: bool = True) -> ir.Value:
+        """Whether element ``x`` (index ``i``) replaces ``best`` (index ``where``); ``later``: ``i > where``
+        is known (within a lane and in the tail), so no tie needs the indices."""
         strictly = _less(b, x, best, kd) if smaller else _less(b, best, x, kd)
-        if arg or not d.is_float:
-            tie = b.icmp_signed("<", i, where)
+        if not arg:  # min/max: an equal later value replaces (which of 0.0 and -0.0 NumPy returns varies)
+            if not d.is_float:
+                return b.not_(_less(b, best, x, kd) if smaller else _less(b, x, best, kd))
+            keep = b.fcmp_ordered("<=" if smaller else ">=", x, best)
+            return b.or_(_isnan(b, x), b.and_(b.not_(_isnan(b, best)), keep))
+        if later:
+            result = strictly
+        else:
             equal = b.fcmp_ordered("==", x, best) if d.is_float else b.icmp_unsigned("==", x, best)
-            result = b.or_(strictly, b.and_(equal, tie))
-        else:  # min/max: an equal later value replaces (which of 0.0 and -0.0 NumPy returns varies)
-            result = b.fcmp_ordered("<=" if smaller else ">=", x, best)
-        if d.is_float:
-            nan_x, nan_best = _isnan(b, x), _isnan(b, best)
-            result = b.select(nan_best, b.and_(nan_x, b.icmp_signed("<", i, where)), b.or_(result, nan_x))
-        return result
+            result = b.or_(strictly, b.and_(equal, b.icmp_signed("<", i, where)))
+        if not d.is_float:
+            return result
+        nan_x, nan_best = _isnan(b, x), _isnan(b, best)
+        earlier_nan = ir.Constant(lt.I1, 0) if later else b.and_(nan_x, b.icmp_signed("<", i, where))
+        return b.select(nan_best, earlier_nan, b.or_(result, nan_x))
 
     best = [_entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
     where = [_entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
@@ -622,7 +628,7 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
     _loop(b, em.llfn, i64(1), b.sdiv(whole, i64(_LANES)), block)
     for j in range(1, _LANES):
         x, i, current, at_ = b.load(best[j]), b.load(where[j]), b.load(best[0]), b.load(where[0])
-        take = better(x, i, current, at_)
+        take = better(x, i, current, at_, later=False)
         b.store(b.select(take, x, current), best[0])
         b.store(b.select(take, i, at_), where[0])
 
