@@ -232,7 +232,7 @@ def call_math_gamma(x):
 
 @aot.jit
 def call_numpy_function(a):
-    return np.sum(a)
+    return np.median(a)  # (np.sum and the other reductions compile: tests/test_npfuncs.py)
 
 
 @aot.jit
@@ -462,7 +462,7 @@ def test_call_to_unlisted_math_function_is_rejected():
 
 
 def test_call_to_numpy_function_is_rejected():
-    expect_compile_error(call_numpy_function, np.arange(3.0), at=locate(call_numpy_function, "np.sum(a)"),
+    expect_compile_error(call_numpy_function, np.arange(3.0), at=locate(call_numpy_function, "np.median(a)"),
                          node_type=ast.Call)
 
 
@@ -612,7 +612,7 @@ CASES = [
     (call_pow_modulus, (7, 2), 7),
     (call_isinstance, (1,), 1),
     (call_math_gamma, (5.0,), 24.0),
-    (call_numpy_function, (np.arange(4.0),), 6.0),
+    (call_numpy_function, (np.arange(4.0),), 1.5),
     (async_def, (1,), 2),
     (lambda_expr, (1,), 1),
     (list_comprehension, (3,), 3),

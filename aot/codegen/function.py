@@ -52,7 +52,7 @@ from ..ir import (
 )
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import gpu_intrinsics, views
+from . import gpu_intrinsics, npfuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -399,6 +399,9 @@ class FunctionCodegen(Emitter):
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
+        elif op.fn.value.startswith("np."):
+            argtypes = [self.t(a) for a in op.args]
+            result = npfuncs.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         else:
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))

@@ -624,10 +624,9 @@ class Lowering:
 
     def expr_BinOp(self, node: ast.BinOp) -> Var:
         op = _BINOPS.get(type(node.op))
-        if op is None:
-            self.error(node, "the '@' operator is not supported; write the loops")
-            return self.const(0, node)
         lhs, rhs = self.expr(node.left), self.expr(node.right)
+        if op is None:  # ``a @ b``: NumPy's inner product of two 1-D arrays (aot.infer.npfuncs)
+            return self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.NP_DOT, (lhs, rhs), self.span(node)))
         return self.b.emit_value(lambda d: BinOp(d, op, lhs, rhs, self.span(node)))
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Var:

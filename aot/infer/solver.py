@@ -74,7 +74,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import calls, constructs, optional, rules, views
+from . import calls, constructs, npfuncs, optional, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -399,6 +399,7 @@ class _BodyState:
             if isinstance(op, (MakeTuple, BinOp)) and op.dest.name in self.single_def
         }
         self.consts: dict[str, Any] = {}
+        self.typed_consts: set[str] = set()  # constants with a type of their own (NumPy scalars): not weak
         self.sweep: _Sweep | None = None
         self.facts: dict[tuple[str, int], dict[str, Type]] | None = None  # what None tests proved (optional.py)
         self.at = ("", 0)  # the op being evaluated
@@ -467,7 +468,7 @@ class _BodyState:
         return t
 
     def is_literal(self, var: Var) -> bool:
-        return var.name in self.consts and is_temp(var.name)
+        return var.name in self.consts and is_temp(var.name) and var.name not in self.typed_consts
 
     # ---------------------------------------------------------------- transfer rules
     def transfer(self, op: Op, label: str, index: int) -> Type:
@@ -489,6 +490,10 @@ class _BodyState:
         operands = [self.t(v) for v in uses(op)]
         if any(t is BOTTOM for t in operands):
             return BOTTOM
+        if isinstance(op, Compare):
+            folded = npfuncs.compile_time_compare(op.op, *operands)
+            if folded is not None:  # (dtypes compared)
+                return self.folded(op.dest, folded, label, index)
         if (
             any(isinstance(t, PyValueType) for t in operands)
             and not isinstance(op, (Return, MakeTuple, Compare, Truth))
@@ -569,6 +574,8 @@ class _BodyState:
         if isinstance(op, IntrinsicCall):
             if op.fn in views.METHODS:
                 return views.method_type(op.fn, tuple(operands))
+            if op.fn is Intrinsic.NP_DOT:  # ``a @ b``
+                return npfuncs.dot_type(*operands)
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
@@ -623,7 +630,18 @@ class _BodyState:
                 sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
                 sweep.meanings[(label, index)] = Const(dest, value, op.span)
             return const_type(value)  # type: ignore[return-value]
-        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
+        numpy_scalar = npfuncs.scalar_value(value)
+        if numpy_scalar is not None:  # np.float32(1e-7) at module level: folded like a float, with its type
+            if dest.name in self.single_def:
+                self.consts[dest.name] = numpy_scalar[1]
+                self.typed_consts.add(dest.name)
+            if sweep is not None:
+                sweep.edges.add(Edge(EdgeKind.GLOBAL, where, npfuncs.scalar_text(value)))
+                sweep.meanings[(label, index)] = Const(dest, numpy_scalar[1], op.span)
+            return numpy_scalar[0]
+        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or (
+            hasattr(value, "__array__") and not isinstance(value, type)  # (NumPy's scalar types have one)
+        ):
             kind = type(value).__name__
             raise RuleError(
                 f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
@@ -652,10 +670,14 @@ class _BodyState:
                 return PyValueType(views.ARRAY_METHODS[op.attr])
             if op.attr in views.NOT_VIEWS:
                 raise RuleError(views.NOT_VIEWS[op.attr])
+            numpy_attr = self.numpy_array_attr(op, obj, label, index)
+            if numpy_attr is not None:
+                return numpy_attr
             fn = _ARRAY_ATTRS.get(op.attr)
             if fn is None:
                 raise RuleError(
-                    f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, T, reshape, ravel)"
+                    f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, dtype, "
+                    f"itemsize, T, reshape, ravel, or the reductions {', '.join(npfuncs.ARRAY_METHODS)})"
                 )
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
@@ -685,6 +707,8 @@ class _BodyState:
             return BOTTOM
         if isinstance(callee, Intrinsic) and callee in views.METHODS:
             return self.array_method(op, callee, argtypes, label, index)
+        if isinstance(callee, npfuncs.BoundMethod):
+            return self.array_method_call(op, callee, argtypes, label, index)
         intrinsic = self.inf.table.intrinsic_for(callee)
         method = self.inf.table.method_for(callee) if intrinsic is None else None
         if op.keywords and method is None:
@@ -732,6 +756,9 @@ class _BodyState:
                         sweep.defaults[c.dest.name] = const_type(c.value)  # type: ignore[assignment]  # (checked)
                 sweep.callees.append((method.key, argtypes))
             return ret
+        numpy_call = self.numpy_call(op, callee, argtypes, label, index)
+        if numpy_call is not None:
+            return numpy_call
         intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
         if intrinsic is not None:
             result = rules.intrinsic_type(intrinsic, argtypes)
@@ -783,6 +810,67 @@ class _BodyState:
         result = views.method_type(fn, (arr, *argtypes))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (attr.obj, *op.args), op.span)
+        return result
+
+    # ------------------------------------------------------------ NumPy (aot.infer.npfuncs)
+    def numpy_array_attr(self, op: GetAttr, obj: ArrayType, label: str, index: int) -> Type | None:
+        """``a.itemsize`` (a constant), ``a.dtype`` (a compile-time value) and ``a.sum`` … (a method, called
+        next); None for the other attributes."""
+        meaning: Op | None
+        if op.attr == "itemsize":
+            result: Type = I64
+            meaning = Const(op.dest, obj.dtype.itemsize, op.span)
+            if op.dest.name in self.single_def:
+                self.consts[op.dest.name] = obj.dtype.itemsize
+        elif op.attr == "dtype" and npfuncs.dtype_value(obj.dtype) is not None:
+            result, meaning = PyValueType(npfuncs.dtype_value(obj.dtype)), None
+        elif op.attr in npfuncs.ARRAY_METHODS:
+            result, meaning = PyValueType(npfuncs.bound_method(npfuncs.ARRAY_METHODS[op.attr], op.obj)), None
+        else:
+            return None
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = meaning
+        return result
+
+    def array_method_call(
+        self, op: CallValue, method: npfuncs.BoundMethod, argtypes: tuple[Type, ...], label: str, index: int
+    ) -> Type:
+        obj = self.t(method.obj)
+        assert isinstance(obj, ArrayType)
+        result = npfuncs.method_type(method.fn, obj, argtypes)
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, (method.obj, *op.args), op.span)
+        return result
+
+    def numpy_call(self, op: CallValue, callee: Any, argtypes: tuple[Type, ...], label: str, index: int) -> Type | None:
+        """``np.sqrt(x)``, ``np.sum(a)``, ``np.float32(x)`` …; None when ``callee`` is no NumPy object."""
+        meaning: Op
+        target = npfuncs.scalar_type_of(callee)
+        if target is not None:
+            if len(op.args) != 1:
+                raise RuleError(f"{callee.__name__}() takes exactly one argument here")
+            result: Type = npfuncs.cast_type(target, argtypes[0])
+            if target.kind == "b":
+                meaning = Truth(op.dest, op.args[0], op.span)
+            elif target.is_float:
+                meaning = Convert(op.dest, op.args[0], op.span)
+            else:
+                meaning = IntrinsicCall(op.dest, Intrinsic.NP_CAST, op.args, op.span)
+        else:
+            found = npfuncs.function_entry(callee)
+            if found is None:
+                return None
+            name, entry = found
+            literal = tuple(self.is_literal(a) for a in op.args)
+            result = npfuncs.function_type(name, entry, argtypes, literal)
+            meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
+            if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
+                assert isinstance(result, ScalarType)
+                symbol = self.inf.overlay(entry.libm, result)  # (the owner's function the code calls)
+                if symbol is not None:
+                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({result})", symbol))
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = meaning
         return result
 
     def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
@@ -912,6 +1000,8 @@ def _int_or_none(value: Any) -> int | None:
 def _is_compile_time_value(value: Any) -> bool:
     """Modules, functions, builtins, methods and types may be named in compiled code (never passed)."""
     if isinstance(value, (type(math), type, ScalarType)) or callable(getattr(value, "__aot_method__", None)):
+        return True
+    if npfuncs.function_entry(value) is not None:
         return True
     if getattr(value, "__aot_method__", None) is not None:
         return True

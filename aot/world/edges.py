@@ -63,9 +63,24 @@ class WorldNow(Protocol):
 _ARRAY = (list, tuple)  # what a stored array decodes as (tuples at import, lists in full reads)
 
 
+def numpy_scalar_text(value: Any) -> str | None:
+    """A NumPy scalar constant (``np.float32(1e-07)``) as the text its edge stores: its type and its exact
+    value (``numpy.float32(1.0000000116860974e-07)``); None for anything else. NumPy is not imported."""
+    kind = type(value)
+    if kind.__module__ != "numpy" or not hasattr(value, "item") or getattr(value, "shape", None) != ():
+        return None
+    return f"numpy.{kind.__name__}({value.item()!r})"
+
+
 def constant_matches(stored: Any, current: Any) -> bool:
     """Whether a module constant still has the value (and the exact types) an entry folded in."""
-    if type(current) not in (bool, int, float, tuple, str):  # a list is stored like a tuple, but is no constant
+    if type(stored) is str:  # a string constant, or a NumPy scalar (stored as its text: numpy_scalar_text)
+        if type(current) is not str:
+            return numpy_scalar_text(current) == stored
+        if stored.startswith("numpy.") and stored.endswith(")"):  # (which of the two was read, the edge
+            return False  # cannot say: never trust it)
+        return current == stored
+    if type(current) not in (bool, int, float, tuple):  # a list is stored like a tuple, but is no constant
         return False
     if isinstance(current, tuple):
         return (

@@ -1,0 +1,703 @@
+"""LLVM lowering of the NumPy intrinsics (``aot.infer.npfuncs`` types them).
+
+    np.sqrt(x)   →  %r = call double @llvm.sqrt.f64(double %x)        ; NaN for x < 0, as NumPy: no error
+    np.minimum   →  NaN-propagating select (the second operand on a tie, as NumPy's loop)
+    a.sum()      →  call @aot_np_pairwise_f64_1(...)                   ; NumPy's pairwise summation
+
+``lower_scalar`` lowers one element of a scalar NumPy function: applying a ufunc to whole arrays later is
+one loop calling it per element. Reductions walk the array in C order; float sums use NumPy's pairwise
+algorithm (blocks of 8 partial sums up to 128 elements, halves above), so that results match NumPy's bit for
+bit on 1-D and C-contiguous arrays. The pairwise helper is one internal function per element type, array
+rank and mode, emitted once per module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ..infer.npfuncs import LIBM as _LIBM
+from ..ir.ops import BinOpKind, Intrinsic
+from ..types import BOOL, I64, ArrayType, ScalarType, Type, promote
+from . import types as lt
+from .context import Emitter
+from .numerics import checked_float_to_int, coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod
+from .types import value_type
+
+_LLVM_UNARY = {
+    Intrinsic.NP_EXP2: "llvm.exp2",
+    Intrinsic.NP_RINT: "llvm.rint",
+    Intrinsic.NP_FLOOR: "llvm.floor",
+    Intrinsic.NP_CEIL: "llvm.ceil",
+    Intrinsic.NP_TRUNC: "llvm.trunc",
+}
+REDUCTIONS = frozenset(
+    {
+        Intrinsic.NP_SUM,
+        Intrinsic.NP_PROD,
+        Intrinsic.NP_MIN,
+        Intrinsic.NP_MAX,
+        Intrinsic.NP_MEAN,
+        Intrinsic.NP_STD,
+        Intrinsic.NP_VAR,
+        Intrinsic.NP_ARGMIN,
+        Intrinsic.NP_ARGMAX,
+        Intrinsic.NP_ALL,
+        Intrinsic.NP_ANY,
+    }
+)
+
+
+def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
+    """The value of a NumPy intrinsic (an ``np.`` member of ``Intrinsic``)."""
+    assert isinstance(result, ScalarType)
+    if fn in REDUCTIONS:
+        at = argtypes[0]
+        assert isinstance(at, ArrayType)
+        return _reduce(em, fn, args[0], at, result)
+    if fn is Intrinsic.NP_DOT:
+        return _dot(em, args, argtypes, result)
+    if fn is Intrinsic.NP_SEARCHSORTED:
+        return _searchsorted(em, args, argtypes)
+    if fn is Intrinsic.NP_CAST:
+        src = argtypes[0]
+        assert isinstance(src, ScalarType)
+        return _cast(em, args[0], src, result)
+    scalars = [t for t in argtypes if isinstance(t, ScalarType)]
+    assert len(scalars) == len(argtypes)
+    return lower_scalar(em, fn, args, scalars, result)
+
+
+def _isnan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    return b.fcmp_unordered("uno", v, v)
+
+
+def _libm(em: Emitter, fn: Intrinsic, t: ScalarType, args: list[ir.Value]) -> ir.Value:
+    exact = em.ctx.target.math_intrinsic(fn, t)
+    if exact is not None:
+        return em.call_intrinsic(exact, args)
+    ft = value_type(t)
+    return em.b.call(em.ctx.declare(em.ctx.target.math_symbol(fn, t), ir.FunctionType(ft, [ft] * len(args))), args)
+
+
+def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[ScalarType], rt: ScalarType) -> ir.Value:
+    """One element of a NumPy function of scalars, in NumPy's semantics (no exceptions but integer powers)."""
+    b = em.b
+    if fn in (Intrinsic.NP_ISNAN, Intrinsic.NP_ISINF, Intrinsic.NP_ISFINITE, Intrinsic.NP_SIGNBIT):
+        t, x = types[0], args[0]
+        if not t.is_float:
+            if fn is Intrinsic.NP_SIGNBIT:
+                return b.icmp_signed("<", x, ir.Constant(x.type, 0)) if t.is_signed else ir.Constant(lt.I1, 0)
+            return ir.Constant(lt.I1, int(fn is Intrinsic.NP_ISFINITE))
+        if fn is Intrinsic.NP_ISNAN:
+            return _isnan(b, x)
+        if fn is Intrinsic.NP_ISFINITE:
+            return is_finite(em, x)
+        if fn is Intrinsic.NP_ISINF:
+            return b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [x]), ir.Constant(x.type, float("inf")))
+        bits = ir.IntType(t.bits)
+        return b.icmp_signed("<", b.bitcast(x, bits), ir.Constant(bits, 0))
+    xs = [coerce(em, v, t, rt) for v, t in zip(args, types)]
+    x = xs[0]
+    if fn in _LIBM:
+        return _libm(em, _LIBM[fn], rt, xs)
+    if fn in _LLVM_UNARY:
+        return em.call_intrinsic(_LLVM_UNARY[fn], [x]) if rt.is_float else x
+    if fn is Intrinsic.NP_COPYSIGN:
+        return em.call_intrinsic("llvm.copysign", xs)
+    zero = ir.Constant(x.type, 0.0 if rt.is_float else 0)
+    if fn is Intrinsic.NP_ABS:
+        if rt.is_float:
+            return em.call_intrinsic("llvm.fabs", [x])
+        if not rt.is_signed or rt.kind == "b":
+            return x
+        return b.select(b.icmp_signed("<", x, zero), b.neg(x), x)
+    if fn is Intrinsic.NP_SQUARE:
+        return b.fmul(x, x) if rt.is_float else b.mul(x, x)
+    if fn is Intrinsic.NP_SIGN:
+        if rt.is_float:  # -1.0, 0.0 (for both zeros), 1.0, or NaN
+            one = ir.Constant(x.type, 1.0)
+            above = b.select(b.fcmp_ordered(">", x, zero), one, zero)
+            signed = b.select(b.fcmp_ordered("<", x, zero), b.fneg(one), above)
+            return b.select(_isnan(b, x), x, signed)
+        positive = b.zext(b.icmp_signed(">", x, zero) if rt.is_signed else b.icmp_unsigned(">", x, zero), x.type)
+        negative = b.zext(b.icmp_signed("<", x, zero), x.type) if rt.is_signed else zero
+        return b.sub(positive, negative)
+    if fn in (Intrinsic.NP_MINIMUM, Intrinsic.NP_MAXIMUM, Intrinsic.NP_FMIN, Intrinsic.NP_FMAX):
+        return _min_max(b, fn, xs[0], xs[1], rt)
+    if fn in (Intrinsic.NP_FLOOR_DIVIDE, Intrinsic.NP_REMAINDER, Intrinsic.NP_FMOD, Intrinsic.NP_DIVIDE):
+        return _division(em, fn, xs[0], xs[1], rt)
+    if fn is Intrinsic.NP_POWER:
+        if rt.is_float:
+            return em.call_intrinsic("llvm.pow", xs)
+        return _int_power(em, xs[0], xs[1], rt)
+    raise NotImplementedError(f"intrinsic {fn.value} on the {em.ctx.target.owner} target")
+
+
+def _less(b: ir.IRBuilder, x: ir.Value, y: ir.Value, t: ScalarType) -> ir.Value:
+    if t.is_float:
+        return b.fcmp_ordered("<", x, y)
+    return b.icmp_signed("<", x, y) if t.is_signed else b.icmp_unsigned("<", x, y)
+
+
+def _min_max(b: ir.IRBuilder, fn: Intrinsic, x: ir.Value, y: ir.Value, t: ScalarType) -> ir.Value:
+    """NumPy's loops: ``minimum(x, y) = x < y ? x : y`` with NaN propagating (so a tie gives y);
+    ``fmin(x, y) = y < x ? y : x`` with NaN ignored (a tie gives x); ``maximum`` and ``fmax`` alike."""
+    if fn is Intrinsic.NP_MINIMUM:
+        r = b.select(_less(b, x, y, t), x, y)
+    elif fn is Intrinsic.NP_MAXIMUM:
+        r = b.select(_less(b, y, x, t), x, y)
+    elif fn is Intrinsic.NP_FMIN:
+        r = b.select(_less(b, y, x, t), y, x)
+    else:
+        r = b.select(_less(b, x, y, t), y, x)
+    if not t.is_float:
+        return r
+    if fn in (Intrinsic.NP_MINIMUM, Intrinsic.NP_MAXIMUM):
+        return b.select(_isnan(b, x), x, b.select(_isnan(b, y), y, r))
+    return b.select(_isnan(b, y), x, b.select(_isnan(b, x), y, r))
+
+
+def _division(em: Emitter, fn: Intrinsic, x: ir.Value, y: ir.Value, t: ScalarType) -> ir.Value:
+    """NumPy's divisions never raise: an integer divided by zero gives 0 (NumPy warns), a float one gives
+    ``x / 0`` (inf or NaN) for ``floor_divide`` and ``divide`` and NaN for ``remainder`` and ``fmod``; otherwise
+    ``floor_divide``/``remainder`` are Python's floor division and modulo, ``fmod`` C's (the dividend's sign)."""
+    b = em.b
+    if t.is_float:
+        zero = ir.Constant(x.type, 0.0)
+        if fn is Intrinsic.NP_DIVIDE:
+            return b.fdiv(x, y)
+        if fn is Intrinsic.NP_FMOD:
+            return frem(em, x, y)
+        by_zero = b.fcmp_ordered("==", y, zero)
+        quotient, modulo = python_float_divmod(em, x, y)
+        if fn is Intrinsic.NP_FLOOR_DIVIDE:
+            return b.select(by_zero, b.fdiv(x, y), quotient)
+        return b.select(by_zero, frem(em, x, y), modulo)
+    zero = ir.Constant(x.type, 0)
+    by_zero = b.icmp_unsigned("==", y, zero)
+    safe = b.select(by_zero, ir.Constant(x.type, 1), y)
+    if fn is Intrinsic.NP_FMOD:
+        if t.is_signed:  # (x % -1 is 0, and LLVM's srem of the minimum by -1 is undefined)
+            minus_one = b.icmp_signed("==", y, ir.Constant(x.type, -1))
+            r = b.srem(x, b.select(minus_one, ir.Constant(x.type, 1), safe))
+        else:
+            r = b.urem(x, safe)
+        return b.select(by_zero, zero, r)
+    kind = BinOpKind.FLOORDIV if fn is Intrinsic.NP_FLOOR_DIVIDE else BinOpKind.MOD
+    return b.select(by_zero, zero, int_binop(em, kind, x, safe, t))
+
+
+def _int_power(em: Emitter, base: ir.Value, exponent: ir.Value, t: ScalarType) -> ir.Value:
+    """Integer ``power`` by squaring, wrapping as NumPy's does; a negative exponent is NumPy's ValueError."""
+    b = em.b
+    zero, one = ir.Constant(base.type, 0), ir.Constant(base.type, 1)
+    if t.is_signed:
+        negative = b.icmp_signed("<", exponent, zero)
+        em.check(negative, "ValueError", "Integers to negative integer powers are not allowed.")
+    result, acc, e = (_entry_alloca(b, em.llfn, base.type) for _ in range(3))
+    b.store(one, result)
+    b.store(base, acc)
+    b.store(exponent, e)
+    head, body, done = (em.llfn.append_basic_block(n) for n in ("pow.head", "pow.body", "pow.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(b.icmp_unsigned("!=", b.load(e), zero), body, done)
+    b.position_at_end(body)
+    odd = b.trunc(b.load(e), lt.I1)
+    b.store(b.select(odd, b.mul(b.load(result), b.load(acc)), b.load(result)), result)
+    b.store(b.mul(b.load(acc), b.load(acc)), acc)
+    b.store(b.lshr(b.load(e), one), e)
+    b.branch(head)
+    b.position_at_end(done)
+    return b.load(result)
+
+
+def _cast(em: Emitter, v: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
+    """``np.int32(x)`` and the other integer types: a float truncates (NaN and infinity raise, as int() does),
+    and a value out of the type's range raises ``OverflowError``, as NumPy does for a Python number."""
+    b = em.b
+    if src.is_float:
+        wide = checked_float_to_int(em, v, src)
+        wide_t = I64
+    elif src.kind == "b" or src == I64:
+        wide, wide_t = v, src
+    else:  # a fixed-width NumPy integer converts as NumPy's casts do: wrapping
+        return convert_scalar(em, v, src, dst)
+    if wide_t == I64 and dst != I64:
+        lo = 0 if not dst.is_signed else -(1 << (dst.bits - 1))
+        hi = (1 << dst.bits) - 1 if not dst.is_signed else (1 << (dst.bits - 1)) - 1
+        out = b.icmp_signed("<", wide, ir.Constant(lt.I64, lo))
+        if dst.bits < 64:
+            out = b.or_(out, b.icmp_signed(">", wide, ir.Constant(lt.I64, hi)))
+        em.check(out, "OverflowError", f"Python integer out of bounds for {dst.name}")
+    return convert_scalar(em, wide, wide_t, dst)
+
+
+# ------------------------------------------------------------------------------------------ array walks
+
+
+def _entry_alloca(b: ir.IRBuilder, fn: ir.Function, t: ir.Type) -> ir.Value:
+    """A stack slot made in ``fn``'s entry block (a loop must not grow the stack)."""
+    here = b.block
+    b.position_at_start(fn.entry_basic_block)
+    slot = b.alloca(t)
+    b.position_at_end(here)
+    return slot
+
+
+def _loop(b: ir.IRBuilder, fn: ir.Function, start: ir.Value, stop: ir.Value, body: Callable[[ir.Value], None]) -> None:
+    """``for i in range(start, stop): body(i)`` (i64)."""
+    i = _entry_alloca(b, fn, lt.I64)
+    b.store(start, i)
+    head, inner, done = (fn.append_basic_block(n) for n in ("loop.head", "loop.body", "loop.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(b.icmp_signed("<", b.load(i), stop), inner, done)
+    b.position_at_end(inner)
+    k = b.load(i)
+    body(k)
+    b.store(b.add(k, ir.Constant(lt.I64, 1)), i)
+    b.branch(head)
+    b.position_at_end(done)
+
+
+def _size(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
+    shape = b.extract_value(arr, 1)
+    size: ir.Value = ir.Constant(lt.I64, 1)
+    for k in range(ndim):
+        size = b.mul(size, b.extract_value(shape, k))
+    return size
+
+
+def memory_order(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
+    """The array with its axes reordered as NumPy's iterator walks it for a reduction whose result depends on
+    the order (float sums and products): by decreasing absolute stride, ties and zero strides (broadcast axes)
+    left in C order. A C-ordered array is unchanged; a transposed or Fortran-ordered one is then walked in
+    memory order, as NumPy does."""
+    if at.ndim < 2:
+        return arr
+    shape = [b.extract_value(b.extract_value(arr, 1), k) for k in range(at.ndim)]
+    strides = [b.extract_value(b.extract_value(arr, 2), k) for k in range(at.ndim)]
+    magnitude = [_abs_i64(b, s) for s in strides]
+    for _ in range(at.ndim - 1):  # bubble passes: swapping only on a strictly larger stride keeps it stable
+        for k in range(at.ndim - 1):
+            swap = b.icmp_signed("<", magnitude[k], magnitude[k + 1])
+            zero = ir.Constant(lt.I64, 0)  # (a zero stride, a broadcast axis, orders nothing: NumPy keeps it)
+            swap = b.and_(swap, b.icmp_signed("!=", magnitude[k], zero))
+            for axis in (shape, strides, magnitude):
+                axis[k], axis[k + 1] = b.select(swap, axis[k + 1], axis[k]), b.select(swap, axis[k], axis[k + 1])
+    for field, values in ((1, shape), (2, strides)):
+        packed = b.extract_value(arr, field)
+        for k, v in enumerate(values):
+            packed = b.insert_value(packed, v, k)
+        arr = b.insert_value(arr, packed, field)
+    return arr
+
+
+def _abs_i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", v, ir.Constant(lt.I64, 0)), b.neg(v), v)
+
+
+def _element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.Value:
+    """The element at flat index ``k`` (C order) of an array of any strides, as a value of its dtype (of a
+    contiguous array, layout ``C``, the ``k``-th in memory)."""
+    if at.layout == "C":
+        value = b.load(b.gep(b.extract_value(arr, 0), [k]))
+        return b.icmp_unsigned("!=", value, ir.Constant(lt.I8, 0)) if at.dtype.kind == "b" else value
+    shape, strides = b.extract_value(arr, 1), b.extract_value(arr, 2)
+    offset: ir.Value = ir.Constant(lt.I64, 0)
+    rest = k
+    for d in reversed(range(at.ndim)):
+        if d:
+            n = b.extract_value(shape, d)
+            index, rest = b.urem(rest, n), b.udiv(rest, n)
+        else:
+            index = rest
+        offset = b.add(offset, b.mul(index, b.extract_value(strides, d)))
+    data = b.extract_value(arr, 0)
+    ptr = b.bitcast(b.gep(b.bitcast(data, lt.PTR), [offset]), data.type)
+    value = b.load(ptr)
+    if at.dtype.kind == "b":
+        value = b.icmp_unsigned("!=", value, ir.Constant(lt.I8, 0))
+    return value
+
+
+# ------------------------------------------------------------------------------------------ reductions
+
+
+_BLOCK = 128  # NumPy's PW_BLOCKSIZE
+
+
+def _pairwise_function(em: Emitter, at: ArrayType, acc: ScalarType, squares: bool) -> ir.Function:
+    """``acc pw(array a, i64 lo, i64 n, acc mean)``: NumPy's pairwise sum of the elements ``lo … lo+n-1`` (C
+    order) converted to ``acc`` — of ``(x - mean)**2`` with ``squares`` (the second pass of var/std)."""
+    name = f"aot_np_pairwise_{at.dtype.name}_{acc.name}_{at.ndim}{at.layout}{'_sq' if squares else ''}"
+    existing = em.ctx.module.globals.get(name)
+    if existing is not None:
+        return existing
+    ft = value_type(acc)
+    fn = ir.Function(em.ctx.module, ir.FunctionType(ft, [value_type(at), lt.I64, lt.I64, ft]), name)
+    fn.linkage = "internal"
+    arr, lo, n, mean = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+
+    def item(k: ir.Value) -> ir.Value:
+        x = coerce(em_like(b), _element(b, arr, at, b.add(lo, k)), at.dtype, acc)
+        if squares:
+            d = b.fsub(x, mean)
+            return b.fmul(d, d)
+        return x
+
+    small, medium, large = (fn.append_basic_block(x) for x in ("small", "medium", "large"))
+    b.cbranch(b.icmp_signed("<", n, i64(8)), small, medium)
+    # n < 8: a plain loop
+    b.position_at_end(small)
+    total = _entry_alloca(b, fn, ft)
+    b.store(ir.Constant(ft, -0.0), total)
+    _loop(b, fn, i64(0), n, lambda k: b.store(b.fadd(b.load(total), item(k)), total))
+    b.ret(b.load(total))
+    # 8 <= n <= 128: eight partial sums, then the tail
+    b.position_at_end(medium)
+    blocked = fn.append_basic_block("blocked")
+    b.cbranch(b.icmp_signed("<=", n, i64(_BLOCK)), blocked, large)
+    b.position_at_end(blocked)
+    partial = [_entry_alloca(b, fn, ft) for _ in range(8)]
+    for j, slot in enumerate(partial):
+        b.store(item(i64(j)), slot)
+    whole = b.sub(n, b.srem(n, i64(8)))
+    steps = b.sdiv(whole, i64(8))
+
+    def block(s: ir.Value) -> None:
+        base = b.mul(s, i64(8))
+        for j, slot in enumerate(partial):
+            b.store(b.fadd(b.load(slot), item(b.add(base, i64(j)))), slot)
+
+    _loop(b, fn, i64(1), steps, block)
+    r = [b.load(slot) for slot in partial]
+    res = b.fadd(b.fadd(b.fadd(r[0], r[1]), b.fadd(r[2], r[3])), b.fadd(b.fadd(r[4], r[5]), b.fadd(r[6], r[7])))
+    b.store(res, total)
+    _loop(b, fn, whole, n, lambda k: b.store(b.fadd(b.load(total), item(k)), total))
+    b.ret(b.load(total))
+    # n > 128: two halves, the first a multiple of 8
+    b.position_at_end(large)
+    half = b.sdiv(n, i64(2))
+    half = b.sub(half, b.srem(half, i64(8)))
+    first = b.call(fn, [arr, lo, half, mean])
+    second = b.call(fn, [arr, b.add(lo, half), b.sub(n, half), mean])
+    b.ret(b.fadd(first, second))
+    return fn
+
+
+class _Bare(Emitter):
+    """An emitter for code in a helper function, which never raises (only conversions are emitted)."""
+
+    def __init__(self, b: ir.IRBuilder):
+        self.b = b
+
+
+def em_like(b: ir.IRBuilder) -> Emitter:
+    return _Bare(b)
+
+
+def _float_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean: ir.Value | None = None) -> ir.Value:
+    """NumPy's sum of the elements as ``acc`` (of their squared deviations from ``mean`` with one): 0 plus
+    pairwise sums over the array in its iteration order (``memory_order``). NumPy sums the whole array
+    pairwise when its axes merge into one (1-D, contiguous) and when it sums a temporary (the deviations);
+    otherwise it goes through buffers, each summed pairwise, the buffers' sums added in order: of 8192
+    elements for integers converted to floats, of as many whole innermost rows as fit in 8192 elements for N-D
+    views whose axes do not merge. (This matches NumPy 2.x bit for bit on 1-D and contiguous arrays, their
+    transposes and views of up to 8192 elements; larger N-D views may differ in the last bits.)"""
+    if at.ndim == 1:
+        return _buffered_sum(em, arr, at, acc, mean)
+    return _over(em, arr, at, value_type(acc), lambda view, vt: _buffered_sum(em, view, vt, acc, mean))
+
+
+def _buffered_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, mean: ir.Value | None) -> ir.Value:
+    """0 plus the pairwise sums of consecutive buffers of ``arr`` (1-D: its axes merged; N-D: they do not)."""
+    b = em.b
+    ft = value_type(acc)
+    size = _size(b, arr, at.ndim)
+    zero = ir.Constant(ft, 0.0)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    whole = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
+    if mean is not None:
+        chunk = whole
+    elif at.ndim == 1 or at.layout == "C":
+        chunk = whole if at.dtype.is_float else i64(_BUFFER)
+    else:  # a buffer holds as many whole rows of the innermost axis as fit
+        inner = b.extract_value(b.extract_value(arr, 1), at.ndim - 1)
+        inner = b.select(b.icmp_signed("<", inner, i64(1)), i64(1), inner)
+        rows = b.mul(b.sdiv(i64(_BUFFER), inner), inner)
+        chunk = b.select(b.icmp_signed("<", rows, inner), inner, rows)
+    pw = _pairwise_function(em, at, acc, mean is not None)
+    total = _entry_alloca(b, em.llfn, ft)
+    b.store(zero, total)
+    count = b.sdiv(b.add(size, b.sub(chunk, i64(1))), chunk)
+
+    def one(c: ir.Value) -> None:
+        lo = b.mul(c, chunk)
+        left = b.sub(size, lo)
+        n = b.select(b.icmp_signed("<", left, chunk), left, chunk)
+        b.store(b.fadd(b.load(total), b.call(pw, [arr, lo, n, mean if mean is not None else zero])), total)
+
+    _loop(b, em.llfn, i64(0), count, one)
+    return b.load(total)
+
+
+_BUFFER = 8192  # NumPy's default buffer size (elements)
+
+
+def _merges(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> ir.Value:
+    """Whether the axes of ``arr`` (in iteration order) merge into one, as NumPy's iterator coalesces them:
+    each axis longer than 1 steps by the extent of the next inner one longer than 1."""
+    return _flat_stride(b, arr, at)[0]
+
+
+def _flat_stride(b: ir.IRBuilder, arr: ir.Value, at: ArrayType) -> tuple[ir.Value, ir.Value]:
+    """(whether the axes merge, the stride of the merged axis: that of the innermost axis longer than 1)."""
+    shape, strides = b.extract_value(arr, 1), b.extract_value(arr, 2)
+    one = ir.Constant(lt.I64, 1)
+    ok: ir.Value = ir.Constant(lt.I1, 1)
+    seen: ir.Value = ir.Constant(lt.I1, 0)  # an axis longer than 1 was seen (inside this one)
+    expected: ir.Value = ir.Constant(lt.I64, 0)  # the stride that axis's extent asks of the next outer one
+    step: ir.Value = b.extract_value(strides, at.ndim - 1)
+    for k in reversed(range(at.ndim)):
+        n, stride = b.extract_value(shape, k), b.extract_value(strides, k)
+        long = b.icmp_signed("!=", n, one)
+        ok = b.and_(ok, b.or_(b.not_(b.and_(long, seen)), b.icmp_signed("==", stride, expected)))
+        step = b.select(b.and_(long, b.not_(seen)), stride, step)
+        expected = b.select(long, b.mul(stride, n), expected)
+        seen = b.or_(seen, long)
+    return ok, step
+
+
+def _over(
+    em: Emitter, arr: ir.Value, at: ArrayType, t: ir.Type, body: Callable[[ir.Value, ArrayType], ir.Value]
+) -> ir.Value:
+    """``body(view, type)`` emitted for the layouts an array may have at run time, the fastest first: a
+    contiguous run of memory (type layout ``C``: vector loads), a 1-D strided view of an N-D array whose axes
+    merge (no index arithmetic per element), the array itself. The flat index of an element is the same in
+    each, so ``body`` computes the same value."""
+    if at.layout == "C":
+        return body(arr, at)
+    b = em.b
+    slot = _entry_alloca(b, em.llfn, t)
+    if at.ndim == 1:
+        merges, flat = None, arr
+    else:
+        merges, stride = _flat_stride(b, arr, at)
+        one_axis = ir.Constant(ir.ArrayType(lt.I64, 1), None)
+        flat = ir.Constant(value_type(ArrayType(at.dtype, 1)), ir.Undefined)
+        flat = b.insert_value(flat, b.extract_value(arr, 0), 0)
+        flat = b.insert_value(flat, b.insert_value(one_axis, _size(b, arr, at.ndim), 0), 1)
+        flat = b.insert_value(flat, b.insert_value(one_axis, stride, 0), 2)
+
+    def flat_body() -> None:
+        unit = ir.Constant(lt.I64, at.dtype.itemsize if at.dtype.kind != "b" else 1)
+        with b.if_else(b.icmp_signed("==", b.extract_value(b.extract_value(flat, 2), 0), unit)) as (dense, strided):
+            with dense:
+                b.store(body(flat, ArrayType(at.dtype, 1, "C")), slot)
+            with strided:
+                b.store(body(flat, ArrayType(at.dtype, 1)), slot)
+
+    if merges is None:
+        flat_body()
+    else:
+        with b.if_else(merges) as (then, otherwise):
+            with then:
+                flat_body()
+            with otherwise:
+                b.store(body(arr, at), slot)
+    return b.load(slot)
+
+
+_LANES = 8  # independent partial results of min/max/argmin/argmax (a chain of selects is latency-bound)
+
+
+def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
+    b = em.b
+    size = _size(b, arr, at.ndim)
+    name = fn.value.split(".", 1)[1]
+    if rt.is_float and fn not in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        arr = memory_order(b, arr, at)
+    if fn is Intrinsic.NP_SUM and rt.is_float:
+        return _float_sum(em, arr, at, rt)
+    if fn in (Intrinsic.NP_MEAN, Intrinsic.NP_VAR, Intrinsic.NP_STD):
+        n = b.sitofp(size, value_type(rt))
+        mean = b.fdiv(_float_sum(em, arr, at, rt), n)
+        if fn is Intrinsic.NP_MEAN:
+            return mean
+        var = b.fdiv(_float_sum(em, arr, at, rt, mean), n)
+        return em.call_intrinsic("llvm.sqrt", [var]) if fn is Intrinsic.NP_STD else var
+    if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        what = "minimum" if fn is Intrinsic.NP_MIN else "maximum"
+        em.check(
+            _is_empty(b, size), "ValueError", f"zero-size array to reduction operation {what} which has no identity"
+        )
+    elif fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX):
+        em.check(_is_empty(b, size), "ValueError", f"attempt to get {name} of an empty sequence")
+    else:
+        return _over(em, arr, at, value_type(rt), lambda view, vt: _accumulate(em, fn, view, vt, size, rt))
+    if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        arr = memory_order(b, arr, at)  # (any order gives the same value: memory order merges more often)
+    return _over(em, arr, at, value_type(rt), lambda view, vt: _extreme(em, fn, view, vt, size))
+
+
+def _is_empty(b: ir.IRBuilder, size: ir.Value) -> ir.Value:
+    return b.icmp_signed("==", size, ir.Constant(lt.I64, 0))
+
+
+def _accumulate(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value, rt: ScalarType) -> ir.Value:
+    """Integer sums and products (wrapping, in 64 bits), float products (in order), all and any."""
+    b = em.b
+    d = at.dtype
+    slot = _entry_alloca(b, em.llfn, value_type(rt))
+    if fn in (Intrinsic.NP_ALL, Intrinsic.NP_ANY):
+        b.store(ir.Constant(lt.I1, int(fn is Intrinsic.NP_ALL)), slot)
+
+        def test(k: ir.Value) -> None:
+            x = _element(b, arr, at, k)
+            truth = convert_scalar(em, x, d, BOOL) if d.kind != "b" else x
+            b.store(b.and_(b.load(slot), truth) if fn is Intrinsic.NP_ALL else b.or_(b.load(slot), truth), slot)
+
+        _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, test)
+        return b.load(slot)
+    product = fn is Intrinsic.NP_PROD
+    b.store(ir.Constant(value_type(rt), (1.0 if rt.is_float else 1) if product else 0), slot)
+    step = (b.fmul if rt.is_float else b.mul) if product else b.add
+
+    def accumulate(k: ir.Value) -> None:
+        x = coerce(em, _element(b, arr, at, k), d, rt)
+        b.store(step(b.load(slot), x), slot)
+
+    _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, accumulate)
+    return b.load(slot)
+
+
+def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
+    """min, max, argmin, argmax of a non-empty array: NaN wins and stays; arg… give the first extreme (the
+    first NaN). Eight lanes keep partial results over interleaved elements, combined in index order."""
+    b = em.b
+    d = at.dtype
+    smaller = fn in (Intrinsic.NP_MIN, Intrinsic.NP_ARGMIN)
+    arg = fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX)
+    kd = d if d.kind != "b" else ScalarType("u1", "u", 1)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+
+    def better(x: ir.Value, i: ir.Value, best: ir.Value, where: ir.Value, later: bool = True) -> ir.Value:
+        """Whether element ``x`` (index ``i``) replaces ``best`` (index ``where``); ``later``: ``i > where``
+        is known (within a lane and in the tail), so no tie needs the indices."""
+        strictly = _less(b, x, best, kd) if smaller else _less(b, best, x, kd)
+        if not arg:  # min/max: an equal later value replaces (which of 0.0 and -0.0 NumPy returns varies)
+            if not d.is_float:
+                return b.not_(_less(b, best, x, kd) if smaller else _less(b, x, best, kd))
+            keep = b.fcmp_ordered("<=" if smaller else ">=", x, best)
+            return b.or_(_isnan(b, x), b.and_(b.not_(_isnan(b, best)), keep))
+        if later:
+            result = strictly
+        else:
+            equal = b.fcmp_ordered("==", x, best) if d.is_float else b.icmp_unsigned("==", x, best)
+            result = b.or_(strictly, b.and_(equal, b.icmp_signed("<", i, where)))
+        if not d.is_float:
+            return result
+        nan_x, nan_best = _isnan(b, x), _isnan(b, best)
+        earlier_nan = ir.Constant(lt.I1, 0) if later else b.and_(nan_x, b.icmp_signed("<", i, where))
+        return b.select(nan_best, earlier_nan, b.or_(result, nan_x))
+
+    best = [_entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
+    where = [_entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
+    lanes = b.icmp_signed(">=", size, i64(2 * _LANES))
+    whole = b.select(lanes, b.mul(b.sdiv(size, i64(_LANES)), i64(_LANES)), i64(1))
+    for j in range(_LANES):  # lane j starts at element j (element 0 for all lanes without lanes)
+        start = b.select(lanes, i64(j), i64(0))
+        b.store(_element(b, arr, at, start), best[j])
+        b.store(start, where[j])
+
+    def block(s: ir.Value) -> None:
+        base = b.mul(s, i64(_LANES))
+        for j in range(_LANES):
+            i = b.add(base, i64(j))
+            x, current, at_ = _element(b, arr, at, i), b.load(best[j]), b.load(where[j])
+            take = better(x, i, current, at_)
+            b.store(b.select(take, x, current), best[j])
+            b.store(b.select(take, i, at_), where[j])
+
+    _loop(b, em.llfn, i64(1), b.sdiv(whole, i64(_LANES)), block)
+    for j in range(1, _LANES):
+        x, i, current, at_ = b.load(best[j]), b.load(where[j]), b.load(best[0]), b.load(where[0])
+        take = better(x, i, current, at_, later=False)
+        b.store(b.select(take, x, current), best[0])
+        b.store(b.select(take, i, at_), where[0])
+
+    def tail(k: ir.Value) -> None:
+        x, current, at_ = _element(b, arr, at, k), b.load(best[0]), b.load(where[0])
+        take = better(x, k, current, at_)
+        b.store(b.select(take, x, current), best[0])
+        b.store(b.select(take, k, at_), where[0])
+
+    _loop(b, em.llfn, whole, size, tail)
+    return b.load(where[0]) if arg else b.load(best[0])
+
+
+def _dot(em: Emitter, args: list[ir.Value], argtypes: list[Type], rt: ScalarType) -> ir.Value:
+    """The inner product of two 1-D arrays of the same length (NumPy's ValueError otherwise), in order."""
+    b = em.b
+    x, y = args
+    xt, yt = argtypes
+    assert isinstance(xt, ArrayType) and isinstance(yt, ArrayType)
+    n = b.extract_value(b.extract_value(x, 1), 0)
+    em.check(
+        b.icmp_signed("!=", n, b.extract_value(b.extract_value(y, 1), 0)),
+        "ValueError",
+        "shapes not aligned: np.dot of 1-D arrays of different lengths",
+    )
+    total = _entry_alloca(b, em.llfn, value_type(rt))
+    b.store(ir.Constant(value_type(rt), 0.0 if rt.is_float else 0), total)
+
+    def step(k: ir.Value) -> None:
+        p = coerce(em, _element(b, x, xt, k), xt.dtype, rt)
+        q = coerce(em, _element(b, y, yt, k), yt.dtype, rt)
+        if rt.is_float:
+            b.store(b.fadd(b.load(total), b.fmul(p, q)), total)
+        else:
+            b.store(b.add(b.load(total), b.mul(p, q)), total)
+
+    _loop(b, em.llfn, ir.Constant(lt.I64, 0), n, step)
+    return b.load(total)
+
+
+def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
+    """``np.searchsorted(a, x)`` (side='left'): the first index whose element is not less than ``x``, in
+    NumPy's order where NaN sorts last."""
+    b = em.b
+    arr, x = args
+    at, xt = argtypes
+    assert isinstance(at, ArrayType) and isinstance(xt, ScalarType)
+    common = _common(at.dtype, xt)
+    key = coerce(em, x, xt, common)
+    lo, hi = _entry_alloca(b, em.llfn, lt.I64), _entry_alloca(b, em.llfn, lt.I64)
+    b.store(ir.Constant(lt.I64, 0), lo)
+    b.store(b.extract_value(b.extract_value(arr, 1), 0), hi)
+    head, body, done = (em.llfn.append_basic_block(n) for n in ("search.head", "search.body", "search.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(b.icmp_signed("<", b.load(lo), b.load(hi)), body, done)
+    b.position_at_end(body)
+    mid = b.add(b.load(lo), b.lshr(b.sub(b.load(hi), b.load(lo)), ir.Constant(lt.I64, 1)))
+    v = coerce(em, _element(b, arr, at, mid), at.dtype, common)
+    less = _less(b, v, key, common)
+    if common.is_float:  # NaN is the largest: v < NaN for every number v
+        less = b.or_(less, b.and_(_isnan(b, key), b.not_(_isnan(b, v))))
+    b.store(b.select(less, b.add(mid, ir.Constant(lt.I64, 1)), b.load(lo)), lo)
+    b.store(b.select(less, b.load(hi), mid), hi)
+    b.branch(head)
+    b.position_at_end(done)
+    return b.load(lo)
+
+
+def _common(a: ScalarType, b: ScalarType) -> ScalarType:
+    t = promote(a, b)
+    return I64 if t.kind == "b" else t

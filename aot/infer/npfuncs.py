@@ -1,0 +1,344 @@
+"""NumPy in compiled code: which NumPy objects compiled code understands, and the type rule of each.
+
+    np.sqrt(x)        →  intrinsic np.sqrt   f64 for an int or f64 argument, f32 for f32 (NumPy's loops)
+    np.float32(x)     →  intrinsic np.cast   the NumPy scalar type is the result type
+    a.sum(), np.sum(a) → intrinsic np.sum   i64 for signed ints and booleans, u64 for unsigned, else the dtype
+
+``TABLE`` is the one table of NumPy functions: the name in the ``numpy`` module → its intrinsic and its rule
+(``Rule``: how the result type follows from the argument types). ``aot.codegen.npfuncs`` lowers each
+intrinsic of a scalar function for one element; applying a ufunc to whole arrays later is one loop over that
+lowering with the same rule applied to the element types. NumPy is never imported here: a NumPy object can
+only reach the compiler from a module that imported NumPy already (``sys.modules``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir.ops import CmpKind, Intrinsic, Var
+from ..types import (
+    BOOL,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    ArrayType,
+    PyValueType,
+    ScalarType,
+    TupleType,
+    Type,
+    promote,
+)
+from ..world.edges import numpy_scalar_text
+from .rules import RuleError, weak_promote
+
+# How a result type follows from the argument types (NumPy's loops, for the types aot compiles):
+#   float   - a float function: f32 stays f32, f64 and 32/64-bit integers give f64, i16/u16 give f32
+#             (i8, u8 and booleans would give float16, which aot has not: a RuleError says to convert first)
+#   same    - the argument's type (abs, floor, ceil, trunc, square, sign on integers keep their type)
+#   bool    - a predicate (isnan …)
+#   binary  - the promoted type of both arguments
+#   binfloat - a float function of the promoted type of both arguments
+#   reduce_* - reductions of an array (see ``reduction_type``)
+
+
+@dataclass(frozen=True)
+class Entry:
+    fn: Intrinsic
+    rule: str
+    arity: int = 1
+    bool_ok: bool = True  # whether NumPy has a loop for booleans that aot can give
+    libm: Intrinsic | None = None  # the ``math`` function whose C library function (or LLVM's) computes it
+
+
+_LIBM = {
+    "sqrt": Intrinsic.SQRT,
+    "exp": Intrinsic.EXP,
+    "log": Intrinsic.LOG,
+    "log2": Intrinsic.LOG2,
+    "log10": Intrinsic.LOG10,
+    "log1p": Intrinsic.LOG1P,
+    "expm1": Intrinsic.EXPM1,
+    "sin": Intrinsic.SIN,
+    "cos": Intrinsic.COS,
+    "tan": Intrinsic.TAN,
+    "arcsin": Intrinsic.ASIN,
+    "arccos": Intrinsic.ACOS,
+    "arctan": Intrinsic.ATAN,
+    "sinh": Intrinsic.SINH,
+    "cosh": Intrinsic.COSH,
+    "tanh": Intrinsic.TANH,
+    "fabs": Intrinsic.FABS,
+}
+
+
+_UNARY_FLOAT = "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan arcsin arccos arctan sinh cosh tanh fabs rint"
+_REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
+
+TABLE: dict[str, Entry] = {
+    **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
+    "floor": Entry(Intrinsic.NP_FLOOR, "same"),
+    "ceil": Entry(Intrinsic.NP_CEIL, "same"),
+    "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
+    "abs": Entry(Intrinsic.NP_ABS, "same"),
+    "absolute": Entry(Intrinsic.NP_ABS, "same"),
+    "sign": Entry(Intrinsic.NP_SIGN, "same", bool_ok=False),
+    "square": Entry(Intrinsic.NP_SQUARE, "same", bool_ok=False),
+    "isnan": Entry(Intrinsic.NP_ISNAN, "bool"),
+    "isinf": Entry(Intrinsic.NP_ISINF, "bool"),
+    "isfinite": Entry(Intrinsic.NP_ISFINITE, "bool"),
+    "signbit": Entry(Intrinsic.NP_SIGNBIT, "bool", bool_ok=False),
+    "minimum": Entry(Intrinsic.NP_MINIMUM, "binary", 2),
+    "maximum": Entry(Intrinsic.NP_MAXIMUM, "binary", 2),
+    "fmin": Entry(Intrinsic.NP_FMIN, "binary", 2),
+    "fmax": Entry(Intrinsic.NP_FMAX, "binary", 2),
+    "power": Entry(Intrinsic.NP_POWER, "binary", 2, bool_ok=False),
+    "floor_divide": Entry(Intrinsic.NP_FLOOR_DIVIDE, "binary", 2, bool_ok=False),
+    "remainder": Entry(Intrinsic.NP_REMAINDER, "binary", 2, bool_ok=False),
+    "mod": Entry(Intrinsic.NP_REMAINDER, "binary", 2, bool_ok=False),
+    "fmod": Entry(Intrinsic.NP_FMOD, "binary", 2, bool_ok=False),
+    "divide": Entry(Intrinsic.NP_DIVIDE, "binfloat", 2, bool_ok=False),
+    "true_divide": Entry(Intrinsic.NP_DIVIDE, "binfloat", 2, bool_ok=False),
+    "hypot": Entry(Intrinsic.NP_HYPOT, "binfloat", 2, libm=Intrinsic.HYPOT),
+    "arctan2": Entry(Intrinsic.NP_ARCTAN2, "binfloat", 2, libm=Intrinsic.ATAN2),
+    "copysign": Entry(Intrinsic.NP_COPYSIGN, "binfloat", 2),
+    **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _REDUCTIONS.split()},
+    "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
+    "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
+    "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
+    "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
+}
+
+LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.libm is not None}
+"""NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
+
+ARRAY_METHODS: dict[str, Intrinsic] = {name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split()}
+"""``a.sum()`` and the other reductions as array methods."""
+
+_SCALAR_TYPES = {
+    "float64": F64,
+    "float32": F32,
+    "int64": I64,
+    "int32": I32,
+    "int16": I16,
+    "int8": I8,
+    "uint64": U64,
+    "uint32": U32,
+    "uint16": U16,
+    "uint8": U8,
+    "bool_": BOOL,
+    "double": F64,
+    "single": F32,
+    "intp": I64,
+}
+_NAME_OF_TYPE = {t: name for name, t in reversed(list(_SCALAR_TYPES.items()))}
+
+
+def _numpy() -> Any:
+    return sys.modules.get("numpy")
+
+
+def function_entry(value: Any) -> tuple[str, Entry] | None:
+    """The name and table entry of a NumPy function object (``np.sqrt``, ``np.sum``), or None. The object
+    is known by its own name (``np.abs`` is ``absolute``), and must be NumPy's: a ufunc, or a function of
+    the ``numpy`` module (not a user's function named ``sqrt`` bound in its place)."""
+    np = _numpy()
+    name = getattr(value, "__name__", None)
+    if np is None or not isinstance(name, str) or name not in TABLE:
+        return None
+    if not isinstance(value, np.ufunc) and getattr(value, "__module__", None) != "numpy":
+        return None
+    return name, TABLE[name]
+
+
+def scalar_type_of(value: Any) -> ScalarType | None:
+    """The aot scalar type a NumPy scalar type stands for (``np.float32`` → f32), or None."""
+    np = _numpy()
+    if np is None or not isinstance(value, type):
+        return None
+    for name, t in _SCALAR_TYPES.items():
+        if getattr(np, name, None) is value:
+            return t
+    return None
+
+
+def scalar_value(value: Any) -> tuple[ScalarType, Any] | None:
+    """A NumPy scalar (``np.float32(1e-7)``) as its type and the plain Python value it holds, or None."""
+    t = scalar_type_of(type(value))
+    if t is None:
+        return None
+    return t, value.item()
+
+
+def scalar_text(value: Any) -> str | None:
+    """The text a ``global`` edge stores for a NumPy scalar constant (``aot.world.edges.numpy_scalar_text``)."""
+    return numpy_scalar_text(value) if scalar_value(value) is not None else None
+
+
+def dtype_value(t: ScalarType) -> Any:
+    """The NumPy dtype of an aot scalar type (``a.dtype`` as a compile-time value), or None without NumPy."""
+    np = _numpy()
+    return None if np is None else np.dtype(getattr(np, _NAME_OF_TYPE[t]))  # (one object per builtin dtype)
+
+
+def float_type(t: ScalarType, name: str) -> ScalarType:
+    """The float type NumPy computes a float function of ``t`` in."""
+    if t.is_float:
+        return t
+    if t.bits >= 32:
+        return F64
+    if t.bits == 16:
+        return F32
+    raise RuleError(
+        f"np.{name} of {t} gives float16 in NumPy, which compiled code does not have; convert the argument "
+        f"first (float(x) or np.float32(x))"
+    )
+
+
+def _scalar(t: Type, name: str, bool_ok: bool) -> ScalarType:
+    if isinstance(t, ScalarType) and t.is_numeric:
+        if t.kind == "b" and not bool_ok:
+            raise RuleError(f"np.{name} of a boolean is not supported; convert it with int() first")
+        return t
+    if isinstance(t, ArrayType):
+        raise RuleError(f"np.{name} of a whole array is not supported yet; loop over the elements")
+    if isinstance(t, TupleType):
+        raise RuleError(f"np.{name} of a tuple is not supported; apply it to each element")
+    raise RuleError(f"np.{name} is not supported on {t}")
+
+
+def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tuple[bool, ...]) -> Type:
+    """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
+    to the other operand as NumPy's Python scalars do)."""
+    if len(args) != entry.arity:
+        plural = "s" if entry.arity > 1 else ""
+        raise RuleError(f"np.{name}() takes {entry.arity} argument{plural} here, got {len(args)}")
+    if entry.rule == "reduce":
+        return reduction_type(entry.fn, args[0], name)
+    if entry.rule == "dot":
+        return dot_type(args[0], args[1])
+    if entry.rule == "searchsorted":
+        return searchsorted_type(args[0], args[1])
+    scalars = tuple(_scalar(a, name, entry.bool_ok) for a in args)
+    if entry.rule == "float":
+        return float_type(scalars[0], name)
+    if entry.rule == "same":
+        return scalars[0]
+    if entry.rule == "bool":
+        return BOOL
+    both = weak_promote(scalars[0], scalars[1], literal[0], literal[1])
+    if entry.rule == "binfloat":
+        return float_type(both, name)
+    if entry.fn is Intrinsic.NP_POWER and both.kind == "b":
+        raise RuleError("np.power of two booleans is not supported; convert them with int() first")
+    return both
+
+
+def cast_type(target: ScalarType, arg: Type) -> ScalarType:
+    """``np.float32(x)`` and the other NumPy scalar types called on a number."""
+    if not (isinstance(arg, ScalarType) and arg.is_numeric):
+        raise RuleError(f"np.{_NAME_OF_TYPE[target]}() takes one number here, not {arg}")
+    return target
+
+
+def _array(t: Type, name: str) -> ArrayType:
+    if not isinstance(t, ArrayType):
+        raise RuleError(f"np.{name}() needs an array here, not {t}")
+    return t
+
+
+def reduction_type(fn: Intrinsic, a: Type, name: str | None = None) -> ScalarType:
+    """The scalar a full reduction of an array gives (NumPy's rules: sums of integers in 64 bits)."""
+    name = name or fn.value.split(".", 1)[1]
+    d = _array(a, name).dtype
+    if fn in (Intrinsic.NP_SUM, Intrinsic.NP_PROD):
+        if d.is_float:
+            return d
+        return U64 if d.kind == "u" else I64
+    if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
+        return d
+    if fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX):
+        return I64
+    if fn in (Intrinsic.NP_ALL, Intrinsic.NP_ANY):
+        return BOOL
+    # mean, std, var: in the float type, f64 for integers and booleans
+    return d if d.is_float else F64
+
+
+def dot_type(a: Type, b: Type) -> ScalarType:
+    x, y = _array(a, "dot"), _array(b, "dot")
+    if x.ndim != 1 or y.ndim != 1:
+        raise RuleError("np.dot and '@' are supported for two 1-D arrays only (their inner product)")
+    t = promote(x.dtype, y.dtype)
+    if t.kind == "b":
+        raise RuleError("np.dot of boolean arrays is not supported; use integer arrays")
+    return t
+
+
+def searchsorted_type(a: Type, x: Type) -> ScalarType:
+    arr = _array(a, "searchsorted")
+    if arr.ndim != 1:
+        raise RuleError("np.searchsorted needs a 1-D sorted array")
+    if not (isinstance(x, ScalarType) and x.is_numeric):
+        raise RuleError(f"np.searchsorted(a, x) takes a scalar x here, not {x}")
+    return I64
+
+
+def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> ScalarType:
+    name = fn.value.split(".", 1)[1]
+    if args:
+        raise RuleError(
+            f"a.{name}() takes no arguments in compiled code (axis=, dtype= and out= are not supported yet)"
+        )
+    return reduction_type(fn, obj, name)
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``a.sum`` before it is called: the reduction and the array variable it was read from."""
+
+    fn: Intrinsic
+    obj: Var
+
+
+_BOUND: dict[BoundMethod, BoundMethod] = {}
+
+
+def bound_method(fn: Intrinsic, obj: Var) -> BoundMethod:
+    """The one ``BoundMethod`` of ``fn`` on ``obj`` (compile-time values are compared by identity)."""
+    method = BoundMethod(fn, obj)
+    return _BOUND.setdefault(method, method)
+
+
+def dtype_scalar_type(value: Any) -> ScalarType | None:
+    """The aot scalar type a compile-time dtype stands for: ``a.dtype`` (a NumPy dtype), a NumPy scalar type
+    (``np.float64``) or an aot type (``aot.f64``); None for anything else. (For ``dtype=`` arguments.)"""
+    if isinstance(value, ScalarType):
+        return value if value.is_numeric else None
+    np = _numpy()
+    if np is None:
+        return None
+    if isinstance(value, np.dtype):
+        value = value.type
+    return scalar_type_of(value)
+
+
+def compile_time_compare(op: CmpKind, a: Type, b: Type) -> bool | None:
+    """``a.dtype == np.float64`` (and ``!=``) folded at compile time; None for other comparisons."""
+    if op not in (CmpKind.EQ, CmpKind.NE) or not (isinstance(a, PyValueType) and isinstance(b, PyValueType)):
+        return None
+    np = _numpy()
+    if np is None or not (isinstance(a.value, np.dtype) or isinstance(b.value, np.dtype)):
+        return None
+    x, y = dtype_scalar_type(a.value), dtype_scalar_type(b.value)
+    if x is None or y is None:
+        return None
+    return (x == y) == (op is CmpKind.EQ)
