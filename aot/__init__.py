@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import gpu
 from .diagnostics import CompileError
+from .parallel import prange
 from .runtime import Event, StrictModeError, jit, runtime
 from .runtime.kernel import NoDeviceError, kernel
 from .types import BOOL as boolean
@@ -46,6 +47,7 @@ __all__ = [
     "i64",
     "jit",
     "kernel",
+    "prange",
     "stats",
     "strict",
     "u8",

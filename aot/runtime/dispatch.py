@@ -642,7 +642,14 @@ def _dispatcher_address(rt: Any, module: str) -> int:
     return address
 
 
-def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None, boundscheck: bool = True) -> Any:
+def jit(
+    func: Callable | None = None,
+    *,
+    signatures: Sequence[str] | None = None,
+    boundscheck: bool = True,
+    parallel: bool = False,
+    nogil: bool = False,
+) -> Any:
     """Make a module-level function a compiled method (see the module docstring).
 
     This runs once per method at import, so it is kept to about a microsecond: it reads no image and
@@ -651,7 +658,7 @@ def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None
     if func is None:
         if type(signatures) is str:
             raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
-        return lambda f: jit(f, signatures=signatures, boundscheck=boundscheck)
+        return lambda f: jit(f, signatures=signatures, boundscheck=boundscheck, parallel=parallel, nogil=nogil)
     if type(func) is not FunctionType:
         raise TypeError(f"@aot.jit needs a Python function, not {type(func).__name__}")
     rt = runtime()
@@ -659,7 +666,10 @@ def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None
     table = rt.table
     key = f"{func.__module__}:{func.__qualname__}"
     redefining = key in table.methods
-    mdef = table.define(func, _OPTIONS[bool(boundscheck)], key, obj, signatures)  # (no dispatcher until called)
+    options = _OPTIONS[bool(boundscheck)]
+    if parallel or nogil:
+        options = MethodOptions(bool(boundscheck), parallel=bool(parallel), nogil=bool(nogil))
+    mdef = table.define(func, options, key, obj, signatures)  # (no dispatcher until called)
     if redefining:
         rt.redefine(key)
     obj.__aot_method__, obj.__wrapped__ = mdef, func  # (native slots: see ``methodtype``)
