@@ -122,25 +122,16 @@ def _loop_shape(
             and isinstance(br, Branch)
             and br.cond == cmp.dest
         ):
+            # The loop: what the body reaches without passing the header (the frontend lets nothing but the
+            # header leave a prange loop: no break, no return; a raise ends the iteration where it is).
             header, body = block.label, br.if_true
-            preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
-            for label, ss in succs.items():
-                for s in ss:
-                    preds.setdefault(s, []).append(label)
-            reach = {body}  # forward from the body, not through the header
+            loop = {header, body}
             stack = [body]
             while stack:
                 for s in succs.get(stack.pop(), ()):
-                    if s != header and s not in reach:
-                        reach.add(s)
+                    if s not in loop:
+                        loop.add(s)
                         stack.append(s)
-            loop = {header}
-            stack = [p for p in preds[header] if p in reach or p == body]
-            while stack:
-                label = stack.pop()
-                if label not in loop:
-                    loop.add(label)
-                    stack.extend(p for p in preds.get(label, ()) if p in reach)
             return header, body, br.if_false, cmp.lhs.name, count, frozenset(loop)
     return None
 
