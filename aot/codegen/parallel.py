@@ -30,7 +30,7 @@ from llvmlite import ir
 
 from ..analysis.definite import maybe_unassigned
 from ..analysis.parallel import ParallelLoop, parallel_loops
-from ..ir import Intrinsic, IntrinsicCall, Var
+from ..ir import Const, Copy, Intrinsic, IntrinsicCall, Var
 from ..types import ScalarType
 from . import gil
 from . import types as lt
@@ -135,10 +135,17 @@ class ParallelLowering:
                 em.flags[name] = b.alloca(lt.I1)
                 b.store(ir.Constant(lt.I1, 0), em.flags[name])
         envp = b.bitcast(env, lt.PTR.as_pointer())
+        known = _constants(fn)
         for j, (name, is_flag) in enumerate(env_layout):
             target = em.flags[name] if is_flag else em.slots[name]
+            if name in known and not is_flag:  # (the range's start and step, mostly: LLVM sees them)
+                b.store(em.constant(known[name], fn.types[name]), target)
+                continue
             source = b.bitcast(b.load(b.gep(envp, [_I64(j)])), target.type)
             b.store(b.load(source), target)
+        assume = parent.ctx.declare("llvm.assume", ir.FunctionType(ir.VoidType(), [lt.I1]))
+        b.call(assume, [b.icmp_signed(">=", lo, _I64(0))])  # 0 <= lo <= hi: a chunk of 0 … count-1
+        b.call(assume, [b.icmp_signed("<=", lo, hi)])
 
         def set_(name: str, value: ir.Value) -> None:
             b.store(value, em.slots[name])
@@ -184,6 +191,35 @@ def for_function(em: Any) -> ParallelLowering | None:
         return None
     loops = parallel_loops(em.fn)
     return ParallelLowering(em, loops) if loops else None
+
+
+def _constants(fn: Any) -> dict[str, Any]:
+    """Variables assigned once in ``fn``, from a constant or (with the same type) from such a variable."""
+    defs: dict[str, list[Any]] = {}
+    for _, op in fn.ops():
+        if op.dest_var is not None:
+            defs.setdefault(op.dest_var.name, []).append(op)
+    out: dict[str, Any] = {}
+
+    def value(name: str, depth: int) -> Any:
+        found = defs.get(name, ())
+        if len(found) != 1 or depth > 16:
+            return _UNKNOWN
+        op = found[0]
+        if isinstance(op, Const):
+            return op.value
+        if isinstance(op, Copy) and fn.types[op.src.name] == fn.types[name]:
+            return value(op.src.name, depth + 1)
+        return _UNKNOWN
+
+    for name in defs:
+        v = value(name, 0)
+        if v is not _UNKNOWN:
+            out[name] = v
+    return out
+
+
+_UNKNOWN = object()
 
 
 def combine(b: ir.IRBuilder, kind: str, t: Any, acc: ir.Value, part: ir.Value) -> ir.Value:
