@@ -85,6 +85,25 @@ def arrays():
     ]
 
 
+@aot.jit(parallel=True)
+def extremes(a, start):
+    lo = start
+    hi = -start
+    best = -1
+    for i in aot.prange(len(a)):
+        lo = min(lo, a[i])
+        hi = max(hi, a[i] * 2.0)
+        best = max(best, (i * 7919) % 101)
+    return lo, hi, best
+
+
+def test_min_and_max_reductions_pick_as_python_does(threads):
+    ties = np.array([0.0, -0.0, 1.0, -0.0, 0.0, 3.0, -1.0, -1.0])
+    for a in [*arrays(), ties, ties[::-1], np.array([np.nan] * 5), np.array([1.0, -np.inf, np.nan, 2.0])]:
+        for start in (0.0, -0.0, 100.0, np.inf, np.nan):
+            check(extremes, a, start)
+
+
 def test_float_sum_matches_python(threads):
     for a in arrays():
         check(total, a, close=True, rel_tol=1e-9, signed_zero=False)
@@ -248,6 +267,18 @@ def test_reading_a_reduction_in_the_loop_is_a_compile_error():
 
     err = expect_compile_error(peek, np.ones(3), np.ones(3), at=locate(peek, "s += a[i]"), node_type=ast.AugAssign)
     assert "'s'" in str(err)
+
+
+def test_min_with_the_reduction_second_is_a_compile_error():
+    @aot.jit(parallel=True)
+    def swapped(a):
+        lo = 0.0
+        for i in aot.prange(len(a)):
+            lo = min(a[i], lo)
+        return lo
+
+    err = expect_compile_error(swapped, np.ones(3), at=locate(swapped, "min(a[i], lo)"), node_type=ast.Call)
+    assert "min(s, …)" in str(err)
 
 
 def test_mixed_reduction_operators_are_a_compile_error():
@@ -489,8 +520,8 @@ def test_generated_prange_programs(seed, tmp_path, monkeypatch):
             if want[0] == "raise":
                 assert type(got[1]) is type(want[1]), where
                 continue
-            (ws, wf, wp), (gs, gf, gp) = want[1], got[1]
-            assert (gs, gp) == (ws, wp), where
+            (ws, wf, wp, wm), (gs, gf, gp, gm) = want[1], got[1]
+            assert (gs, gp) == (ws, wp) and progen.same_result(gm, float(wm)), where
             assert gf == pytest.approx(wf, rel=1e-9, abs=1e-9, nan_ok=True), where
             np.testing.assert_array_equal(got_out, want_out, err_msg=where)
 

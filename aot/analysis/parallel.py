@@ -9,7 +9,8 @@
 The frontend marks such a loop by its trip count (``intrinsic prange.len``) and keeps its shape (``$k`` from
 0 to the count, the header compares and branches). Iterations are independent when every variable the body
 assigns is either private to an iteration (assigned before it is read in that iteration, and not read after
-the loop) or a reduction (``s += …``, ``s -= …``, ``s *= …`` and nothing else reads ``s`` in the body), and
+the loop) or a reduction (``s += …``, ``s -= …``, ``s *= …``, ``s = min(s, …)``, ``s = max(s, …)`` and nothing else
+reads ``s`` in the body), and
 when every array the body writes is touched, on some axis, only at the loop variable plus a loop-invariant
 offset (so iterations touch disjoint elements). Anything else is a ``CompileError`` naming the variable.
 ``aot.codegen.parallel`` outlines each outermost such loop; a ``prange`` nested in one runs serially.
@@ -42,12 +43,14 @@ from ..ir.ops import Intrinsic
 from ..types import ArrayType, ScalarType
 
 _REDUCING = {BinOpKind.ADD: "add", BinOpKind.SUB: "add", BinOpKind.MUL: "mul"}
+_SELECTING = {Intrinsic.MIN: "min", Intrinsic.MAX: "max"}
 
 
 @dataclass(frozen=True)
 class Reduction:
     var: str
-    kind: str  # "add" (``+=`` and ``-=``: partial sums start at 0) or "mul" (partial products start at 1)
+    kind: str  # "add" (``+=``, ``-=``: partial sums start at 0), "mul" (``*=``: products start at 1), or
+    # "min" / "max" (``s = min(s, …)``: each chunk starts from the value before the loop)
 
 
 @dataclass(frozen=True)
@@ -233,27 +236,34 @@ def _reduction(fn: Function, name: str, defs: dict[str, list[Op]], ops: list[Op]
     """The reduction ``name`` is in the loop ("add" or "mul"), or None and why not."""
     race = (
         "is read in the prange loop before it is assigned in the same iteration, so its value would come "
-        "from another iteration running at the same time; only reductions (s += …, s -= …, s *= …) may "
-        "carry a value from one iteration to the next"
+        "from another iteration running at the same time; only reductions (s += …, s -= …, s *= …, "
+        "s = min(s, …), s = max(s, …)) may carry a value from one iteration to the next"
     )
     t = fn.types.get(name)
     if not isinstance(t, ScalarType) or t.kind not in "iuf":
         return None, race
     kinds = set()
-    updates: list[BinOp] = []
+    updates: list[Op] = []
     for op in defs[name]:
         src = op.src.name if isinstance(op, Copy) else None
-        binop = defs.get(src, [None])[0] if src is not None and len(defs.get(src, ())) == 1 else None
-        if not isinstance(binop, BinOp) or binop.op not in _REDUCING:
+        update = defs.get(src, [None])[0] if src is not None and len(defs.get(src, ())) == 1 else None
+        if isinstance(update, IntrinsicCall) and update.fn in _SELECTING:
+            # ``s = min(s, e)``: s first, so that ties and NaNs pick as the serial loop does
+            if len(update.args) != 2 or update.args[0].name != name or update.args[1].name == name:
+                return None, race + f"; write s = {update.fn.value}(s, …)"
+            kinds.add(_SELECTING[update.fn])
+            updates.append(update)
+            continue
+        if not isinstance(update, BinOp) or update.op not in _REDUCING:
             return None, race
-        if not (binop.lhs.name == name) ^ (binop.rhs.name == name) or (
-            binop.op is BinOpKind.SUB and binop.rhs.name == name
+        if not (update.lhs.name == name) ^ (update.rhs.name == name) or (
+            update.op is BinOpKind.SUB and update.rhs.name == name
         ):
             return None, race
-        kinds.add(_REDUCING[binop.op])
-        updates.append(binop)
+        kinds.add(_REDUCING[update.op])
+        updates.append(update)
     if len(kinds) != 1:
-        return None, "is updated both by +/- and by * in the prange loop; a reduction uses one of them"
+        return None, "is updated in several ways in the prange loop (+/-, *, min, max); a reduction uses one of them"
     readers = [op for op in ops if any(v.name == name for v in uses(op))]
     if any(all(op is not u for u in updates) for op in readers):
         return None, (

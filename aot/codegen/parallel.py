@@ -34,6 +34,7 @@ from ..ir import Const, Copy, Intrinsic, IntrinsicCall, Var
 from ..types import ScalarType
 from . import gil
 from . import types as lt
+from .intrinsics import lower_intrinsic
 from .types import value_type
 
 MAX_THREADS = 256
@@ -74,9 +75,8 @@ class ParallelLowering:
     def fork_join(self, loop: ParallelLoop, exit_block: ir.Block) -> None:
         em = self.em
         ctx, b = em.ctx, em.b
-        env_layout = [(name, False) for name in loop.shared] + [
-            (name, True) for name in loop.shared if name in em.flags
-        ]
+        copied = list(loop.shared) + [r.var for r in loop.reductions if r.kind in ("min", "max")]
+        env_layout = [(name, False) for name in copied] + [(name, True) for name in copied if name in em.flags]
         red_type = ir.LiteralStructType([value_type(em.fn.types[r.var]) for r in loop.reductions] or [lt.I8])
         body = self.outline(loop, env_layout, red_type)
         with b.goto_entry_block():
@@ -111,7 +111,7 @@ class ParallelLowering:
             for k, r in enumerate(loop.reductions):
                 t = em.fn.types[r.var]
                 part = b.load(b.gep(partials, [_I64(0), c, _I32(k)]))
-                b.store(combine(b, r.kind, t, em.load(Var(r.var)), part), em.slots[r.var])
+                b.store(combine(em, r.kind, t, em.load(Var(r.var)), part), em.slots[r.var])
             b.store(b.add(c, _I64(1)), index)
             b.branch(head)
         else:
@@ -154,11 +154,12 @@ class ParallelLowering:
 
         set_(loop.counter, lo)
         set_(loop.count, hi)
-        for r in loop.reductions:
+        for r in loop.reductions:  # (min and max start from the value copied in)
             t = fn.types[r.var]
             assert isinstance(t, ScalarType)
-            one = 1 if r.kind == "mul" else 0
-            set_(r.var, ir.Constant(value_type(t), float(one) if t.is_float else one))
+            if r.kind in ("add", "mul"):
+                one = 1 if r.kind == "mul" else 0
+                set_(r.var, ir.Constant(value_type(t), float(one) if t.is_float else one))
         for block in fn.blocks:
             if block.label in loop.blocks:
                 em.blocks[block.label] = llfn.append_basic_block(block.label)
@@ -222,8 +223,12 @@ def _constants(fn: Any) -> dict[str, Any]:
 _UNKNOWN = object()
 
 
-def combine(b: ir.IRBuilder, kind: str, t: Any, acc: ir.Value, part: ir.Value) -> ir.Value:
-    """``acc + part`` or ``acc * part`` in the reduction variable's type (integers wrap)."""
+def combine(em: Any, kind: str, t: Any, acc: ir.Value, part: ir.Value) -> ir.Value:
+    """``acc + part``, ``acc * part`` (integers wrap), ``min(acc, part)`` or ``max(acc, part)`` (as Python
+    picks: ``part`` only when strictly better) in the reduction variable's type."""
+    b = em.b
+    if kind in ("min", "max"):
+        return lower_intrinsic(em, Intrinsic.MIN if kind == "min" else Intrinsic.MAX, [acc, part], [t, t], t)
     if t.is_float:
         return b.fadd(acc, part) if kind == "add" else b.fmul(acc, part)
     return b.add(acc, part) if kind == "add" else b.mul(acc, part)
