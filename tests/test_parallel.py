@@ -173,6 +173,71 @@ def test_disjoint_writes(threads):
         check(nested, m)
 
 
+@aot.jit(parallel=True)
+def repeated(a, reps):
+    total = 0.0
+    for r in range(reps):  # (a parallel loop in a serial one: forked and joined each time)
+        s = 0.0
+        for i in aot.prange(len(a)):
+            s += a[i] * r
+        total += s
+    return total
+
+
+@aot.jit
+def calls_parallel(a):
+    return repeated(a, 3)
+
+
+@aot.jit(parallel=True)
+def with_else(a, t):
+    s = 0
+    c = 0
+    for i in aot.prange(len(a)):
+        y = -1 if a[i] < t[0] else t[1]
+        s += a[i] * y
+        c = max(c, y)
+    else:
+        s += 1000
+    return s, c
+
+
+@aot.jit(parallel=True)
+def narrow(a, flags):
+    s = aot.i32(0)
+    for i in aot.prange(len(a)):
+        s += a[i]
+        flags[i] = a[i] > 0
+    return s
+
+
+def helper_scalar(x):
+    return x * 2.0 + 1.0
+
+
+@aot.jit(parallel=True)
+def maybe_bound(a, flag, out):
+    if flag:
+        x = 2.0
+    for i in aot.prange(len(a)):
+        out[i] = helper_scalar(a[i] * x)
+
+
+def test_loops_in_loops_callers_else_tuples_and_narrow_types(threads):
+    a = np.arange(10.0)
+    for reps in (0, 1, 4):
+        check(repeated, a, reps, close=True)
+    check(calls_parallel, a[::-2], close=True)
+    for ints in (np.arange(10), np.zeros(0, dtype=np.int64), np.array([-3])):
+        check(with_else, ints, (4, 2))
+    big = np.array([2**31 - 1, 1, 5, -7], dtype=np.int32)  # (i32 wraps as NumPy's int32 does)
+    assert narrow(big, np.zeros(4, dtype=bool)) == np.int32(big.sum(dtype=np.int32))
+    check(narrow, np.arange(-3, 4, dtype=np.int32), np.zeros(7, dtype=bool))
+    for flag in (True, False):
+        check(maybe_bound, a, flag, np.zeros(10))
+    check(maybe_bound, np.zeros(0), False, np.zeros(0))
+
+
 # ---------------------------------------------------------------------------------------------- errors
 
 
@@ -318,6 +383,16 @@ def test_reading_another_iterations_element_is_a_compile_error():
 
     err = expect_compile_error(forward, np.ones(3), at=locate(forward, "a[i + 1]"), node_type=ast.Subscript)
     assert "another index" in str(err)
+
+
+def test_an_alias_of_a_written_array_counts_as_the_array():
+    @aot.jit(parallel=True)
+    def through_alias(a):
+        b = a
+        for i in aot.prange(len(a) - 1):
+            b[i] = a[i + 1]
+
+    expect_compile_error(through_alias, np.ones(3), at=locate(through_alias, "a[i + 1]"), node_type=ast.Subscript)
 
 
 def test_break_and_return_in_a_prange_loop_are_compile_errors():

@@ -317,10 +317,20 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
             return (injective(c[1]) and c[2] == ("inv", step)) or (c[1] == ("inv", step) and injective(c[2]))
         return False
 
-    accesses: dict[str, list[tuple[Op, tuple]]] = {}
+    parent: dict[str, str] = {}  # arrays copied one to another are one array (``b = a``)
+
+    def root(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for _, op in fn.ops():
+        if isinstance(op, Copy) and isinstance(fn.types.get(op.dest.name), ArrayType):
+            parent[root(op.dest.name)] = root(op.src.name)
+    accesses: dict[str, list[tuple[GetItem | SetItem, tuple]]] = {}
     for op in ops:
         if isinstance(op, (GetItem, SetItem)) and isinstance(fn.types.get(op.obj.name), ArrayType):
-            accesses.setdefault(op.obj.name, []).append((op, tuple(canon(v.name) for v in op.index)))
+            accesses.setdefault(root(op.obj.name), []).append((op, tuple(canon(v.name) for v in op.index)))
         elif isinstance(op, Call):
             arrays = [a.name for a in op.args if isinstance(fn.types.get(a.name), ArrayType)]
             if arrays:
@@ -333,7 +343,8 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
         writes = [(op, idx) for op, idx in found if isinstance(op, SetItem)]
         if not writes:
             continue
-        if name in defs:
+        name = writes[0][0].obj.name  # (as the source names it)
+        if any(op.obj.name in defs for op, _ in found):
             say(writes[0][0].span, f"the array '{name}' is assigned in the prange loop and written there; use range")
             continue
         ndim = len(writes[0][1])
