@@ -16,8 +16,10 @@ from __future__ import annotations
 import ast
 import os
 import random
+import sys
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -287,11 +289,35 @@ def test_prange_is_range_in_python_and_without_parallel():
         check(not_parallel, a)
 
 
-def test_numba_prange_is_recognised():
+NUMBA_STYLE = """
+import numba
+from numba import prange
+
+import aot
+
+
+@aot.jit(parallel=True)
+def entry(a):
+    s = 0.0
+    for i in prange(len(a)):
+        s += a[i]
+    for i in numba.prange(len(a)):
+        s += a[i] * 2.0
+    return s
+"""
+
+
+def test_numba_prange_is_recognised(tmp_path, monkeypatch):
     from aot.parallel import is_prange
 
-    fake = type("prange", (), {"__module__": "numba.misc.special"})
+    fake = type("prange", (), {"__module__": "numba.misc.special", "__new__": lambda cls, *args: range(*args)})
     assert is_prange(fake) and is_prange(prange) and not is_prange(range)
+    numba = types.ModuleType("numba")
+    numba.prange = fake  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "numba", numba)
+    entry = load_entry(NUMBA_STYLE, tmp_path)
+    check(entry, np.arange(100.0), close=True)
+    assert "prange.len" in entry.inspect_ir("f64[:]")
 
 
 # ---------------------------------------------------------------------------------------------- races
