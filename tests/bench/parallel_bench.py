@@ -8,7 +8,8 @@ Each figure is the best of ``--repeat`` timed calls (after one warm-up call that
 speedup is serial / parallel for the same compiler. aot's threads come from ``AOT_NUM_THREADS``, Numba's
 from ``NUMBA_NUM_THREADS`` (both set to ``--threads``). Numba runs in the interpreter given, which needs
 only numba and numpy: this file is imported there too and compiles ``parallel_kernels`` with ``njit``.
-Every parallel result is checked against the serial one (equal arrays; sums within 1e-9 relative).
+Every parallel result is checked against the serial one (equal arrays; sums within 1e-9 relative). A
+calibration line says how free the cores were: how much longer ``--threads`` busy processes take than one.
 """
 
 from __future__ import annotations
@@ -81,6 +82,28 @@ def measure(compiler: str, repeat: int) -> dict:
     return figures
 
 
+def _spin(n: int) -> None:
+    x = 0
+    for i in range(n):
+        x += i
+
+
+def free_cores_ratio(threads: int) -> float:
+    """How much longer ``threads`` busy processes take than one (1.0: that many cores are free for us)."""
+    import multiprocessing
+
+    start = time.perf_counter()
+    _spin(3_000_000)
+    one = time.perf_counter() - start
+    workers = [multiprocessing.Process(target=_spin, args=(3_000_000,)) for _ in range(threads)]
+    start = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return (time.perf_counter() - start) / one
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
@@ -101,8 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         print(json.dumps(results))
         return
-    load = os.getloadavg()[0]
+    load, ratio = os.getloadavg()[0], free_cores_ratio(args.threads)
     print(f"{args.threads} threads, best of {args.repeat}, load average {load:.2f}, {os.cpu_count()} CPUs")
+    print(f"(calibration: {args.threads} busy Python processes take {ratio:.2f}x the time of one; 1.00 = free cores)")
     print(f"{'kernel':<12}{'compiler':<10}{'serial ms':>12}{'parallel ms':>14}{'speedup':>10}")
     for name in pk.KERNELS:
         for compiler, figures in results.items():
