@@ -30,18 +30,32 @@ from ..ir import (
     CmpKind,
     Compare,
     Const,
+    Convert,
     Copy,
     Function,
     GetItem,
     IntrinsicCall,
+    Jump,
+    MakeTuple,
     Op,
+    Raise,
+    Return,
     SetItem,
+    Truth,
+    UnaryOp,
     successors,
     uses,
 )
 from ..ir.ops import Intrinsic
 from ..types import ArrayType, ScalarType
 
+# The ops a prange body may hold, and the intrinsics that may take an array there (they only read it). An op or
+# an array intrinsic not listed (one added later, that might write an array) is refused in a prange body.
+_KNOWN_OPS = (
+    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, Call, IntrinsicCall, MakeTuple, GetItem, SetItem, Jump,
+    Branch, Return, Raise,
+)  # fmt: skip
+_READS_ARRAYS = frozenset({Intrinsic.LEN, Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM})
 _REDUCING = {BinOpKind.ADD: "add", BinOpKind.SUB: "add", BinOpKind.MUL: "mul"}
 _SELECTING = {Intrinsic.MIN: "min", Intrinsic.MAX: "max"}
 
@@ -329,6 +343,14 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
             parent[root(op.dest.name)] = root(op.src.name)
     accesses: dict[str, list[tuple[GetItem | SetItem, tuple]]] = {}
     for op in ops:
+        if not isinstance(op, _KNOWN_OPS) or (
+            isinstance(op, IntrinsicCall)
+            and op.fn not in _READS_ARRAYS
+            and any(isinstance(fn.types.get(a.name), ArrayType) for a in op.args)
+        ):  # (something that may write an array, unknown to this check: refused rather than risked)
+            what = op.fn.value if isinstance(op, IntrinsicCall) else op.NAME
+            say(op.span, f"{what} on an array is not supported in a prange loop yet; use range")
+            continue
         if isinstance(op, (GetItem, SetItem)) and isinstance(fn.types.get(op.obj.name), ArrayType):
             accesses.setdefault(root(op.obj.name), []).append((op, tuple(canon(v.name) for v in op.index)))
         elif isinstance(op, Call):
