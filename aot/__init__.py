@@ -13,6 +13,7 @@ def norm2(a: aot.f64[:]) -> float:
 from __future__ import annotations
 
 from .diagnostics import CompileError
+from .parallel import prange
 from .runtime import Event, StrictModeError, jit, runtime
 from .types import BOOL as boolean
 from .types import F32 as f32
@@ -44,6 +45,7 @@ __all__ = [
     "i64",
     "jit",
     "kernel",
+    "prange",
     "stats",
     "strict",
     "u8",

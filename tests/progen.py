@@ -1117,6 +1117,66 @@ def generate(ch: Chooser, entry: str = "entry") -> Program:
     return Program(source=source, entry=entry, params=params, ret=ret)
 
 
+PRANGE_LEN = 40  # the length of a prange program's array argument; its loops stay inside it
+
+
+def generate_prange(ch: Chooser, entry: str = "entry") -> Program:
+    """A module whose ``entry`` (``@aot.jit(parallel=True)``) runs an ``aot.prange`` loop with reductions
+    (``+=``/``-=``/``*=`` on ints; ``+=`` and ``min``/``max`` on floats), private temporaries and a write to
+    ``out[k]``, and ``entry_serial``: the same body compiled without ``parallel``. Parameters: an int, a float
+    and ``out`` (a float array of ``PRANGE_LEN``); returns ``(int sum, float sum, int product, float min or
+    max)``. Float terms are kept below 1000 (``math.fmod``), so a float sum in another order differs by
+    rounding only."""
+    g = FunctionGen(
+        ch, entry, (INT, FLOAT), (INT, FLOAT, INT), [], {}, budget=20, max_depth=2, max_stmts=3, decorated=True
+    )
+    out, s, f, p, m, k = "out", g.fresh(INT), g.fresh(FLOAT), g.fresh(INT), g.fresh(FLOAT), g.fresh("loop")
+    pick = ch.pick(("min", "max"))
+    step = ch.pick((1, 1, 2, 3, -1, -2))
+    if step > 0:
+        start = ch.integer(0, 10)
+        stop = ch.integer(start, PRANGE_LEN)
+    else:
+        start = ch.integer(0, PRANGE_LEN - 1)
+        stop = ch.integer(-1, start)
+    spelled = ch.pick(("aot.prange", "prange"))
+    g.scope[k] = (INT, PRANGE_LEN)
+    g.protected.add(k)
+    g.mult = MAX_ITER
+    first = g.param_names[1]
+    lines = [f"{s} = 0", f"{f} = 0.0", f"{p} = 1", f"{m} = {first}", f"for {k} in {spelled}({start}, {stop}, {step}):"]
+    body = []
+    for _ in range(ch.integer(0, 2)):  # private temporaries, assigned before they are read
+        e = g.to_bound(g.gen_int(2), VAR_BOUND)
+        t = g.fresh(INT)
+        body.append(f"{t} = {e.text}")
+        g.scope[t] = (INT, VAR_BOUND)
+    multiplied = False  # (one factor of at most 2 per iteration: a product stays below 2**PRANGE_LEN)
+    for _ in range(ch.integer(1, 3)):
+        kinds = ("add", "sub", "float", "select", "write")
+        kind = ch.pick(kinds if multiplied else (*kinds, "mul"))
+        multiplied = multiplied or kind == "mul"
+        if kind in ("add", "sub"):
+            e = g.to_bound(g.gen_int(2), VAR_BOUND)
+            body.append(f"{s} {'+' if kind == 'add' else '-'}= {e.text}")
+        elif kind == "mul":
+            e = g.to_bound(g.gen_int(2), VAR_BOUND)
+            body.append(f"{p} *= ({e.text}) % 2 + 1")
+        elif kind == "select":
+            body.append(f"{m} = {pick}({m}, {g.gen_float(2).text})")
+        elif kind == "float":
+            body.append(f"{f} += math.fmod({g.gen_float(2).text}, 1000.0)")
+        else:
+            body.append(f"{out}[{k}] = {g.gen_float(2).text}")
+    params = ", ".join([*g.param_names, out])
+    text = "\n".join(["    " + line for line in lines] + ["        " + line for line in body])
+    text += f"\n    return ({s}, {f}, {p}, {m})\n"
+    source = "import math\nimport aot\nfrom aot import prange\n\n\n"
+    source += f"@aot.jit(parallel=True)\ndef {entry}({params}):\n{text}\n\n"
+    source += f"@aot.jit\ndef {entry}_serial({params}):\n{text.replace(spelled + '(', 'range(')}"
+    return Program(source=source, entry=entry, params=(INT, FLOAT), ret=(INT, FLOAT, INT, FLOAT))
+
+
 def hypothesis_programs():
     """A Hypothesis strategy of ``Program``s."""
     from hypothesis import strategies as st

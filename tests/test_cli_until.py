@@ -3,7 +3,7 @@
 $ aot inspect . --ir 'numkit.core:clamp(f64, f64, f64)' --until resolve
 func numkit.core:clamp(%x: f64, %lo: f64, %hi: f64) -> f64  …      (before simplify-cfg: bb4 is still there)
 $ aot inspect . --ir clamp --until dce
-aot: unknown pass 'dce' (the passes, in order: resolve, simplify-cfg)          (exit 2)
+aot: unknown pass 'dce' (the passes, in order: resolve, simplify-cfg, check-prange)          (exit 2)
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def count(fn: Function, kind) -> int:
 
 
 def test_passes_are_named_and_resolve_comes_first():
-    assert pipeline.pass_names() == ("resolve", "simplify-cfg")
+    assert pipeline.pass_names() == ("resolve", "simplify-cfg", "check-prange")
     assert pipeline.PASSES[0][1] is resolve.run
 
 
@@ -94,7 +94,7 @@ def test_until_stops_after_the_named_pass():
 
 def test_an_unknown_pass_name_lists_the_passes():
     solved, fixed_point = solve(branchy, F64, I64)
-    names = r"\(the passes, in order: resolve, simplify-cfg\)"
+    names = r"\(the passes, in order: resolve, simplify-cfg, check-prange\)"
     with pytest.raises(pipeline.UnknownPass, match=r"unknown pass 'dce' " + names):
         pipeline.run(solved, fixed_point, until="dce")
 

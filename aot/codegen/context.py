@@ -76,9 +76,13 @@ class ModuleContext:
         fn.attributes.add("noinline")
         b = ir.IRBuilder(fn.append_basic_block())
         if self.target.raises_python_exceptions:
+            from . import gil  # (the thread may not hold the GIL: nogil=True, prange workers)
+
             set_string = self.declare("PyErr_SetString", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.PTR]))
+            token = b.call(gil.acquire_function(self), [])
             exc = b.load(b.bitcast(fn.args[0], lt.PTR.as_pointer()))
             b.call(set_string, [exc, fn.args[1]])
+            b.call(gil.release_function(self), [token])
         b.ret_void()
         return fn
 

@@ -230,8 +230,17 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
 
 
 def emit_try_wrapper(
-    ctx: ModuleContext, name: str, impl: ir.Function, argtypes: tuple[Type, ...], ret: Type, writes: frozenset[int]
+    ctx: ModuleContext,
+    name: str,
+    impl: ir.Function,
+    argtypes: tuple[Type, ...],
+    ret: Type,
+    writes: frozenset[int],
+    nogil: bool = False,
 ) -> ir.Function:
+    """The ``try_`` wrapper of ``impl``; with ``nogil`` the GIL is released around the call of ``impl`` (the
+    arguments are unboxed and the result boxed while holding it; an exception raised without it is set
+    through ``aot.codegen.gil``)."""
     fn = ir.Function(ctx.module, _TRY_TYPE, name)
     args, nargs, result_slot = fn.args
     entry = fn.append_basic_block("entry")
@@ -250,7 +259,11 @@ def emit_try_wrapper(
         obj = b.load(b.gep(argv, [ir.Constant(lt.I64, i)]))
         values.append(unboxer.unbox(obj, t, i in writes))
     out = b.alloca(impl.args[0].type.pointee)
+    if nogil:
+        released = b.call(_Api(ctx).fn("PyEval_SaveThread", lt.PTR), [])
     status = b.call(impl, [out] + values)
+    if nogil:
+        b.call(_Api(ctx).fn("PyEval_RestoreThread", ir.VoidType(), lt.PTR), [released])
     unboxer.release_all()
     result_ptr = b.bitcast(result_slot, lt.PTR.as_pointer())
     with b.if_else(b.icmp_unsigned("==", status, ir.Constant(lt.I32, 0))) as (ok, error):

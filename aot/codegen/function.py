@@ -52,7 +52,7 @@ from ..ir import (
 )
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import gpu_intrinsics, npfuncs, views
+from . import gpu_intrinsics, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -104,6 +104,9 @@ class FunctionCodegen(Emitter):
         }
         self.index_only = set() if options.boundscheck else _index_only_temps(fn)
         self.versions = loop_versions(fn)
+        self.parallel = parallel.for_function(self)  # prange loops: outlined, run on threads
+        if self.parallel is not None:
+            self.versions = self.parallel.outer_versions
         self.fact: Fact | None = None  # what analysis/ranges proved about the op being lowered
         self.targets: dict[str, ir.Block] = {}  # where the block being lowered jumps to, by IR label
 
@@ -133,6 +136,8 @@ class FunctionCodegen(Emitter):
             if block.label in guards:  # enter the loop through its guard
                 header, guard = guards[block.label]
                 targets = {**self.blocks, header: guard}
+            if self.parallel is not None and self.parallel.lower_block(block.label, self.blocks[block.label], targets):
+                continue
             self.lower_block(block, self.blocks[block.label], targets, unguarded.get(block.label, {}))
         for v in guarded:
             self.lower_fast_version(v, guards[v.preheader][1])

@@ -80,10 +80,12 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
         assert isinstance(at, ArrayType)
         return ir.Constant(lt.I64, at.ndim)
 
-    if fn is Intrinsic.RANGE_LEN:
+    if fn in (Intrinsic.RANGE_LEN, Intrinsic.PRANGE_LEN):
         return _range_len(em, args, argtypes)
     if fn is Intrinsic.GCD:
         return _gcd(em, args, argtypes)
+    if fn is Intrinsic.NOGIL:
+        return ir.Constant(lt.I8, 0)
     scalars = cast("list[ScalarType]", [t for t in argtypes])
     assert all(isinstance(t, ScalarType) for t in scalars)
     if fn in (Intrinsic.MIN, Intrinsic.MAX):

@@ -127,8 +127,9 @@ def build_module(
         export = Export(root.key, symbols[root.key])
         if wrappers:
             writes = written_params(root, lookup)
+            nogil = any(isinstance(op, IntrinsicCall) and op.fn is Intrinsic.NOGIL for _, op in root.function.ops())
             try_fn = emit_try_wrapper(
-                ctx, export.try_symbol, functions[root.key], root.argtypes, root.return_type, writes
+                ctx, export.try_symbol, functions[root.key], root.argtypes, root.return_type, writes, nogil
             )
             emit_fastcall_wrapper(ctx, export.symbol, try_fn, format_signature(root.return_type, root.argtypes))
             emit_vectorcall_entry(ctx, export.vectorcall_symbol, try_fn)

@@ -63,6 +63,7 @@ class Loop:
 
     break_to: Block
     continue_to: Block
+    parallel: bool = False  # a ``prange`` loop whose iterations run on threads
 
 
 def const_int(node: ast.expr | None) -> int | None:

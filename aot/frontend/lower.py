@@ -54,6 +54,7 @@ from ..ir import (
     Var,
 )
 from ..ir.ops import CallValue
+from ..parallel import is_prange
 from . import iteration
 
 _BINOPS = {
@@ -293,8 +294,12 @@ _Loop = iteration.Loop
 class Lowering:
     """State of lowering one function: the builder, the loop stack, the locals and the diagnostics."""
 
-    def __init__(self, key: str, node: ast.FunctionDef, src: SourceInfo, globals_: dict[str, Any]):
+    def __init__(self, key: str, node: ast.FunctionDef, src: SourceInfo, globals_: dict[str, Any], options: Any = None):
         self.node = node
+        # ``prange`` loops: "parallel" (``parallel=True``), "kernel" (rejected), else "serial" (as ``range``)
+        kernel, parallel = getattr(options, "kernel", False), getattr(options, "parallel", False)
+        self.prange_mode = "kernel" if kernel else "parallel" if parallel else "serial"
+        self.nogil = bool(getattr(options, "nogil", False)) and not kernel
         self.src = src
         self.globals = globals_
         self.sink = DiagnosticSink()
@@ -341,6 +346,8 @@ class Lowering:
             and isinstance(body[0].value.value, str)
         ):
             body = body[1:]
+        if self.nogil:  # (the wrappers release the GIL: ``aot.codegen.cpython``)
+            self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.NOGIL, (), self.span(self.node)))
         self.stmts(body)
         if not self.b.terminated:
             self.b.terminate(Return(None, self.span(self.node)))
@@ -418,6 +425,8 @@ class Lowering:
             self.error(target, f"cannot assign to {type(target).__name__}")
 
     def stmt_Return(self, node: ast.Return) -> None:
+        if any(loop.parallel for loop in self.loops):
+            self.error(node, "'return' inside a prange loop is not supported; return after the loop")
         value = self.expr(node.value) if node.value is not None else None
         self.b.terminate(Return(value, self.span(node)))
 
@@ -466,14 +475,21 @@ class Lowering:
         self.b.jump(end)
         self.b.set_block(end)
 
-    def loop_body(self, node: ast.While | ast.For, body: Block, cont: Block, end: Block) -> None:
+    def loop_body(
+        self, node: ast.While | ast.For, body: Block, cont: Block, end: Block, parallel: bool = False
+    ) -> None:
         self.b.set_block(body)
-        self.loops.append(_Loop(end, cont))
+        self.loops.append(_Loop(end, cont, parallel))
         self.stmts(node.body)
         self.loops.pop()
         self.b.jump(cont)
 
     def stmt_Break(self, node: ast.Break) -> None:
+        if self.loops[-1].parallel:
+            self.error(
+                node, "'break' out of a prange loop is not supported (its iterations run in parallel); use range"
+            )
+            return
         self.b.terminate(Jump(self.loops[-1].break_to.label, self.span(node)))
 
     def stmt_Continue(self, node: ast.Continue) -> None:
@@ -493,10 +509,28 @@ class Lowering:
             and self.is_builtin("range")
         ):
             self.for_range(node, it)
+        elif isinstance(it, ast.Call) and self.is_prange_call(it.func):
+            if self.prange_mode == "kernel":
+                self.error(it, "prange is not supported in kernels; a kernel's threads are its parallelism")
+                return
+            self.for_range(node, it, parallel=self.prange_mode == "parallel")
         else:
             self.for_sequence(node)
 
-    def for_range(self, node: ast.For, call: ast.Call) -> None:
+    def is_prange_call(self, func: ast.expr) -> bool:
+        """Whether ``func`` names ``aot.prange`` or ``numba.prange`` (a global, or an attribute of one)."""
+        path: list[str] = []
+        while isinstance(func, ast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name) or func.id in self.locals or func.id not in self.globals:
+            return False
+        value = self.globals[func.id]
+        for attr in reversed(path):
+            value = getattr(value, attr, None)
+        return is_prange(value)
+
+    def for_range(self, node: ast.For, call: ast.Call, parallel: bool = False) -> None:
         """``for i in range(a, b, s)``: the trip count is computed once (overflow-free, in codegen), then
         ``i = a + k * s`` for ``k`` in ``0 … count-1`` — bounds evaluated once, as Python does."""
         span = self.span(call)
@@ -513,7 +547,8 @@ class Lowering:
         stop = self.expr(args[-1] if len(args) < 3 else args[1])
         step = self.hidden("step")
         self.b.emit(Copy(step, self.expr(args[2]) if len(args) == 3 else self.const(1, call), span))
-        count = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.RANGE_LEN, (start, stop, step), span))
+        length = Intrinsic.PRANGE_LEN if parallel else Intrinsic.RANGE_LEN
+        count = self.b.emit_value(lambda d: IntrinsicCall(d, length, (start, stop, step), span))
 
         def value(counter: Var) -> Var:
             if step_const == 1:
@@ -521,7 +556,7 @@ class Lowering:
             offset = self.b.emit_value(lambda d: BinOp(d, BinOpKind.MUL, counter, step, span))
             return self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, offset, span))
 
-        self.counted_loop(node, count, value, span)
+        self.counted_loop(node, count, value, span, parallel)
 
     def for_sequence(self, node: ast.For) -> None:
         """``for x in a`` (a 1-D array or a tuple): ``x = a[k]`` for ``k`` in ``0 … len(a)-1``."""
@@ -530,7 +565,9 @@ class Lowering:
         length = self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.LEN, (seq,), span))
         self.counted_loop(node, length, lambda k: self.b.emit_value(lambda d: GetItem(d, seq, (k,), span)), span)
 
-    def counted_loop(self, node: ast.For, count: Var, value: Callable[[Var], iteration.Item], span: Span) -> None:
+    def counted_loop(
+        self, node: ast.For, count: Var, value: Callable[[Var], iteration.Item], span: Span, parallel: bool = False
+    ) -> None:
         """The loop both ``for`` forms become: a hidden counter ``$k`` from 0 to ``count``; each iteration
         binds the target to ``value($k)`` and increments ``$k`` before the body (so ``continue`` goes
         straight back to the test). Incrementing first, as an iterator's ``next`` does, lets LLVM schedule
@@ -546,7 +583,7 @@ class Lowering:
         self.b.set_block(body)
         iteration.bind(self, node.target, value(counter))
         self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
-        self.loop_body(node, self.b.block, head, end)
+        self.loop_body(node, self.b.block, head, end, parallel)
         self.b.set_block(orelse)
         self.stmts(node.orelse)
         self.b.jump(end)
@@ -823,14 +860,18 @@ def _imported_def(py_func: Callable, same_code: Callable) -> tuple[ast.FunctionD
 
 
 def lower_function(
-    py_func: Callable, key: str, same_code: Callable[[Callable, CodeType | None, str | None], bool] | None = None
+    py_func: Callable,
+    key: str,
+    same_code: Callable[[Callable, CodeType | None, str | None], bool] | None = None,
+    options: Any = None,
 ) -> Function:
     """The untyped IR of ``py_func``, named ``key``; raises ``CompileError`` listing every unsupported construct.
 
     ``same_code(py_func, code, docstring)`` (``aot.world.fingerprint.same_code``), when given, says whether
     the source as parsed is the code Python imported (``code``: what the parsed ``def`` compiles to): the
     file may have been saved since, and the source is read from it now. ``SourceChangedError`` when not:
-    only what runs is ever compiled."""
+    only what runs is ever compiled. ``options`` (the method's ``MethodOptions``) decide what ``prange``
+    means (``parallel``; rejected in kernels) and whether the IR starts with the ``nogil`` marker."""
     try:
         node, src = parse_source(py_func)
     except SyntaxError:  # (what was imported parsed: the file changed)
@@ -860,4 +901,4 @@ def lower_function(
     code = py_func.__code__
     for name in code.co_freevars:
         globals_.setdefault(name, None)  # closure cells shadow builtins just like globals do
-    return Lowering(key, node, src, globals_).lower()
+    return Lowering(key, node, src, globals_, options).lower()

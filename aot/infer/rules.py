@@ -101,6 +101,8 @@ ARITY: dict[Intrinsic, tuple[int, int | None]] = {
     Intrinsic.NDIM: (1, 1),
     Intrinsic.RANGE_LEN: (3, 3),
     Intrinsic.GCD: (0, None),
+    Intrinsic.PRANGE_LEN: (3, 3),
+    Intrinsic.NOGIL: (0, 0),
 }
 
 
@@ -123,8 +125,10 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         a = args[0]
         assert isinstance(a, ArrayType)
         return TupleType((I64,) * a.ndim) if fn is Intrinsic.SHAPE else I64
+    if fn is Intrinsic.NOGIL:
+        return NONE
     scalars = tuple(_scalar(a, f"{name}()") for a in args)
-    if fn is Intrinsic.RANGE_LEN:
+    if fn in (Intrinsic.RANGE_LEN, Intrinsic.PRANGE_LEN):
         if any(s.is_float for s in scalars):
             raise RuleError("range() arguments must be integers")
         return I64

@@ -170,6 +170,11 @@ class Intrinsic(enum.Enum):
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
     NP_SEARCHSORTED = "np.searchsorted"
+    # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
+    # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
+    # the GIL), so that the options live in the stored IR.
+    PRANGE_LEN = "prange.len"
+    NOGIL = "aot.nogil"
     # GPU intrinsics (``aot.gpu``; ``aot.codegen.gpu`` lowers them for ptx, and for a CPU grid's loop).
     # Ids are i64 with an optional constant axis operand; atomic_add(array, index, value) gives the old
     # element; shared_array's operand is its constant shape, its dtype is in the result type (``f32[::1]``).

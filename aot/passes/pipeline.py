@@ -18,6 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from ..analysis import parallel
 from ..infer import Inferencer
 from ..ir import Function, IRVerifyError
 from ..ir import verify as verify_function
@@ -29,6 +30,7 @@ Pass = Callable[[Function, Any], Function]
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("resolve", resolve.run),
     ("simplify-cfg", simplify_cfg.run),
+    ("check-prange", parallel.run),
 )
 
 

@@ -96,7 +96,14 @@ _METHOD_CLASS = _method_class()
 _OPTIONS = {True: MethodOptions(boundscheck=True), False: MethodOptions(boundscheck=False)}
 
 
-def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None, boundscheck: bool = True) -> Any:
+def jit(
+    func: Callable | None = None,
+    *,
+    signatures: Sequence[str] | None = None,
+    boundscheck: bool = True,
+    parallel: bool = False,
+    nogil: bool = False,
+) -> Any:
     """Make a module-level function a compiled method (see the module docstring).
 
     This runs once per method at import, so it is kept to about a microsecond: it reads no image and
@@ -105,7 +112,7 @@ def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None
     if func is None:
         if type(signatures) is str:
             raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
-        return lambda f: jit(f, signatures=signatures, boundscheck=boundscheck)
+        return lambda f: jit(f, signatures=signatures, boundscheck=boundscheck, parallel=parallel, nogil=nogil)
     if type(func) is not FunctionType:
         raise TypeError(f"@aot.jit needs a Python function, not {type(func).__name__}")
     rt = runtime()
@@ -113,7 +120,10 @@ def jit(func: Callable | None = None, *, signatures: Sequence[str] | None = None
     table = rt.table
     key = f"{func.__module__}:{func.__qualname__}"
     redefining = key in table.methods
-    mdef = table.define(func, _OPTIONS[bool(boundscheck)], key, obj, signatures)  # (no dispatcher until called)
+    options = _OPTIONS[bool(boundscheck)]
+    if parallel or nogil:
+        options = MethodOptions(bool(boundscheck), parallel=bool(parallel), nogil=bool(nogil))
+    mdef = table.define(func, options, key, obj, signatures)  # (no dispatcher until called)
     if redefining:
         rt.redefine(key)
     obj.__aot_method__, obj.__wrapped__ = mdef, func  # (native slots: see ``methodtype``)

@@ -37,13 +37,17 @@ class MethodOptions:
 
     boundscheck: bool = True
     kernel: bool = False
+    parallel: bool = False  # ``prange`` loops run on threads (``aot.codegen.parallel``)
+    nogil: bool = False  # the wrappers release the GIL around the native body
 
     def __post_init__(self) -> None:
         # What a method's definition ends with (``aot.world.fingerprint``), made once per options value.
         object.__setattr__(self, "trailer", trailer(self.cache_key()))
 
     def cache_key(self) -> str:
-        return f"boundscheck={int(self.boundscheck)},kernel={int(self.kernel)}"
+        key = f"boundscheck={int(self.boundscheck)},kernel={int(self.kernel)}"
+        extra = [name for name in ("parallel", "nogil") if getattr(self, name)]  # (only when set: older keys hold)
+        return key + "".join(f",{name}=1" for name in extra)
 
 
 def method_key(py_func: Callable) -> str:
@@ -72,7 +76,7 @@ class MethodDef:
             from ..frontend import lower_function
             from .fingerprint import same_code
 
-            self._untyped = lower_function(self.py_func, self.key, same_code)
+            self._untyped = lower_function(self.py_func, self.key, same_code, self.options)
         return self._untyped
 
     def resolve_name(self, name: str) -> Any:

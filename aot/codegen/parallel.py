@@ -1,0 +1,425 @@
+"""``prange`` loops on native threads: the loop body outlined, a fork-join driver, and the reductions.
+
+    for i in aot.prange(n):          define internal i32 @f.prange.bb1(i64 %lo, i64 %hi, ptr %env, ptr %partial)
+        s += a[i]                       ; copies of the shared variables (through %env), $k = lo, count = hi,
+                                 →      ; s = 0: the loop's own blocks; at the end *partial = s
+                                     in f:  n = min(aot_num_threads(), count)
+                                            aot_parallel_for(@f.prange.bb1, env, count, partials, size, n)
+                                            s = s + partial[0] + … + partial[n-1]    (in chunk order)
+
+``aot.analysis.parallel`` has proved the iterations independent. The iteration space is cut into ``n`` equal
+chunks; chunk 0 runs on the calling thread and chunks 1 … n-1 on threads started with ``pthread_create``
+and joined after (a thread that cannot be started runs its chunk on the caller). ``n`` is
+``AOT_NUM_THREADS`` when set to a positive number, else the number of CPUs the process may run on
+(``sched_getaffinity``), read at each loop, at most ``MAX_THREADS``. Everything is emitted into each
+module as internal functions: the library (or the JIT's module) needs nothing but libc and the C API, and
+no compiler at run time. Partial results are combined in chunk order, so integer reductions equal the
+serial result and float ones differ only by rounding.
+
+Errors: a chunk stops at its first error; the worker fetches the exception (``aot.codegen.gil``: a
+worker gets a Python thread state only then) and, after the join, the exception of the first failing chunk
+(so the first by iteration order) is raised; later chunks may have run their iterations. The GIL is
+released while the chunks run, so Python threads go on meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir
+
+from ..analysis.definite import maybe_unassigned
+from ..analysis.parallel import ParallelLoop, parallel_loops
+from ..ir import Const, Copy, Intrinsic, IntrinsicCall, Var
+from ..types import ScalarType
+from . import gil
+from . import types as lt
+from .intrinsics import lower_intrinsic
+from .types import value_type
+
+MAX_THREADS = 256
+"""The most chunks one loop is cut into (its partial results live on the caller's stack)."""
+
+_BODY_TYPE = ir.FunctionType(lt.STATUS, [lt.I64, lt.I64, lt.PTR, lt.PTR])
+# body, env, lo, hi, partial, status, exc type, value, traceback, pthread_t, on its own thread
+_TASK = ir.LiteralStructType([lt.PTR, lt.PTR, lt.I64, lt.I64, lt.PTR, lt.I64, lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.I64])
+_I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+_I32 = lambda v: ir.Constant(lt.I32, v)  # noqa: E731
+
+
+class ParallelLowering:
+    """The outermost ``prange`` loops of one function being lowered (``em``: its ``FunctionCodegen``)."""
+
+    def __init__(self, em: Any, loops: list[ParallelLoop]):
+        self.em = em
+        self.loops = {loop.header: loop for loop in loops}
+        self.inside = {label for loop in loops for label in loop.blocks}
+        self.all_versions = list(em.versions)
+        self.outer_versions = tuple(v for v in em.versions if not (set(v.blocks) | {v.preheader}) & self.inside)
+
+    def lower_block(self, label: str, llblock: ir.Block, targets: dict[str, ir.Block]) -> bool:
+        """Lower the block ``label`` of the parent if it belongs to a parallel loop (the header becomes the
+        fork-join; the body's blocks are the outlined function's): True when it did."""
+        if label not in self.inside:
+            return False
+        em = self.em
+        em.b.position_at_end(llblock)
+        loop = self.loops.get(label)
+        if loop is None:
+            em.b.unreachable()
+        else:
+            self.fork_join(loop, targets[loop.exit])
+        return True
+
+    # ------------------------------------------------------------------ the parent's side
+    def fork_join(self, loop: ParallelLoop, exit_block: ir.Block) -> None:
+        em = self.em
+        ctx, b = em.ctx, em.b
+        copied = list(loop.shared) + [r.var for r in loop.reductions if r.kind in ("min", "max")]
+        env_layout = [(name, False) for name in copied] + [(name, True) for name in copied if name in em.flags]
+        red_type = ir.LiteralStructType([value_type(em.fn.types[r.var]) for r in loop.reductions] or [lt.I8])
+        body = self.outline(loop, env_layout, red_type)
+        with b.goto_entry_block():
+            env = b.alloca(ir.ArrayType(lt.PTR, max(len(env_layout), 1)), name="prange.env")
+            partials = b.alloca(ir.ArrayType(red_type, MAX_THREADS), name="prange.partials")
+        for j, (name, is_flag) in enumerate(env_layout):
+            slot = em.flags[name] if is_flag else em.slots[name]
+            b.store(b.bitcast(slot, lt.PTR), b.gep(env, [_I64(0), _I64(j)]))
+        count = b.load(em.slots[loop.count])
+        run = b.append_basic_block(f"{loop.header}.fork")
+        b.cbranch(b.icmp_signed(">", count, _I64(0)), run, exit_block)
+        b.position_at_end(run)
+        threads = b.call(num_threads_function(ctx), [])
+        n = b.select(b.icmp_signed("<", threads, count), threads, count)
+        size = b.ptrtoint(b.gep(ir.Constant(red_type.as_pointer(), None), [_I64(1)]), lt.I64)
+        status = b.call(
+            driver_function(ctx),
+            [b.bitcast(body, lt.PTR), b.bitcast(env, lt.PTR), count, b.bitcast(partials, lt.PTR), size, n],
+        )
+        with b.if_then(b.icmp_signed("!=", status, _I32(0)), likely=False):
+            b.ret(ir.Constant(lt.STATUS, 1))
+        if loop.reductions:  # s = s ∘ partial[c] for c in 0 … n-1, in that order
+            with b.goto_entry_block():
+                index = b.alloca(lt.I64, name="prange.chunk")
+            b.store(_I64(0), index)
+            head, step = b.append_basic_block(f"{loop.header}.join"), b.append_basic_block(f"{loop.header}.combine")
+            b.branch(head)
+            b.position_at_end(head)
+            c = b.load(index)
+            b.cbranch(b.icmp_signed("<", c, n), step, exit_block)
+            b.position_at_end(step)
+            for k, r in enumerate(loop.reductions):
+                t = em.fn.types[r.var]
+                part = b.load(b.gep(partials, [_I64(0), c, _I32(k)]))
+                b.store(combine(em, r.kind, t, em.load(Var(r.var)), part), em.slots[r.var])
+            b.store(b.add(c, _I64(1)), index)
+            b.branch(head)
+        else:
+            b.branch(exit_block)
+
+    # ------------------------------------------------------------------ the outlined body
+    def outline(self, loop: ParallelLoop, env_layout: list[tuple[str, bool]], red_type: ir.Type) -> ir.Function:
+        parent = self.em
+        fn = parent.fn
+        llfn = ir.Function(parent.ctx.module, _BODY_TYPE, f"{parent.llfn.name}.prange.{loop.header}")
+        llfn.linkage = "internal"
+        em = type(parent)(parent.ctx, fn, llfn, parent.callee, parent.options)
+        em.parallel = None  # (a prange nested in this loop runs serially in each chunk)
+        em.versions = tuple(v for v in self.all_versions if set(v.blocks) <= loop.blocks and v.preheader in loop.blocks)
+        lo, hi, env, partial = llfn.args
+        b = em.b = ir.IRBuilder(llfn.append_basic_block("entry"))
+        for name, t in fn.types.items():
+            em.slots[name] = b.alloca(value_type(t), name="v" + name.replace("$", "_"))
+        for name in sorted(maybe_unassigned(fn)):
+            if name in em.slots:
+                em.flags[name] = b.alloca(lt.I1)
+                b.store(ir.Constant(lt.I1, 0), em.flags[name])
+        envp = b.bitcast(env, lt.PTR.as_pointer())
+        known = _constants(fn)
+        for j, (name, is_flag) in enumerate(env_layout):
+            target = em.flags[name] if is_flag else em.slots[name]
+            if name in known and not is_flag:  # (the range's start and step, mostly: LLVM sees them)
+                b.store(em.constant(known[name], fn.types[name]), target)
+                continue
+            source = b.bitcast(b.load(b.gep(envp, [_I64(j)])), target.type)
+            b.store(b.load(source), target)
+        assume = parent.ctx.declare("llvm.assume", ir.FunctionType(ir.VoidType(), [lt.I1]))
+        b.call(assume, [b.icmp_signed(">=", lo, _I64(0))])  # 0 <= lo <= hi: a chunk of 0 … count-1
+        b.call(assume, [b.icmp_signed("<=", lo, hi)])
+
+        def set_(name: str, value: ir.Value) -> None:
+            b.store(value, em.slots[name])
+            if name in em.flags:
+                b.store(ir.Constant(lt.I1, 1), em.flags[name])
+
+        set_(loop.counter, lo)
+        set_(loop.count, hi)
+        for r in loop.reductions:  # (min and max start from the value copied in)
+            t = fn.types[r.var]
+            assert isinstance(t, ScalarType)
+            if r.kind in ("add", "mul"):
+                one = 1 if r.kind == "mul" else 0
+                set_(r.var, ir.Constant(value_type(t), float(one) if t.is_float else one))
+        for block in fn.blocks:
+            if block.label in loop.blocks:
+                em.blocks[block.label] = llfn.append_basic_block(block.label)
+        done = llfn.append_basic_block("done")
+        em.blocks[loop.exit] = done
+        b.branch(em.blocks[loop.header])
+        guarded = [v for v in em.versions if v.checks]
+        guards = {v.preheader: (v.header, llfn.append_basic_block(v.header + ".guard")) for v in guarded}
+        unguarded = {label: v.facts for v in em.versions if not v.checks for label in v.blocks}
+        for block in fn.blocks:
+            if block.label in loop.blocks:
+                targets = dict(em.blocks)
+                if block.label in guards:
+                    header, guard = guards[block.label]
+                    targets[header] = guard
+                em.lower_block(block, em.blocks[block.label], targets, unguarded.get(block.label, {}))
+        for v in guarded:
+            em.lower_fast_version(v, guards[v.preheader][1])
+        b.position_at_end(done)
+        out = b.bitcast(partial, red_type.as_pointer())
+        for k, r in enumerate(loop.reductions):
+            b.store(b.load(em.slots[r.var]), b.gep(out, [_I64(0), _I32(k)]))
+        b.ret(ir.Constant(lt.STATUS, 0))
+        return llfn
+
+
+def for_function(em: Any) -> ParallelLowering | None:
+    """The parallel loops of the function ``em`` lowers, or None (no ``prange`` in a parallel method, or a
+    target whose code runs on no thread of ours: a parallel method called from a kernel runs serially)."""
+    if not em.ctx.target.raises_python_exceptions:
+        return None
+    if not any(isinstance(op, IntrinsicCall) and op.fn is Intrinsic.PRANGE_LEN for _, op in em.fn.ops()):
+        return None
+    loops = parallel_loops(em.fn)
+    return ParallelLowering(em, loops) if loops else None
+
+
+def _constants(fn: Any) -> dict[str, Any]:
+    """Variables assigned once in ``fn``, from a constant or (with the same type) from such a variable."""
+    defs: dict[str, list[Any]] = {}
+    for _, op in fn.ops():
+        if op.dest_var is not None:
+            defs.setdefault(op.dest_var.name, []).append(op)
+    out: dict[str, Any] = {}
+
+    def value(name: str, depth: int) -> Any:
+        found = defs.get(name, ())
+        if len(found) != 1 or depth > 16:
+            return _UNKNOWN
+        op = found[0]
+        if isinstance(op, Const):
+            return op.value
+        if isinstance(op, Copy) and fn.types[op.src.name] == fn.types[name]:
+            return value(op.src.name, depth + 1)
+        return _UNKNOWN
+
+    for name in defs:
+        v = value(name, 0)
+        if v is not _UNKNOWN:
+            out[name] = v
+    return out
+
+
+_UNKNOWN = object()
+
+
+def combine(em: Any, kind: str, t: Any, acc: ir.Value, part: ir.Value) -> ir.Value:
+    """``acc + part``, ``acc * part`` (integers wrap), ``min(acc, part)`` or ``max(acc, part)`` (as Python
+    picks: ``part`` only when strictly better) in the reduction variable's type."""
+    b = em.b
+    if kind in ("min", "max"):
+        return lower_intrinsic(em, Intrinsic.MIN if kind == "min" else Intrinsic.MAX, [acc, part], [t, t], t)
+    if t.is_float:
+        return b.fadd(acc, part) if kind == "add" else b.fmul(acc, part)
+    return b.add(acc, part) if kind == "add" else b.mul(acc, part)
+
+
+# ---------------------------------------------------------------------- the threads (once per module)
+
+
+def num_threads_function(ctx: Any) -> ir.Function:
+    """``i64 aot_num_threads()``: ``AOT_NUM_THREADS`` if positive, else the CPUs this process may use."""
+    existing = ctx.module.globals.get("aot_num_threads")
+    if existing is not None:
+        return existing
+    fn = ir.Function(ctx.module, ir.FunctionType(lt.I64, []), "aot_num_threads")
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    getenv = ctx.declare("getenv", ir.FunctionType(lt.PTR, [lt.PTR]))
+    strtol = ctx.declare("strtol", ir.FunctionType(lt.I64, [lt.PTR, lt.PTR, lt.I32]))
+    affinity = ctx.declare("sched_getaffinity", ir.FunctionType(lt.I32, [lt.I32, lt.I64, lt.PTR]))
+    ctpop = ctx.declare("llvm.ctpop.i64", ir.FunctionType(lt.I64, [lt.I64]))
+    mask = b.alloca(ir.ArrayType(lt.I64, 16))
+
+    def clamp(n: ir.Value) -> ir.Value:
+        return b.select(b.icmp_signed(">", n, _I64(MAX_THREADS)), _I64(MAX_THREADS), n)
+
+    text = b.call(getenv, [ctx.cstring("AOT_NUM_THREADS")])
+    with b.if_then(b.icmp_unsigned("!=", text, ir.Constant(lt.PTR, None))):
+        n = b.call(strtol, [text, ir.Constant(lt.PTR, None), _I32(10)])
+        with b.if_then(b.icmp_signed(">", n, _I64(0))):
+            b.ret(clamp(n))
+    got = b.call(affinity, [_I32(0), _I64(128), b.bitcast(mask, lt.PTR)])
+    with b.if_then(b.icmp_signed("!=", got, _I32(0)), likely=False):
+        b.ret(_I64(1))
+    total: ir.Value = _I64(0)
+    for k in range(16):
+        total = b.add(total, b.call(ctpop, [b.load(b.gep(mask, [_I64(0), _I64(k)]))]))
+    b.ret(clamp(b.select(b.icmp_signed("<", total, _I64(1)), _I64(1), total)))
+    return fn
+
+
+def worker_function(ctx: Any) -> ir.Function:
+    """``ptr aot_parallel_worker(ptr task)``: run one chunk; on an error keep its exception in the task."""
+    existing = ctx.module.globals.get("aot_parallel_worker")
+    if existing is not None:
+        return existing
+    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR]), "aot_parallel_worker")
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    task = b.bitcast(fn.args[0], _TASK.as_pointer())
+
+    def field(k: int) -> ir.Value:
+        return b.gep(task, [_I64(0), _I32(k)])
+
+    body = b.bitcast(b.load(field(0)), _BODY_TYPE.as_pointer())
+    status = b.call(body, [b.load(field(2)), b.load(field(3)), b.load(field(1)), b.load(field(4))])
+    b.store(b.zext(status, lt.I64), field(5))
+    with b.if_then(b.icmp_signed("!=", status, _I32(0)), likely=False):
+        fetch = ctx.declare("PyErr_Fetch", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.PTR, lt.PTR]))
+        token = b.call(gil.acquire_function(ctx), [])
+        b.call(fetch, [b.bitcast(field(k), lt.PTR) for k in (6, 7, 8)])
+        b.call(gil.release_function(ctx), [token])
+        # A thread of its own got a Python thread state to hold the exception: delete it now.
+        this_state = ctx.declare("PyGILState_GetThisThreadState", ir.FunctionType(lt.PTR, []))
+        own = b.icmp_signed("!=", b.load(field(10)), _I64(0))
+        with b.if_then(own):
+            state = b.call(this_state, [])
+            with b.if_then(b.icmp_unsigned("!=", state, ir.Constant(lt.PTR, None))):
+                restore = ctx.declare("PyEval_RestoreThread", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+                release = ctx.declare("PyGILState_Release", ir.FunctionType(ir.VoidType(), [lt.I32]))
+                b.call(restore, [state])
+                b.call(release, [_I32(1)])  # (PyGILState_UNLOCKED: the count reaches 0, the state goes)
+    b.ret(ir.Constant(lt.PTR, None))
+    return fn
+
+
+def driver_function(ctx: Any) -> ir.Function:
+    """``i32 aot_parallel_for(ptr body, ptr env, i64 count, ptr partials, i64 size, i64 n)``: run ``body`` on
+    ``n`` chunks of ``0 … count-1`` (chunk ``c`` writes its partial results at ``partials + c*size``) and
+    join; 1 with the first failing chunk's exception set, else 0."""
+    existing = ctx.module.globals.get("aot_parallel_for")
+    if existing is not None:
+        return existing
+    fn = ir.Function(
+        ctx.module, ir.FunctionType(lt.STATUS, [lt.PTR, lt.PTR, lt.I64, lt.PTR, lt.I64, lt.I64]), "aot_parallel_for"
+    )
+    fn.linkage = "internal"
+    body, env, count, partials, size, n = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    tasks = b.alloca(ir.ArrayType(_TASK, MAX_THREADS))
+    index = b.alloca(lt.I64)
+    failed = b.alloca(lt.I64)
+    check = ctx.declare("PyGILState_Check", ir.FunctionType(lt.I32, []))
+    save = ctx.declare("PyEval_SaveThread", ir.FunctionType(lt.PTR, []))
+    restore = ctx.declare("PyEval_RestoreThread", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    create = ctx.declare("pthread_create", ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR, lt.PTR]))
+    join = ctx.declare("pthread_join", ir.FunctionType(lt.I32, [lt.I64, lt.PTR]))
+    worker = worker_function(ctx)
+
+    def task_field(c: ir.Value, k: int) -> ir.Value:
+        return b.gep(tasks, [_I64(0), c, _I32(k)])
+
+    def each(first: int, emit) -> None:
+        b.store(_I64(first), index)
+        head, step, after = (b.append_basic_block(s) for s in ("head", "step", "after"))
+        b.branch(head)
+        b.position_at_end(head)
+        c = b.load(index)
+        b.cbranch(b.icmp_signed("<", c, n), step, after)
+        b.position_at_end(step)
+        emit(c)
+        b.store(b.add(b.load(index), _I64(1)), index)
+        b.branch(head)
+        b.position_at_end(after)
+
+    held = b.icmp_signed("!=", b.call(check, []), _I32(0))
+    state = b.alloca(lt.PTR)
+    b.store(ir.Constant(lt.PTR, None), state)
+    with b.if_then(held):
+        b.store(b.call(save, []), state)
+    per, extra = b.sdiv(count, n), b.srem(count, n)
+
+    def start_of(c: ir.Value) -> ir.Value:  # c*per + min(c, extra)
+        return b.add(b.mul(c, per), b.select(b.icmp_signed("<", c, extra), c, extra))
+
+    def fill(c: ir.Value) -> None:
+        for k, value in (
+            (0, body),
+            (1, env),
+            (2, start_of(c)),
+            (3, start_of(b.add(c, _I64(1)))),
+            (4, b.gep(partials, [b.mul(c, size)])),
+            (5, _I64(0)),
+            (6, ir.Constant(lt.PTR, None)),
+            (7, ir.Constant(lt.PTR, None)),
+            (8, ir.Constant(lt.PTR, None)),
+            (9, _I64(0)),
+            (10, _I64(0)),
+        ):
+            b.store(value, task_field(c, k))
+
+    each(0, fill)
+
+    def start(c: ir.Value) -> None:
+        b.store(_I64(1), task_field(c, 10))
+        task = b.bitcast(b.gep(tasks, [_I64(0), c]), lt.PTR)
+        started = b.call(
+            create, [b.bitcast(task_field(c, 9), lt.PTR), ir.Constant(lt.PTR, None), b.bitcast(worker, lt.PTR), task]
+        )
+        with b.if_then(b.icmp_signed("!=", started, _I32(0)), likely=False):
+            b.store(_I64(0), task_field(c, 10))  # (no thread: the caller runs this chunk)
+            b.call(worker, [task])
+
+    each(1, start)
+    b.call(worker, [b.bitcast(b.gep(tasks, [_I64(0), _I64(0)]), lt.PTR)])
+
+    def wait(c: ir.Value) -> None:
+        with b.if_then(b.icmp_signed("!=", b.load(task_field(c, 10)), _I64(0))):
+            b.call(join, [b.load(task_field(c, 9)), ir.Constant(lt.PTR, None)])
+
+    each(1, wait)
+    with b.if_then(held):
+        b.call(restore, [b.load(state)])
+    b.store(_I64(-1), failed)
+
+    def first_failure(c: ir.Value) -> None:
+        bad = b.icmp_signed("!=", b.load(task_field(c, 5)), _I64(0))
+        with b.if_then(b.and_(bad, b.icmp_signed("<", b.load(failed), _I64(0)))):
+            b.store(c, failed)
+
+    each(0, first_failure)
+    with b.if_then(b.icmp_signed(">=", b.load(failed), _I64(0)), likely=False):
+        token = b.call(gil.acquire_function(ctx), [])
+        py_restore = ctx.declare("PyErr_Restore", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.PTR, lt.PTR]))
+        decref = ctx.declare("Py_DecRef", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+
+        def hand_over(c: ir.Value) -> None:  # the first failure's exception is raised, the others dropped
+            bad = b.icmp_signed("!=", b.load(task_field(c, 5)), _I64(0))
+            with b.if_then(bad):
+                exc = [b.load(task_field(c, k)) for k in (6, 7, 8)]
+                with b.if_else(b.icmp_signed("==", c, b.load(failed))) as (first, other):
+                    with first:
+                        b.call(py_restore, exc)
+                    with other:
+                        for e in exc:
+                            b.call(decref, [e])
+
+        each(0, hand_over)
+        b.call(gil.release_function(ctx), [token])
+        b.ret(ir.Constant(lt.STATUS, 1))
+    b.ret(ir.Constant(lt.STATUS, 0))
+    return fn
