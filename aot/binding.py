@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import operator
 import weakref
-from typing import Any
+
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: the runtime imports no ``typing``)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT = -1
 """In a plan: the parameter takes its default value."""

@@ -13,7 +13,9 @@ Run as Python (``.py_func``) ``prange(...)`` is ``range(...)``. The frontend rec
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing``)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class prange:  # noqa: N801  (named as the builtin it stands for)

@@ -159,3 +159,21 @@ def test_codegen_asks_targets_through_their_hooks() -> None:
         if _compares_target_kinds(node)
     ]
     assert not found, "target kinds compared in codegen: " + "; ".join(found)
+
+
+def test_importing_the_runtime_imports_no_heavy_standard_module() -> None:
+    """SPEC (packaging): ``import aot`` costs a few milliseconds; it must not import ``inspect``, ``typing``,
+    ``dataclasses``, ``ast`` or ``pathlib`` (nor ``re``, ``enum``, ``contextlib``), which only compiling needs."""
+    import subprocess
+    import sys
+
+    heavy = ("inspect", "typing", "dataclasses", "ast", "pathlib", "re", "enum", "contextlib")
+    probe = f"import sys; import aot; print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", f"import sys; sys.path.insert(0, {str(root)!r}); {probe}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "", f"import aot imported {done.stdout.strip()}"

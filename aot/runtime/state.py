@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections import namedtuple
 
 from ..world import MethodTable
 
+# (Not ``typing``, ``dataclasses`` or ``contextlib``: importing the runtime imports none of them; they would
+# cost ``import aot`` several milliseconds.)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..world.causes import Cause
     from ..world.invalidation import Invalidation
 
@@ -37,15 +39,18 @@ class StrictModeError(RuntimeError):
     """Raised in strict mode instead of inferring or compiling at run time."""
 
 
-class Event(NamedTuple):
-    """Something the runtime did to a method instance, and why."""
+class Event(namedtuple("Event", "kind method argtypes owner cause spurious", defaults=(_CPU, "", False))):
+    """Something the runtime did to a method instance, and why: ``kind``, ``method`` (its key), ``argtypes``
+    (their texts), ``owner``, ``cause`` (its text, or "") and whether it was ``spurious``."""
+
+    __slots__ = ()
 
     kind: str
     method: str
     argtypes: tuple[str, ...]
-    owner: str = _CPU
-    cause: str = ""
-    spurious: bool = False
+    owner: str
+    cause: str
+    spurious: bool
 
     def __str__(self) -> str:
         flag = " SPURIOUS" if self.spurious else ""
@@ -57,12 +62,21 @@ _new_tuple = tuple.__new__  # an Event without the named tuple's Python-level __
 _EVENT_FIELDS = len(Event._fields)
 
 
-@dataclass(frozen=True)
 class Environment:
-    strict: bool
-    log: bool
-    debug_reject: frozenset[str]
-    verify_passes: bool = False  # the IR verifier after every pass (the test suite turns it on)
+    """The switches the runtime reads from the environment once: ``AOT_STRICT``, ``AOT_LOG``,
+    ``AOT_DEBUG_REJECT`` (method keys, comma-separated) and ``AOT_VERIFY_PASSES`` (the IR verifier after
+    every pass; the test suite turns it on)."""
+
+    __slots__ = ("strict", "log", "debug_reject", "verify_passes")
+
+    def __init__(self, strict: bool, log: bool, debug_reject: frozenset[str], verify_passes: bool = False):
+        self.strict, self.log, self.debug_reject, self.verify_passes = strict, log, debug_reject, verify_passes
+
+    def __repr__(self) -> str:
+        return (
+            f"Environment(strict={self.strict}, log={self.log}, debug_reject={set(self.debug_reject) or '{}'}, "
+            f"verify_passes={self.verify_passes})"
+        )
 
     @classmethod
     def read(cls) -> Environment:
@@ -216,8 +230,7 @@ def runtime() -> Runtime:
     return _RUNTIME
 
 
-@contextmanager
-def private_runtime(rt: Runtime | None = None) -> Iterator[Runtime]:
+class private_runtime:  # noqa: N801  (used as a function: ``with private_runtime() as rt``)
     """``rt`` (a fresh Runtime by default) is the process's runtime inside the block; the previous one is put
     back when it ends, however it ends. The audit tools import a project's sources into a world of their own
     without disturbing the caller's.
@@ -227,10 +240,16 @@ def private_runtime(rt: Runtime | None = None) -> Iterator[Runtime]:
             importlib.import_module("numkit")      # numkit's methods go into rt.table
         runtime()                                   # → the runtime from before the block
     """
-    global _RUNTIME
-    saved = _RUNTIME
-    _RUNTIME = rt if rt is not None else Runtime()
-    try:
-        yield _RUNTIME
-    finally:
-        _RUNTIME = saved
+
+    def __init__(self, rt: Runtime | None = None):
+        self.rt = rt if rt is not None else Runtime()
+        self.saved: Runtime | None = None
+
+    def __enter__(self) -> Runtime:
+        global _RUNTIME
+        self.saved, _RUNTIME = _RUNTIME, self.rt
+        return self.rt
+
+    def __exit__(self, *exc: object) -> None:
+        global _RUNTIME
+        _RUNTIME = self.saved

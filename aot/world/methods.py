@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import builtins
 import types as pytypes
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from .fingerprint import trailer
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
 if TYPE_CHECKING:  # the IR and the frontend load only when something is compiled or validated
+    from collections.abc import Callable
     from typing import Any
 
     from ..ir import Function
@@ -31,18 +30,46 @@ MAX_WORLD = 2**64 - 1
 MISSING = NameError  # sentinel for "name not found" (a class, so it's never a user constant)
 
 
-@dataclass(frozen=True)
 class MethodOptions:
-    """Options of ``@aot.jit`` that change the compiled code (part of the fingerprint)."""
+    """Options of ``@aot.jit`` that change the compiled code (part of the fingerprint): ``boundscheck``,
+    ``kernel``, ``parallel`` (``prange`` loops run on threads: ``aot.codegen.parallel``) and ``nogil`` (the
+    wrappers release the GIL around the native body). Immutable, compared and hashed by its fields.
 
-    boundscheck: bool = True
-    kernel: bool = False
-    parallel: bool = False  # ``prange`` loops run on threads (``aot.codegen.parallel``)
-    nogil: bool = False  # the wrappers release the GIL around the native body
+    (Written out, not a frozen dataclass: ``import aot`` makes some, and would import ``dataclasses``.)"""
 
-    def __post_init__(self) -> None:
+    __slots__ = ("boundscheck", "kernel", "parallel", "nogil", "trailer")
+    boundscheck: bool
+    kernel: bool
+    parallel: bool
+    nogil: bool
+    trailer: bytes
+
+    def __init__(self, boundscheck: bool = True, kernel: bool = False, parallel: bool = False, nogil: bool = False):
+        setattr_ = object.__setattr__
+        setattr_(self, "boundscheck", boundscheck)
+        setattr_(self, "kernel", kernel)
+        setattr_(self, "parallel", parallel)
+        setattr_(self, "nogil", nogil)
         # What a method's definition ends with (``aot.world.fingerprint``), made once per options value.
-        object.__setattr__(self, "trailer", trailer(self.cache_key()))
+        setattr_(self, "trailer", trailer(self.cache_key()))
+
+    def _fields(self) -> tuple[bool, bool, bool, bool]:
+        return (self.boundscheck, self.kernel, self.parallel, self.nogil)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MethodOptions) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"MethodOptions(boundscheck={self.boundscheck}, kernel={self.kernel}, parallel={self.parallel}, "
+            f"nogil={self.nogil})"
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: method options are immutable")
 
     def cache_key(self) -> str:
         key = f"boundscheck={int(self.boundscheck)},kernel={int(self.kernel)}"
@@ -54,18 +81,35 @@ def method_key(py_func: Callable) -> str:
     return f"{py_func.__module__}:{py_func.__qualname__}"
 
 
-@dataclass(eq=False, slots=True)
 class MethodDef:
-    """One definition of a method (a redefinition makes a new ``MethodDef`` under the same key)."""
+    """One definition of a method (a redefinition makes a new ``MethodDef`` under the same key): its
+    ``key``, ``py_func``, ``options``, the ``world`` it was defined in, the runtime's ``dispatcher`` of the
+    method object (made on its first call), the ``@aot.jit`` object ``method`` of this definition (None for
+    other callees and kernels) and its ``signatures=`` strings (parsed when first needed)."""
 
-    key: str
-    py_func: Callable
-    options: MethodOptions = field(default_factory=MethodOptions)
-    world: int = 0
-    dispatcher: Any = None  # the runtime's dispatcher of the method object, made on its first call
-    method: Any = None  # the ``@aot.jit`` object of this definition (None for other callees and kernels)
-    signatures: Any = None  # its ``signatures=`` strings, parsed when first needed
-    _untyped: Function | None = None
+    __slots__ = ("key", "py_func", "options", "world", "dispatcher", "method", "signatures", "_untyped")
+
+    def __init__(
+        self,
+        key: str,
+        py_func: Callable,
+        options: MethodOptions | None = None,
+        world: int = 0,
+        dispatcher: Any = None,
+        method: Any = None,
+        signatures: Any = None,
+    ):
+        self.key = key
+        self.py_func = py_func
+        self.options = options if options is not None else MethodOptions()
+        self.world = world
+        self.dispatcher = dispatcher
+        self.method = method
+        self.signatures = signatures
+        self._untyped: Function | None = None
+
+    def __repr__(self) -> str:
+        return f"MethodDef({self.key!r}, world={self.world})"
 
     @property
     def module(self) -> str:
@@ -104,7 +148,7 @@ class MethodTable:
     def define(
         self,
         py_func: Callable,
-        options: MethodOptions = MethodOptions(),
+        options: MethodOptions | None = None,
         key: str | None = None,
         method: Any = None,
         signatures: Any = None,
