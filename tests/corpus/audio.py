@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
+from harness import call
 
 import aot
-from harness import call
 
 EPS = np.float32(1e-7)
 

@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
+from harness import call
 
 import aot
-from harness import call
 
 
 @aot.jit
@@ -116,7 +116,10 @@ def bellman_step(v, grid, beta, alpha, v_new, policy):
 def bellman_step_cases(rng):
     g = np.linspace(0.05, 2.0, 60)
     v = np.log(g)
-    return [(v, g, 0.95, 0.3, np.zeros(60), np.zeros(60, dtype=np.int64)), (v[:1], g[:1], 0.9, 0.5, np.zeros(1), np.zeros(1, dtype=np.int64))]
+    return [
+        (v, g, 0.95, 0.3, np.zeros(60), np.zeros(60, dtype=np.int64)),
+        (v[:1], g[:1], 0.9, 0.5, np.zeros(1), np.zeros(1, dtype=np.int64)),
+    ]
 
 
 @aot.jit

@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
+from harness import call
 
 import aot
-from harness import call
 
 
 @aot.jit
@@ -23,11 +23,7 @@ def simple_returns_cases(rng):
 
 @aot.jit
 def log_returns(prices):
-    n = len(prices)
-    out = np.empty(n - 1)
-    for i in range(n - 1):
-        out[i] = np.log(prices[i + 1] / prices[i])
-    return out
+    return np.log(prices[1:] / prices[:-1])
 
 
 def log_returns_cases(rng):
@@ -239,7 +235,7 @@ def rsi_cases(rng):
 @aot.jit
 def bollinger_bands(x, window, k=2.0):
     n = len(x)
-    mid = rolling_mean(x, window)
+    mid = rolling_mean(x, window=window)
     upper = np.empty(n)
     lower = np.empty(n)
     for i in range(n):
@@ -273,4 +269,3 @@ def cumulative_returns(returns, out):
 def cumulative_returns_cases(rng):
     r = 0.01 * rng.standard_normal(260)
     return [(r, np.zeros(260)), (r[::-1], np.zeros(260)), (r[:0], np.zeros(0))]
-

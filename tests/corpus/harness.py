@@ -180,8 +180,9 @@ ARRAY_METHODS = {
     "reshape", "ravel", "any", "all", "prod", "dot", "T",
 }  # fmt: skip
 
-# (pattern on the error's text, category): the first that matches names the blocker, unless the code at the
-# error's location names a NumPy function, type or array method (see blocker()).
+# (pattern on the error's first line, category): the first that matches names the blocker.  A NumPy function
+# named in the error's call chain ("while compiling m:f -> numpy:full") comes before them; the code at the
+# error's location (np.X, math.X, an array method) after them (see blocker()).
 CATEGORIES = [
     (r"slices are not supported", "slices"),
     (r"keyword arguments are not supported", "keyword arguments in calls"),
@@ -191,13 +192,15 @@ CATEGORIES = [
     (r"None cannot be passed|cannot take a NoneType|'is' comparison|'is not' comparison", "None and 'is None'"),
     (r"cannot be passed to compiled code|compiled code cannot take", "argument types"),
     (r"'in' comparison|'not in' comparison", "'in' operator"),
-    (r"Ellipsis", "ellipsis (...)"),
+    (r"' is an? (float|int|uint|bool|complex)\w*;", "NumPy scalar globals (np.float32(...))"),
+    (r"[Ee]llipsis", "ellipsis (...)"),
+    (r"'@' operator", "matrix multiplication (@)"),
     (r"loop target must be a single name", "unpacking for-targets (enumerate, zip)"),
-    (r"calls to (enumerate|zip|reversed|isinstance|sorted|sum|any|all)\(\)", "other builtins"),
+    (r"calls to isinstance\(\)", "isinstance"),
+    (r"calls to (enumerate|zip|reversed|sorted|sum|any|all)\(\)", "other builtins"),
     (r"on whole arrays|on arrays", "whole-array arithmetic"),
     (r"cannot return|a function returns one type", "returning arrays"),
     (r"strings are not supported|f-strings", "strings"),
-    (r"module 'math'|'math\.", "other math functions"),
     (r"attribute access on", "attributes"),
 ]
 
@@ -236,6 +239,9 @@ def blocker(err):
         if np_name in ("inf", "nan", "pi", "e", "newaxis"):
             return "NumPy constants", f"np.{np_name}"
         return "NumPy ufuncs and functions", f"np.{np_name}"
+    m = re.match(r"math\.(\w+)", code)
+    if m:
+        return "other math functions", f"math.{m.group(1)}"
     m = re.match(r"[\w\]\)]+\.(\w+)\b", code)
     if m and m.group(1) in ARRAY_METHODS:
         return "array methods", f".{m.group(1)}()"
@@ -243,6 +249,20 @@ def blocker(err):
         return "prange", ""
     rest = re.sub(r"^.*?:\d+:\d+: (error: )?", "", first)
     return re.sub(r"'[^']*'", "'…'", rest)[:60], ""
+
+
+def all_blockers(err):
+    """The distinct ``(category, what)`` of every diagnostic in a compile error's message (the front end
+    reports all it finds at once; inference stops at its first), the first one first."""
+    lines = str(err).strip().splitlines()
+    chain = [ln for ln in lines if ln.strip().startswith("while compiling")]
+    found = []
+    for ln in lines:
+        if re.match(r"\S.*?:\d+:\d+: ", ln):
+            b = blocker("\n".join([ln, *chain]))
+            if b not in found:
+                found.append(b)
+    return found or [blocker(err)]
 
 
 def _is_internal(err):
@@ -261,8 +281,8 @@ def _unsupported_argument(err):
 
 
 def judge(qualname, method, cases_fn, rel_tol=REL_TOL):
-    """Run one entry over its cases: ``(status, message, cases_run, blocker)``; ``blocker`` is the
-    ``(category, what)`` of a compile error, else None."""
+    """Run one entry over its cases: ``(status, message, cases_run, error)``; ``error`` is the compile error
+    (for :func:`blocker` and :func:`all_blockers`), else None."""
     missing = missing_aot_names(method)
     if missing:
         needs = ", ".join(f"aot.{n}" for n in missing)
@@ -277,7 +297,7 @@ def judge(qualname, method, cases_fn, rel_tol=REL_TOL):
         got, got_err = _outcome(method, jit_c)
         where = f"case {k} {c!r}"
         if isinstance(got_err, aot.CompileError) or _unsupported_argument(got_err):
-            return COMPILE_ERROR, _first_line(got_err), k, blocker(got_err)
+            return COMPILE_ERROR, _first_line(got_err), k, got_err
         if got_err is not None and _is_internal(got_err):
             return CRASH, f"internal error: {_first_line(got_err)} ({where})", k, None
         if want_err is not None:

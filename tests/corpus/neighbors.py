@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
+from harness import call
 
 import aot
-from harness import call
 
 
 def _points(rng, n=60, d=3):
@@ -112,11 +112,9 @@ def kmeans_update(points, labels, k):
     counts = np.zeros(k)
     for i in range(points.shape[0]):
         counts[labels[i]] += 1.0
-        for j in range(d):
-            centers[labels[i], j] += points[i, j]
+        centers[labels[i], :] += points[i, :]
     for c in range(k):
-        for j in range(d):
-            centers[c, j] /= counts[c]
+        centers[c, :] /= counts[c]
     return centers
 
 
@@ -200,4 +198,7 @@ def grid_bin_points(points, cell, nx, ny, counts):
 
 def grid_bin_points_cases(rng):
     p = _points(rng, 300, 2)
-    return [(p, 0.5, 10, 10, np.zeros((10, 10), dtype=np.int64)), (p[::-1], 1.0, 4, 6, np.zeros((6, 4), dtype=np.int64))]
+    return [
+        (p, 0.5, 10, 10, np.zeros((10, 10), dtype=np.int64)),
+        (p[::-1], 1.0, 4, 6, np.zeros((6, 4), dtype=np.int64)),
+    ]

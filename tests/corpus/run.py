@@ -31,9 +31,9 @@ CHILD_TIMEOUT = 120.0
 NOT_MODULES = {"harness.py", "run.py"}
 
 
-def corpus_modules():
+def corpus_modules(folder=HERE):
     return sorted(
-        f[:-3] for f in os.listdir(HERE) if f.endswith(".py") and f not in NOT_MODULES and not f.startswith("_")
+        f[:-3] for f in os.listdir(folder) if f.endswith(".py") and f not in NOT_MODULES and not f.startswith("_")
     )
 
 
@@ -45,9 +45,9 @@ def _emit(**record):
     sys.stdout.flush()
 
 
-def child(module_name, only):
+def child(folder, module_name, only):
     """Judge the entries of one module (those named in ``only``, or all), reporting each as it goes."""
-    for path in (ROOT, TESTS, HERE):
+    for path in (ROOT, TESTS, HERE, folder):
         if path not in sys.path:
             sys.path.insert(0, path)
     import importlib
@@ -62,9 +62,7 @@ def child(module_name, only):
             continue
         _emit(event="start", name=qualname)
         t0 = time.perf_counter()
-        status, message, ncases, blocker = harness.judge(
-            qualname, method, cases, tolerance.get(name, harness.REL_TOL)
-        )
+        status, message, ncases, error = harness.judge(qualname, method, cases, tolerance.get(name, harness.REL_TOL))
         _emit(
             event="end",
             name=qualname,
@@ -72,17 +70,18 @@ def child(module_name, only):
             message=message,
             cases=ncases,
             seconds=round(time.perf_counter() - t0, 3),
-            category=blocker[0] if blocker else None,
-            what=blocker[1] if blocker else None,
+            category=harness.blocker(error)[0] if error else None,
+            what=harness.blocker(error)[1] if error else None,
+            all_blockers=harness.all_blockers(error) if error else [],
         )
 
 
 # ------------------------------------------------------------------------------------------ the parent
 
 
-def _run_child(module_name, only):
-    """Run a child for ``module_name``: (finished records, name of the entry it died in or None, its output)."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", module_name, *only]
+def _run_child(folder, module_name, only):
+    """Run a child for ``module_name``: (finished records, the entry it died in or None, why it died or '')."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", "--folder", folder, module_name, *only]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.setdefault("AOT_VERIFY_PASSES", "1")
     try:
@@ -110,11 +109,11 @@ def _run_child(module_name, only):
     return records, started, detail
 
 
-def run_module(module_name):
+def run_module(module_name, folder=HERE):
     """All entries of one module, each judged once, in child processes (a new one after each crash)."""
     results, only = {}, []
     while True:
-        records, died_in, detail = _run_child(module_name, only)
+        records, died_in, detail = _run_child(folder, module_name, only)
         results.update(records)
         if died_in is None and not detail:
             return list(results.values())
@@ -123,20 +122,20 @@ def run_module(module_name):
             return list(results.values())
         results[died_in] = {"name": died_in, "status": "crash", "message": detail, "cases": 0}
         # The entries this child had not reached: learn them from a child that lists them, then go on.
-        names = _entry_names(module_name)
+        names = _entry_names(folder, module_name)
         only = [n for n in names if n not in results]
         if not only:
             return [results[n] for n in names if n in results]
 
 
-def _entry_names(module_name):
+def _entry_names(folder, module_name):
     code = (
-        "import sys, importlib; sys.path[:0] = sys.argv[1:4]; import harness; "
-        "m = importlib.import_module(sys.argv[4]); "
-        "print('\\n'.join(sys.argv[4] + '.' + n for n, _, _ in harness.entries(m)))"
+        "import sys, importlib; sys.path[:0] = sys.argv[1:5]; import harness; "
+        "m = importlib.import_module(sys.argv[5]); "
+        "print('\\n'.join(sys.argv[5] + '.' + n for n, _, _ in harness.entries(m)))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, ROOT, TESTS, HERE, module_name], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", code, ROOT, TESTS, HERE, folder, module_name], cwd=ROOT, capture_output=True, text=True
     ).stdout
     return out.split()
 
@@ -144,10 +143,12 @@ def _entry_names(module_name):
 # ------------------------------------------------------------------------------------------ report
 
 
-def run_all(modules):
+def run_all(modules=None, folder=HERE):
+    """Every entry of the named modules of ``folder`` (default: all of them), each as a record (a dict: name,
+    status, message, cases, and for a compile error its blocker's category and what)."""
     rows = []
-    for m in modules:
-        rows.extend(run_module(m))
+    for m in modules or corpus_modules(folder):
+        rows.extend(run_module(m, folder))
     return rows
 
 
@@ -177,6 +178,14 @@ def report(rows, out=sys.stdout):
         for c, whats in sorted(blockers.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             names = sorted({w for w in whats if w})
             out.write(f"  {len(whats):3d}  {c}" + (f" ({', '.join(names)})" if names else "") + "\n")
+    every = {}
+    for r in counted:
+        for c, _ in {tuple(b) for b in r.get("all_blockers", [])}:
+            every.setdefault(c, set()).add(r["name"])
+    if every:
+        out.write("\nentries blocked by each category (any error in the message, not only the first):\n")
+        for c, names in sorted(every.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            out.write(f"  {len(names):3d}  {c}\n")
     others = [r for r in counted if r["status"] in ("wrong", "crash")]
     if others:
         out.write(f"\nwrong or crashed: {len(others)} (see the table)\n")
@@ -201,23 +210,25 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", help="corpus modules to run (default: all)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--folder", default=HERE, help="the corpus folder (default: the one beside this file)")
     parser.add_argument("--json", metavar="PATH", help="write every entry's result as JSON")
     parser.add_argument("--update-expected", action="store_true", help="rewrite expected_ok.txt from this run")
     args = parser.parse_args(argv)
     if args.child:
-        child(args.modules[0], set(args.modules[1:]))
+        child(os.path.abspath(args.folder), args.modules[0], set(args.modules[1:]))
         return 0
+    folder = os.path.abspath(args.folder)
+    if args.update_expected and (args.modules or folder != HERE):
+        parser.error("--update-expected needs the whole corpus (name no modules and no other folder)")
     t0 = time.perf_counter()
-    modules = args.modules or corpus_modules()
-    rows = run_all(modules)
+    modules = args.modules or corpus_modules(folder)
+    rows = run_all(modules, folder)
     report(rows)
     print(f"\n{len(modules)} modules in {time.perf_counter() - t0:.1f} s")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)
     if args.update_expected:
-        if args.modules:
-            parser.error("--update-expected needs the whole corpus (name no modules)")
         write_expected(rows)
         print(f"wrote {os.path.relpath(EXPECTED, ROOT)}")
     return 0

@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
+from harness import call
 
 import aot
-from harness import call
 
 TINY = np.float32(1e-7)
 
@@ -61,6 +61,29 @@ def bisect_poly(coeffs, lo, hi, tol=1e-9):
 def bisect_poly_cases(rng):
     c = np.array([1.0, -6.0, 11.0, -6.0])
     return [(c, 0.0, 1.5), (c, 1.5, 2.5), call(c, 2.5, 10.0, tol=1e-3)]
+
+
+@aot.jit
+def bracketed_roots(coeffs, lo, hi, n_intervals, out):
+    step = (hi - lo) / n_intervals
+    found = 0
+    a = lo
+    fa = horner(coeffs, a)
+    for k in range(n_intervals):
+        b = lo + (k + 1) * step
+        fb = horner(coeffs, b)
+        if fa == 0.0 or fa * fb < 0.0:
+            if found < len(out):
+                out[found] = bisect_poly(coeffs, a, b, tol=1e-12)
+            found += 1
+        a = b
+        fa = fb
+    return found
+
+
+def bracketed_roots_cases(rng):
+    c = np.array([1.0, -6.0, 11.0, -6.0])
+    return [(c, 0.1, 4.0, 50, np.zeros(3)), (c, -5.0, 5.0, 7, np.zeros(1)), (c[:2], 0.0, 1.0, 1, np.zeros(1))]
 
 
 @aot.jit
@@ -152,7 +175,10 @@ def lotka_volterra_rk4(y, params, dt, nsteps):
 
 
 def lotka_volterra_rk4_cases(rng):
-    return [(np.array([10.0, 5.0]), (1.1, 0.4, 0.4, 0.1), 0.01, 100), (np.array([1.0, 1.0]), (1.0, 1.0, 1.0, 1.0), 0.1, 0)]
+    return [
+        (np.array([10.0, 5.0]), (1.1, 0.4, 0.4, 0.1), 0.01, 100),
+        (np.array([1.0, 1.0]), (1.0, 1.0, 1.0, 1.0), 0.1, 0),
+    ]
 
 
 @aot.jit
@@ -340,17 +366,12 @@ def cholesky(a):
     n = a.shape[0]
     low = np.zeros_like(a)
     for j in range(n):
-        s = a[j, j]
-        for k in range(j):
-            s -= low[j, k] ** 2
+        s = a[j, j] - np.dot(low[j, :j], low[j, :j])
         if s <= 0.0:
             raise ValueError("matrix is not positive definite")
-        low[j, j] = math.sqrt(s)
+        low[j, j] = np.sqrt(s)
         for i in range(j + 1, n):
-            t = a[i, j]
-            for k in range(j):
-                t -= low[i, k] * low[j, k]
-            low[i, j] = t / low[j, j]
+            low[i, j] = (a[i, j] - np.dot(low[i, :j], low[j, :j])) / low[j, j]
     return low
 
 

@@ -115,9 +115,8 @@ def median3_filter_cases(rng):
 def lag_matrix(x, nlags):
     n = len(x)
     out = np.empty((n - nlags, nlags + 1))
-    for i in range(n - nlags):
-        for k in range(nlags + 1):
-            out[i, k] = x[i + nlags - k]
+    for k in range(nlags + 1):
+        out[:, k] = x[nlags - k : n - k]
     return out
 
 
@@ -257,4 +256,3 @@ def exponential_smoothing_forecast(x, alpha, beta, horizon):
 def exponential_smoothing_forecast_cases(rng):
     x = 10.0 + 0.3 * np.arange(50) + rng.standard_normal(50)
     return [(x, 0.5, 0.2, 5), (x[::-1], 0.1, 0.9, 3), (x[:2], 0.3, 0.3, 1)]
-
