@@ -4,6 +4,7 @@
     python3 tests/corpus/run.py finance econ     # some modules only
     python3 tests/corpus/run.py --json out.json  # also write every entry's result
     python3 tests/corpus/run.py --update-expected  # rewrite expected_ok.txt from this run
+    python3 tests/corpus/run.py --aot ../other    # measure the aot of another checkout (a merge, a branch)
 
 Every module of the corpus runs in a child process of its own (``--child``), which reports each entry as it
 starts and as it ends; when a child dies (a crash in native code) or hangs, the entry it was running is a
@@ -26,6 +27,8 @@ ROOT = os.path.dirname(TESTS)
 EXPECTED = os.path.join(HERE, "expected_ok.txt")
 MARK = "@@corpus "
 CHILD_TIMEOUT = 120.0
+# The aot checkout the children import (``--aot``; default: the one this file belongs to).
+AOT_ENV = "AOT_CORPUS_AOT"
 
 # Files of this folder that are not corpus modules.
 NOT_MODULES = {"harness.py", "run.py"}
@@ -47,7 +50,7 @@ def _emit(**record):
 
 def child(folder, module_name, only):
     """Judge the entries of one module (those named in ``only``, or all), reporting each as it goes."""
-    for path in (ROOT, TESTS, HERE, folder):
+    for path in (_aot_root(), TESTS, HERE, folder):
         if path not in sys.path:
             sys.path.insert(0, path)
     import importlib
@@ -77,6 +80,10 @@ def child(folder, module_name, only):
 
 
 # ------------------------------------------------------------------------------------------ the parent
+
+
+def _aot_root():
+    return os.environ.get(AOT_ENV) or ROOT
 
 
 def _run_child(folder, module_name, only):
@@ -135,7 +142,10 @@ def _entry_names(folder, module_name):
         "print('\\n'.join(sys.argv[5] + '.' + n for n, _, _ in harness.entries(m)))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, ROOT, TESTS, HERE, folder, module_name], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", code, _aot_root(), TESTS, HERE, folder, module_name],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     ).stdout
     return out.split()
 
@@ -211,6 +221,7 @@ def main(argv=None):
     parser.add_argument("modules", nargs="*", help="corpus modules to run (default: all)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--folder", default=HERE, help="the corpus folder (default: the one beside this file)")
+    parser.add_argument("--aot", metavar="ROOT", help="measure the aot of this checkout (default: this file's)")
     parser.add_argument("--json", metavar="PATH", help="write every entry's result as JSON")
     parser.add_argument("--update-expected", action="store_true", help="rewrite expected_ok.txt from this run")
     args = parser.parse_args(argv)
@@ -218,13 +229,15 @@ def main(argv=None):
         child(os.path.abspath(args.folder), args.modules[0], set(args.modules[1:]))
         return 0
     folder = os.path.abspath(args.folder)
-    if args.update_expected and (args.modules or folder != HERE):
-        parser.error("--update-expected needs the whole corpus (name no modules and no other folder)")
+    if args.update_expected and (args.modules or folder != HERE or args.aot):
+        parser.error("--update-expected needs the whole corpus and this checkout's aot (no modules, --folder, --aot)")
+    if args.aot:
+        os.environ[AOT_ENV] = os.path.abspath(args.aot)
     t0 = time.perf_counter()
     modules = args.modules or corpus_modules(folder)
     rows = run_all(modules, folder)
     report(rows)
-    print(f"\n{len(modules)} modules in {time.perf_counter() - t0:.1f} s")
+    print(f"\n{len(modules)} modules in {time.perf_counter() - t0:.1f} s, aot from {_aot_root()}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)
