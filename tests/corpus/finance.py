@@ -269,3 +269,30 @@ def cumulative_returns(returns, out):
 def cumulative_returns_cases(rng):
     r = 0.01 * rng.standard_normal(260)
     return [(r, np.zeros(260)), (r[::-1], np.zeros(260)), (r[:0], np.zeros(0))]
+
+
+@aot.jit
+def panel_rolling_zscore(panel, window, out):
+    n, m = panel.shape
+    for j in aot.prange(m):
+        s = 0.0
+        ss = 0.0
+        for i in range(n):
+            v = panel[i, j]
+            s += v
+            ss += v * v
+            if i >= window:
+                old = panel[i - window, j]
+                s -= old
+                ss -= old * old
+            if i >= window - 1:
+                mean = s / window
+                var = ss / window - mean * mean
+                out[i, j] = (v - mean) / math.sqrt(var) if var > 0.0 else 0.0
+            else:
+                out[i, j] = math.nan
+
+
+def panel_rolling_zscore_cases(rng):
+    p = rng.standard_normal((200, 8)).cumsum(axis=0)
+    return [(p, 20, np.zeros((200, 8))), (p[::-1, ::2], 5, np.zeros((200, 4))), (p[:1], 3, np.zeros((1, 8)))]

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+from harness import call
 
 import aot
 
@@ -256,3 +257,22 @@ def exponential_smoothing_forecast(x, alpha, beta, horizon):
 def exponential_smoothing_forecast_cases(rng):
     x = 10.0 + 0.3 * np.arange(50) + rng.standard_normal(50)
     return [(x, 0.5, 0.2, 5), (x[::-1], 0.1, 0.9, 3), (x[:2], 0.3, 0.3, 1)]
+
+
+@aot.jit
+def moving_average(x, window, out=None):
+    n = len(x)
+    if out is None:
+        out = np.empty(n)
+    acc = 0.0
+    for i in range(n):
+        acc += x[i]
+        if i >= window:
+            acc -= x[i - window]
+        out[i] = acc / min(i + 1, window)
+    return out
+
+
+def moving_average_cases(rng):
+    x = rng.standard_normal(120).cumsum()
+    return [(x, 10), (x[::-1], 3, np.zeros(120)), call(x[:1], 4, out=np.zeros(1)), (x[:0], 2)]
