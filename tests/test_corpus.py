@@ -145,6 +145,13 @@ def test_judge_statuses():
     def rejects(a):
         raise aot.CompileError("f.py:3:9: error: slices are not supported; index elements one by one")
 
+    # An exception whose innermost frame lies in the compiler's stages escaped the compiler: a crash.
+    stage = os.path.join(os.path.dirname(aot.__file__), "infer", "not_a_real_file.py")
+    ns = {}
+    exec(compile("def boom(a):\n    raise KeyError('internal')\n", stage, "exec"), ns)
+    status, message, _, _ = harness.judge("t.total", _Fake(_total, ns["boom"]), _cases)
+    assert status == "crash" and "internal error: KeyError" in message
+
     status, message, _, err = harness.judge("t.total", _Fake(_total, rejects), _cases)
     assert status == "compile-error" and message.startswith("CompileError: ") and "slices are not" in message
     assert harness.blocker(err) == ("slices", "")

@@ -41,7 +41,6 @@ REL_TOL = 1e-9
 ABS_TOL = 1e-12
 
 _AOT_DIR = os.path.dirname(os.path.abspath(aot.__file__))
-_DISPATCH = os.path.join(_AOT_DIR, "runtime", "dispatch.py")
 _ROOT = os.path.dirname(_AOT_DIR) + os.sep
 
 
@@ -267,12 +266,19 @@ def all_blockers(err):
 
 def _is_internal(err):
     """An exception that escaped the compiler itself (not one that compiled code raised as Python would):
-    its innermost frame lies in aot's sources other than the dispatcher, or in llvmlite."""
+    its innermost frame lies in llvmlite, in the compiler's stages (aot/ outside aot/runtime/) or in the
+    runtime's in-process compiler (aot/runtime/jit.py).  An exception raised by native code surfaces in the
+    runtime frame that called it."""
     frames = traceback.extract_tb(err.__traceback__)
     if not frames:
         return False
     last = os.path.abspath(frames[-1].filename)
-    return (last.startswith(_AOT_DIR) and last != _DISPATCH) or "llvmlite" in last
+    if "llvmlite" in last:
+        return True
+    if not last.startswith(_AOT_DIR + os.sep):
+        return False
+    rel = os.path.relpath(last, _AOT_DIR).replace(os.sep, "/")
+    return not rel.startswith("runtime/") or rel == "runtime/jit.py"
 
 
 def _unsupported_argument(err):
