@@ -235,6 +235,23 @@ def test_a_dying_child_hides_no_other_entry(tmp_path):
     assert status == {"crashy.first": "ok", "crashy.dies": "crash", "crashy.after": "ok", "crashy.skipped": "skipped"}
     dies = next(r for r in rows if r["name"] == "crashy.dies")
     assert "status 7" in dies["message"]
+    assert dies["category"] is None and dies["cases"] == 0
+
+
+BROKEN_MODULE = """
+import numpy as np
+
+import aot
+
+raise ImportError("a corpus module that does not import")
+"""
+
+
+def test_a_module_that_does_not_import_is_one_crash(tmp_path):
+    (tmp_path / "broken.py").write_text(BROKEN_MODULE)
+    rows = run.run_all(folder=str(tmp_path))
+    assert [(r["name"], r["status"]) for r in rows] == [("broken", "crash")]
+    assert "ImportError: a corpus module that does not import" in rows[0]["message"]
 
 
 @pytest.mark.parametrize("argv", [["--update-expected", "econ"]])

@@ -116,6 +116,10 @@ def _run_child(folder, module_name, only):
     return records, started, detail
 
 
+def _crash(name, detail):
+    return {"name": name, "status": "crash", "message": detail, "cases": 0, "category": None, "what": None}
+
+
 def run_module(module_name, folder=HERE):
     """All entries of one module, each judged once, in child processes (a new one after each crash)."""
     results, only = {}, []
@@ -125,9 +129,9 @@ def run_module(module_name, folder=HERE):
         if died_in is None and not detail:
             return list(results.values())
         if died_in is None:  # died before any entry started (an import error of the module): nothing more
-            results[module_name] = {"name": module_name, "status": "crash", "message": detail, "cases": 0}
+            results[module_name] = _crash(module_name, detail)
             return list(results.values())
-        results[died_in] = {"name": died_in, "status": "crash", "message": detail, "cases": 0}
+        results[died_in] = _crash(died_in, detail)
         # The entries this child had not reached: learn them from a child that lists them, then go on.
         names = _entry_names(folder, module_name)
         only = [n for n in names if n not in results]
