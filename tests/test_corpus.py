@@ -167,6 +167,11 @@ def test_blocker_names_numpy_functions_from_the_call_chain():
     assert harness.blocker(err) == ("NumPy ufuncs and functions", "np.argsort")
 
 
+def test_blocker_names_array_methods():
+    err = aot.CompileError("m.py:4:9: error: arrays have no attribute 'std' in compiled code (use shape, size, ndim)")
+    assert harness.blocker(err) == ("array methods", ".std()")
+
+
 def test_all_blockers_lists_every_diagnostic_once():
     err = aot.CompileError(
         "m.py:3:9: error: slices are not supported; index elements one by one\n"

@@ -224,6 +224,9 @@ def blocker(err):
     chain = re.search(r"-> numpy[.\w]*:(\w+)", text)
     code = _code_at(first)
     np_name = chain.group(1) if chain else None
+    method = re.search(r"arrays have no attribute '(\w+)'", first)
+    if np_name is None and method:
+        return "array methods", f".{method.group(1)}()"
     if np_name is None:
         for pattern, name in CATEGORIES:
             if re.search(pattern, first):
