@@ -163,18 +163,18 @@ def rk4_oscillator_cases(rng):
 
 
 @aot.jit
-def lotka_volterra_rk4(y, params, dt, nsteps):
+def lotka_volterra_euler(y, params, dt, nsteps):
     a, b, c, d = params
-    k1 = np.empty(2)
+    rate = np.empty(2)
     for _ in range(nsteps):
         x, z = y[0], y[1]
-        k1[0] = a * x - b * x * z
-        k1[1] = d * x * z - c * z
-        y[...] = y + dt * k1
+        rate[0] = a * x - b * x * z
+        rate[1] = d * x * z - c * z
+        y[...] = y + dt * rate
     return y
 
 
-def lotka_volterra_rk4_cases(rng):
+def lotka_volterra_euler_cases(rng):
     return [
         (np.array([10.0, 5.0]), (1.1, 0.4, 0.4, 0.1), 0.01, 100),
         (np.array([1.0, 1.0]), (1.0, 1.0, 1.0, 1.0), 0.1, 0),
