@@ -107,6 +107,7 @@ def _run_child(folder, module_name, only):
         if rec["event"] == "start":
             started = rec["name"]
         else:
+            del rec["event"]
             records[rec["name"]] = rec
             started = None
     if not died:
