@@ -118,7 +118,15 @@ def _run_child(folder, module_name, only):
 
 
 def _crash(name, detail):
-    return {"name": name, "status": "crash", "message": detail, "cases": 0, "category": None, "what": None}
+    return {
+        "name": name,
+        "status": "crash",
+        "message": detail,
+        "cases": 0,
+        "category": None,
+        "what": None,
+        "all_blockers": [],
+    }
 
 
 def run_module(module_name, folder=HERE):
