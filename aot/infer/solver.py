@@ -72,7 +72,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import rules
+from . import arrays, rules
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -532,7 +532,9 @@ class _BodyState:
                 sweep.edges.add(Edge(EdgeKind.GLOBAL, where, value))
                 sweep.meanings[(label, index)] = Const(dest, value, op.span)
             return const_type(value)  # type: ignore[return-value]
-        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or hasattr(value, "__array__"):
+        if isinstance(value, (int, float, str, bytes, list, dict, set, tuple)) or (
+            hasattr(value, "__array__") and not isinstance(value, type)  # (NumPy's scalar types are dtypes)
+        ):
             kind = type(value).__name__
             raise RuleError(
                 f"'{where.split(':', 1)[1]}' is a {kind}; compiled code can only read int, float, "
@@ -554,6 +556,12 @@ class _BodyState:
         obj = self.t(op.obj)
         if obj is BOTTOM:
             return BOTTOM
+        if isinstance(obj, ArrayType) and (op.attr == "dtype" or op.attr in arrays.ARRAY_METHODS):
+            if self.sweep is not None:  # compile-time values: a dtype, a method until it is called
+                self.sweep.meanings[(label, index)] = None
+            if op.attr == "dtype":
+                return PyValueType(obj.dtype)
+            return PyValueType(arrays.ArrayMethod.get(op.attr, op.obj.name))
         if isinstance(obj, ArrayType):
             fn = _ARRAY_ATTRS.get(op.attr)
             if fn is None:
@@ -587,6 +595,9 @@ class _BodyState:
         intrinsic = self.inf.table.intrinsic_for(callee)
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
+        allocating = arrays.numpy_function(callee)
+        if allocating is not None or isinstance(callee, arrays.ArrayMethod):
+            return self.allocation_call(op, allocating, callee, argtypes, label, index)
         for t in argtypes:
             if isinstance(t, PyValueType):
                 raise RuleError(f"{t.value!r} cannot be passed to compiled code")
@@ -648,6 +659,20 @@ class _BodyState:
             raise RuleError('exceptions can only be raised: raise ValueError("message")')
         name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
         raise RuleError(f"calls to {name}() are not supported in compiled code")
+
+    def allocation_call(
+        self, op: CallValue, fn: Intrinsic | None, callee: Any, argtypes: tuple[Type, ...], label: str, index: int
+    ) -> Type:
+        """``np.zeros(…)`` and the like, ``a.copy()``: a new array (``aot.infer.arrays``)."""
+        args = op.args
+        if fn is None:  # a method of an array: its receiver is the first operand
+            fn = arrays.ARRAY_METHODS[callee.name]
+            args = (Var(callee.receiver),) + args
+            argtypes = (self.t(args[0]),) + argtypes
+        result, runtime = arrays.allocation_type(fn, argtypes)
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, tuple(args[i] for i in runtime), op.span)
+        return result
 
     def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
         """``aot.gpu.*``: axes and shared-array shapes must be constants; a dtype is a compile-time name."""
@@ -752,6 +777,8 @@ class _BodyState:
 def _is_compile_time_value(value: Any) -> bool:
     """Modules, functions, builtins, methods and types may be named in compiled code (never passed)."""
     if isinstance(value, (type(math), type, ScalarType)) or callable(getattr(value, "__aot_method__", None)):
+        return True
+    if arrays.numpy_function(value) is not None or arrays.dtype_of(value) is not None:
         return True
     if getattr(value, "__aot_method__", None) is not None:
         return True
