@@ -6,8 +6,8 @@
 
 NumPy is looked up in ``sys.modules`` (compiled code names it through the function's globals, under any name,
 so it is imported already); nothing here imports it. Arguments are NumPy's positional ones; a dtype is a
-compile-time value — a NumPy scalar type (``np.float64``), ``float``/``int``/``bool``, an ``aot`` scalar type,
-or ``a.dtype`` — and is dropped from the runtime operands (the result type holds it). Every result is a new
+compile-time value — a NumPy scalar type (``np.float64``), ``float``/``int``/``bool`` or
+``a.dtype`` — and is dropped from the runtime operands (the result type holds it). Every result is a new
 C-contiguous array (layout ``C``).
 """
 
@@ -55,9 +55,10 @@ def numpy_function(value: Any) -> Intrinsic | None:
 
 
 def dtype_of(value: Any) -> ScalarType | None:
-    """The element type a compile-time dtype names (``np.float64``, ``float``, ``aot.i32``, ``a.dtype``), or None."""
-    if isinstance(value, ScalarType):
-        return value if value.kind != "n" else None
+    """The element type a compile-time dtype names (``np.float64``, ``float``, ``a.dtype``), or None. (``aot``'s
+    own types are not NumPy dtypes: the plain-Python function would fail with them.)"""
+    if isinstance(value, ArrayDtype):
+        return value.scalar
     if value is builtins.float:
         return F64
     if value is builtins.int:
@@ -74,6 +75,23 @@ def dtype_of(value: Any) -> ScalarType | None:
             return None
         return dtype_of_format(dt.char, dt.itemsize)
     return None
+
+
+class ArrayDtype:
+    """``a.dtype``: the element type of an array, as a compile-time value (one object per type)."""
+
+    __slots__ = ("scalar", "__qualname__")
+    _made: dict[ScalarType, ArrayDtype] = {}
+
+    def __init__(self, scalar: ScalarType):
+        self.scalar = scalar
+        self.__qualname__ = f"dtype({scalar})"
+
+    @classmethod
+    def get(cls, scalar: ScalarType) -> ArrayDtype:
+        if scalar not in cls._made:
+            cls._made[scalar] = cls(scalar)
+        return cls._made[scalar]
 
 
 class ArrayMethod:

@@ -560,7 +560,7 @@ class _BodyState:
             if self.sweep is not None:  # compile-time values: a dtype, a method until it is called
                 self.sweep.meanings[(label, index)] = None
             if op.attr == "dtype":
-                return PyValueType(obj.dtype)
+                return PyValueType(arrays.ArrayDtype.get(obj.dtype))
             return PyValueType(arrays.ArrayMethod.get(op.attr, op.obj.name))
         if isinstance(obj, ArrayType):
             fn = _ARRAY_ATTRS.get(op.attr)
