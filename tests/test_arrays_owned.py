@@ -533,3 +533,22 @@ def test_typed_ir_names_the_intrinsics():
     assert "call " in text
     text = make_scratch.inspect_ir("i64")
     assert "f64[::1] = intrinsic np.empty, [%n]" in text
+
+
+@aot.jit
+def write_through_result(a):
+    b = identity(a)
+    b[0] = 42.0
+    t = (a, 1)
+    c = t[0]
+    c[1] = 43.0
+
+
+def test_writes_through_a_returned_alias_need_a_writable_argument():
+    a = np.zeros(3)
+    check(write_through_result, a)
+    ro = np.zeros(3)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        write_through_result(ro)
+    assert ro.tolist() == [0.0, 0.0, 0.0]

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..infer import InferredInstance
-from ..ir import Call, Copy, Intrinsic, IntrinsicCall, SetItem
+from ..ir import Call, Convert, Copy, GetItem, Intrinsic, IntrinsicCall, MakeTuple, Op, SetItem
 from ..targets import Target
-from ..types import ArrayType, Type, format_signature
+from ..types import Type, format_signature
 from ..world.instances import InstanceKey
+from .arrays import owns_references
 from .context import ModuleContext
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
 from .function import CodegenOptions, FunctionCodegen, declare_function
@@ -57,11 +58,12 @@ def written_params(
             x = parent[x]
         return x
 
-    arrays = {n for n, t in fn.types.items() if isinstance(t, ArrayType)}
+    arrays = {n for n, t in fn.types.items() if owns_references(t)}  # (tuples holding arrays too)
     written: set[str] = set()
     for _, op in fn.ops():
-        if isinstance(op, Copy) and op.dest.name in arrays and op.src.name in arrays:
-            parent[find(op.dest.name)] = find(op.src.name)
+        for dest, src in _aliases(op, arrays):
+            if find(dest) != find(src):
+                parent[find(dest)] = find(src)
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(op.obj.name)
@@ -75,6 +77,22 @@ def written_params(
             written.update(op.args[i].name for i in callee_writes)
     roots = {find(n) for n in written}
     return frozenset(i for i, p in enumerate(fn.params) if p in arrays and find(p) in roots)
+
+
+def _aliases(op: Op, arrays: set[str]) -> list[tuple[str, str]]:
+    """Pairs of variables that may hold the same array memory after ``op`` (a copy, a tuple built of arrays or
+    indexed, or a call's result, which may be any of its array arguments)."""
+    if isinstance(op, (Copy, Convert)):
+        pairs = [(op.dest.name, op.src.name)]
+    elif isinstance(op, MakeTuple):
+        pairs = [(op.dest.name, v.name) for v in op.items]
+    elif isinstance(op, GetItem):
+        pairs = [(op.dest.name, op.obj.name)]
+    elif isinstance(op, Call):
+        pairs = [(op.dest.name, v.name) for v in op.args]
+    else:
+        return []
+    return [(d, s) for d, s in pairs if d in arrays and s in arrays]
 
 
 def reachable(
