@@ -9,7 +9,7 @@ import numkit
 from aot.types import ArrayType, ScalarType, TupleType
 from support import check
 
-MODULES = [numkit.core, numkit.stats, numkit.roots, numkit.stencil, numkit.ntheory]
+MODULES = [numkit.core, numkit.stats, numkit.roots, numkit.stencil, numkit.ntheory, numkit.arrays]
 
 
 def methods():
