@@ -127,9 +127,18 @@ def test_like_functions_and_copy(a):
         check(copy_then_write, a)
 
 
+@aot.jit
+def dtype_in_a_local(a, n):
+    dt = a.dtype
+    f = np.full
+    return f(n, 1, dt)
+
+
 @pytest.mark.parametrize("a", [np.arange(3, dtype=np.int32), np.array([1.5, -0.0]), np.array([True])])
 def test_dtype_of_an_argument(a):
     check(like_dtype_of, a, np.arange(4.0))
+    check(dtype_in_a_local, a, 3)
+    check(dtype_in_a_local, a, 0)
 
 
 # ------------------------------------------------------------------------------------ arange, linspace, eye
@@ -495,6 +504,21 @@ def float_count(n):
     return np.linspace(0, 1, n)
 
 
+@aot.jit
+def string_dtype(n):
+    return np.zeros(n, "float64")
+
+
+@aot.jit
+def too_many(n):
+    return np.zeros(n, np.int64, 3)
+
+
+@aot.jit
+def returns_a_dtype(a):
+    return a.dtype
+
+
 @pytest.mark.parametrize(
     "f,args,needle,node,words",
     [
@@ -506,6 +530,9 @@ def float_count(n):
         (like_of_scalar, (3,), "np.zeros_like", ast.Call, "must be an array"),
         (copy_with_args, (np.zeros(2),), "a.copy(1)", ast.Call, "takes no arguments"),
         (float_count, (2.0,), "np.linspace", ast.Call, "num must be an integer"),
+        (string_dtype, (2,), '"float64"', ast.Constant, "strings are not supported"),
+        (too_many, (2,), "np.zeros", ast.Call, "takes (shape, dtype=float) here (by position)"),
+        (returns_a_dtype, (np.zeros(1),), "return a.dtype", ast.Return, "cannot be returned"),
     ],
     ids=lambda v: getattr(v, "__name__", None) if callable(v) else None,
 )

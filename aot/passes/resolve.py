@@ -50,6 +50,8 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
                 op = context.meanings[(block.label, index)]  # type: ignore[assignment]
                 if op is None:
                     continue  # a compile-time value: nothing happens at run time
+            elif isinstance(op, Copy) and op.dest.name not in types:
+                continue  # a compile-time value copied (``dt = a.dtype``, ``f = math.sqrt``): nothing to run
             ops.append(op)
         blocks.append(Block(block.label, ops))
     ret = fn.return_type if fn.return_type is not None and fn.return_type is not BOTTOM else NONE
