@@ -552,6 +552,8 @@ def test_kernels_cannot_allocate():
 
     with pytest.raises(aot.CompileError, match="allocates an array, which kernels"):
         PtxCompiler(runtime().table).infer(k.__aot_method__, (aot.f64[::1],))
+    with pytest.raises(aot.CompileError, match="allocates an array, which kernels"):
+        k[1, 1](np.zeros(2))  # (on the CPU grid, or on a device: the same rule)
 
 
 def test_typed_ir_names_the_intrinsics():
