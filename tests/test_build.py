@@ -2,7 +2,7 @@
 failures, incremental rebuilds and configuration errors (SPEC.md §4-§6, issue 3).
 
     aot build <copy of fixtures/numkit> --json
-      → numkit/__aot__/numkit.cpu.aotimg + numkit.cpu.so; last stdout line {"built": 77, "reused": 0, ...}
+      → numkit/__aot__/numkit.cpu.aotimg + numkit.cpu.so; last stdout line {"built": 75, "reused": 0, ...}
     rm -rf numkit/__aot__ && aot build …   → the same bytes (also with --jobs 2, also in another folder)
     edit ntheory.gcd && aot build …        → built == gcd + its transitive callers, the rest reused
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import numkit
+import numkit.arrays  # (not imported by the package: it imports NumPy)
 from aot.types import ArrayType, ScalarType, TupleType
 from support import check
 
