@@ -94,6 +94,7 @@ def current(project):
         project,
         """
         import numkit
+        import numkit.arrays  # (not imported by the package)
         from aot.runtime import runtime
         from aot.world.fingerprint import definition, fingerprint
         rt = runtime()
