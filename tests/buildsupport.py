@@ -233,7 +233,7 @@ CALLS = """
 import math
 import numpy as np
 import numkit
-from numkit import core, ntheory, roots, stats, stencil
+from numkit import arrays, core, ntheory, roots, stats, stencil
 
 def _a():
     return np.linspace(-1.0, 2.0, 16)
@@ -310,6 +310,15 @@ CALLS = [
     ("ntheory.is_even", ntheory.is_even, lambda: (10,)),
     ("ntheory.is_odd", ntheory.is_odd, lambda: (7,)),
     ("ntheory.isqrt", ntheory.isqrt, lambda: (1000,)),
+    ("arrays.centered", arrays.centered, lambda: (_a(),)),
+    ("arrays.moving_average", arrays.moving_average, lambda: (_a(), 3)),
+    ("arrays.outer", arrays.outer, lambda: (_a(), np.cos(_a()))),
+    ("arrays.histogram", arrays.histogram, lambda: (_a(), -1.0, 2.0, 4)),
+    ("arrays.rescaled", arrays.rescaled, lambda: (_a(),)),
+    ("arrays.tridiagonal", arrays.tridiagonal, lambda: (4, -1.0)),
+    ("arrays.sample_cubic", arrays.sample_cubic, lambda: (-1.0, 1.0, 9)),
+    ("arrays.scale_in_place", arrays.scale_in_place, lambda: (_a(), 0.5)),
+    ("arrays.squares", arrays.squares, lambda: (6,)),
 ]
 """
 

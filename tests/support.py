@@ -53,7 +53,7 @@ def is_plain(x):
         return True
     if isinstance(x, tuple) and type(x) is tuple:
         return all(is_plain(v) for v in x)
-    return type(x) in (int, float, bool)
+    return type(x) in (int, float, bool) or type(x) is np.ndarray  # (arrays returned by compiled code)
 
 
 def _same_float(a, b, close, rel_tol, signed_zero):

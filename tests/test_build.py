@@ -2,7 +2,7 @@
 failures, incremental rebuilds and configuration errors (SPEC.md §4-§6, issue 3).
 
     aot build <copy of fixtures/numkit> --json
-      → numkit/__aot__/numkit.cpu.aotimg + numkit.cpu.so; last stdout line {"built": 66, "reused": 0, ...}
+      → numkit/__aot__/numkit.cpu.aotimg + numkit.cpu.so; last stdout line {"built": 75, "reused": 0, ...}
     rm -rf numkit/__aot__ && aot build …   → the same bytes (also with --jobs 2, also in another folder)
     edit ntheory.gcd && aot build …        → built == gcd + its transitive callers, the rest reused
 
@@ -96,6 +96,7 @@ def current(project):
         project,
         """
         import numkit
+        import numkit.arrays  # (not imported by the package)
         from aot.runtime import runtime
         from aot.world.fingerprint import definition, fingerprint
         rt = runtime()
@@ -222,6 +223,7 @@ def test_objects_group_each_modules_methods(project):
     cache = serializer.read_image(image_path(project, "numkit").with_suffix(".objects"))
     names = {m for m in ImageContents.from_tables(cache.tables).objects if m.startswith("numkit.")}
     assert {n.split("#")[0] for n in names} == {
+        "numkit.arrays",
         "numkit.core",
         "numkit.ntheory",
         "numkit.roots",
@@ -734,3 +736,48 @@ def test_missing_linker_is_a_clear_error(tmp_path):
     assert done.rc != 0 and "Traceback" not in done.stderr
     assert "aot-test-no-such-cc" in done.stderr and re.search(r"install|set CC", done.stderr), done.stderr
     assert not image_path(project, "failpkg").exists()
+
+
+def test_array_returning_entries_load_in_strict_mode_without_llvmlite(project):
+    """numkit.arrays returns new arrays and tuples holding them: ordinary entries, bound with no llvmlite, and
+    the memory they return stays valid and is freed when Python drops it."""
+    run = run_python(
+        project,
+        """
+        import gc, tracemalloc
+        import numpy as np
+        from numkit import arrays
+        a = np.linspace(-1.0, 2.0, 16)
+        got = dict(
+            centered=arrays.centered(a),
+            outer=arrays.outer(a, a[::-1]),
+            rescaled=arrays.rescaled(a),
+            squares=arrays.squares(5),
+        )
+        want = dict(
+            centered=arrays.centered.py_func(a),
+            outer=arrays.outer.py_func(a, a[::-1]),
+            rescaled=arrays.rescaled.py_func(a),
+            squares=arrays.squares.py_func(5),
+        )
+        def norm(x):
+            if isinstance(x, tuple):
+                return [norm(i) for i in x]
+            return [x.dtype.str, x.tolist()] if isinstance(x, np.ndarray) else float(x)
+        ok = {k: norm(got[k]) == norm(want[k]) for k in got}
+        same = arrays.scale_in_place(a, 2.0)
+        shares = bool(np.shares_memory(same, a))
+        tracemalloc.start()
+        arrays.outer(a, a)
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(200):
+            arrays.outer(a, a), arrays.rescaled(a), arrays.moving_average(a, 4)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+        report(ok=ok, shares=shares, grown=grown, dtype=str(got["squares"].dtype))
+        """,
+        env={"AOT_STRICT": "1"},
+    )
+    assert run["stats"]["inferred"] == 0 and run["stats"]["loaded"] >= 5 and not run["llvmlite"], run
+    assert all(run["ok"].values()) and run["shares"] and run["dtype"] == "int64", run
+    assert run["grown"] < 32 * 1024, run

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 import numkit
+import numkit.arrays  # (not imported by the package: it imports NumPy)
 from aot.types import ArrayType, ScalarType, TupleType
 from support import check
 
-MODULES = [numkit.core, numkit.stats, numkit.roots, numkit.stencil, numkit.ntheory]
+MODULES = [numkit.core, numkit.stats, numkit.roots, numkit.stencil, numkit.ntheory, numkit.arrays]
 
 
 def methods():

@@ -720,3 +720,39 @@ def test_parallel_and_nogil_entries_load_from_the_image_with_nothing_inferred(tm
     code = image_contents(project, "parpkg").code
     assert b"aot.nogil" in code[("parpkg.ops:spin", ("i64",))].ir  # (the options live in the stored IR)
     assert b"prange.len" in code[("parpkg.ops:total", ("f64[:]",))].ir
+
+
+@aot.jit(parallel=True)
+def allocates_in_prange(n, out):
+    for i in aot.prange(n):
+        tmp = np.full(3, i * 2.0)
+        if i == 7:
+            raise ValueError("seven")
+        out[i] = tmp[1] + out[i]
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_a_prange_body_that_allocates_frees_its_arrays_also_when_an_iteration_raises(threads, monkeypatch):
+    """Each chunk holds its own references (arrays copied in from the function, arrays made in the body) and
+    releases them when it ends, normally or with an exception: nothing is freed twice, nothing is left."""
+    import tracemalloc
+
+    monkeypatch.setenv("AOT_NUM_THREADS", threads)
+    for n in (0, 5, 7):
+        out, want = np.ones(n), np.ones(n)
+        allocates_in_prange(n, out)
+        allocates_in_prange.py_func(n, want)
+        np.testing.assert_array_equal(out, want)
+    with pytest.raises(ValueError, match="seven"):
+        allocates_in_prange(12, np.zeros(12))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(200):
+            with pytest.raises(ValueError):
+                allocates_in_prange(40, np.zeros(40))
+            allocates_in_prange(6, np.zeros(6))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"{grown} bytes still held after 400 parallel calls"

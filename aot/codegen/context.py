@@ -119,10 +119,14 @@ class Emitter:
             self.b.cmpxchg(
                 self.ctx.status_word(), ir.Constant(lt.I32, 0), ir.Constant(lt.I32, code), "monotonic", "monotonic"
             )
-            self.b.ret(ir.Constant(lt.STATUS, 1))
+            self.error_return()
             return
         slot = self.ctx.global_pointer(f"PyExc_{exc}")
         self.b.call(self.ctx.raise_function(), [slot.bitcast(lt.PTR), self.ctx.cstring(message)])
+        self.error_return()
+
+    def error_return(self) -> None:
+        """Return the error status (the block ends here); a function holding references releases them first."""
         self.b.ret(ir.Constant(lt.STATUS, 1))
 
     def check(self, failed: ir.Value, exc: str, message: str) -> None:

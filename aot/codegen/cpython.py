@@ -21,6 +21,8 @@ from llvmlite import ir
 from .. import abi
 from ..types import ArrayType, ScalarType, TupleType, Type
 from . import types as lt
+from .arraybox import box_array
+from .arrays import make_array
 from .context import ModuleContext
 from .types import memory_type, value_type
 
@@ -183,10 +185,7 @@ class _Unboxer:
             shape = b.insert_value(shape, b.load(b.gep(shape_p, [ir.Constant(lt.I64, k)])), k)
             strides = b.insert_value(strides, b.load(b.gep(strides_p, [ir.Constant(lt.I64, k)])), k)
         data = b.bitcast(_field(b, view_ptr, abi.PY_BUFFER_BUF, lt.PTR), memory_type(t.dtype).as_pointer())
-        out = ir.Constant(value_type(t), ir.Undefined)
-        out = b.insert_value(out, data, 0)
-        out = b.insert_value(out, shape, 1)
-        return b.insert_value(out, strides, 2)
+        return make_array(b, t, data, shape, strides, owner=None, parent=obj)  # borrowed from the argument
 
     def release_all(self) -> None:
         release = self.api.fn("PyBuffer_Release", ir.VoidType(), lt.PTR)
@@ -226,6 +225,8 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
                     b.store(ir.Constant(lt.PTR, None), result)
                 b.call(set_item, [tup, ir.Constant(lt.I64, i), item])
         return b.load(result)
+    if isinstance(t, ArrayType):
+        return box_array(ctx, b, value, t)
     raise TypeError(f"cannot return a {t} to Python")
 
 

@@ -10,6 +10,8 @@ live in ``alloca``s (LLVM's mem2reg makes them SSA). Python's semantics are kept
 (``numerics``), negative indices, and the domain/range errors of ``math`` (``intrinsics``).
 A ``range`` loop whose bounds, once checked, make its ``//``/``%`` provably non-negative (analysis/ranges.py)
 is lowered twice: a copy with ``nsw`` flags and unsigned division behind the check, the original otherwise.
+Variables holding arrays count their references (``arrays``: incref on store, decref of the old value and of
+every such variable when the function returns, normally or with an error).
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ from ..ir import (
     Var,
     uses,
 )
-from ..ir.ops import Intrinsic
+from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import gpu_intrinsics, npfuncs, parallel, views
+from . import arrays, gpu_intrinsics, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -109,6 +111,10 @@ class FunctionCodegen(Emitter):
             self.versions = self.parallel.outer_versions
         self.fact: Fact | None = None  # what analysis/ranges proved about the op being lowered
         self.targets: dict[str, ir.Block] = {}  # where the block being lowered jumps to, by IR label
+        # Variables whose values hold array references (counted), and the block releasing them on errors.
+        counted = arrays.refcounted(ctx)
+        self.owned = {n for n, t in fn.types.items() if counted and arrays.owns_references(t)}
+        self.unwind: ir.Block | None = None
 
     # ------------------------------------------------------------------ scaffolding
     def lower(self) -> None:
@@ -116,6 +122,8 @@ class FunctionCodegen(Emitter):
         self.b = ir.IRBuilder(entry)
         for name, t in self.fn.types.items():
             self.slots[name] = self.b.alloca(value_type(t), name=_llname(name))
+            if name in self.owned:
+                self.b.store(ir.Constant(value_type(t), None), self.slots[name])
         for name in sorted(maybe_unassigned(self.fn)):
             if name in self.slots:
                 flag = self.b.alloca(lt.I1, name=_llname(name) + ".set")
@@ -123,6 +131,8 @@ class FunctionCodegen(Emitter):
                 self.flags[name] = flag
         for name, arg in zip(self.fn.params, self.llfn.args[1:]):
             self.b.store(arg, self.slots[name])
+            if name in self.owned:  # arguments are borrowed: the parameter's slot holds its own reference
+                arrays.incref(self.ctx, self.b, arg, self.fn.types[name])
             if name in self.flags:
                 self.b.store(ir.Constant(lt.I1, 1), self.flags[name])
         for block in self.fn.blocks:
@@ -182,9 +192,40 @@ class FunctionCodegen(Emitter):
         return self.b.load(self.slots[var.name])
 
     def store(self, var: Var, value: ir.Value, src_type: Type) -> None:
-        self.b.store(coerce(self, value, src_type, self.t(var)), self.slots[var.name])
-        if var.name in self.flags:
-            self.b.store(ir.Constant(lt.I1, 1), self.flags[var.name])
+        self.assign(var.name, coerce(self, value, src_type, self.t(var)))
+
+    def assign(self, name: str, value: ir.Value, fresh: bool = False) -> None:
+        """Store ``value`` into variable ``name``'s slot; a counted variable takes a reference to it (``fresh``:
+        the value is a new reference already, which the slot takes over) and drops the one to its old value."""
+        if name in self.owned:
+            t = self.fn.types[name]
+            if not fresh:
+                arrays.incref(self.ctx, self.b, value, t)
+            old = self.b.load(self.slots[name])
+            self.b.store(value, self.slots[name])
+            arrays.decref(self.ctx, self.b, old, t)
+        else:
+            self.b.store(value, self.slots[name])
+        if name in self.flags:
+            self.b.store(ir.Constant(lt.I1, 1), self.flags[name])
+
+    def release_all(self) -> None:
+        """Drop the reference every counted variable holds (unassigned ones hold none)."""
+        for name in sorted(self.owned):
+            arrays.decref(self.ctx, self.b, self.b.load(self.slots[name]), self.fn.types[name])
+
+    def error_return(self) -> None:
+        if not self.owned:
+            super().error_return()
+            return
+        if self.unwind is None:
+            self.unwind = self.llfn.append_basic_block("unwind")
+            here = self.b.block
+            self.b.position_at_end(self.unwind)
+            self.release_all()
+            self.b.ret(ir.Constant(lt.STATUS, 1))
+            self.b.position_at_end(here)
+        self.b.branch(self.unwind)
 
     # ------------------------------------------------------------------ ops
     def op(self, op: Op) -> None:
@@ -228,7 +269,7 @@ class FunctionCodegen(Emitter):
         out = ir.Constant(value_type(t), ir.Undefined)
         for i, (item, it) in enumerate(zip(op.items, t.items)):
             out = self.b.insert_value(out, coerce(self, self.load(item), self.t(item), it), i)
-        self.b.store(out, self.slots[op.dest.name])
+        self.assign(op.dest.name, out)
 
     def op_UnaryOp(self, op: UnaryOp) -> None:
         src = self.t(op.operand)
@@ -397,22 +438,26 @@ class FunctionCodegen(Emitter):
         out = self.b.alloca(fn.args[0].type.pointee if hasattr(fn.args[0].type, "pointee") else lt.I8)
         status = self.b.call(fn, [self.b.bitcast(out, fn.args[0].type)] + [self.load(a) for a in op.args])
         with self.b.if_then(self.b.icmp_unsigned("!=", status, ir.Constant(lt.STATUS, 0)), likely=False):
-            self.b.ret(ir.Constant(lt.STATUS, 1))
+            self.error_return()
         if op.dest.name in self.fn.types:
-            self.b.store(self.b.load(out), self.slots[op.dest.name])
+            self.assign(op.dest.name, self.b.load(out), fresh=True)  # a result is a new reference
 
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
+        elif op.fn in ALLOCATING:
+            argtypes = [self.t(a) for a in op.args]
+            args = [self.load(a) for a in op.args]
+            result = arrays.lower_allocation(self, op.fn, args, argtypes, self.t(op.dest), op.span)
+            self.assign(op.dest.name, result, fresh=True)
+            return
         elif op.fn.value.startswith("np."):
             argtypes = [self.t(a) for a in op.args]
             result = npfuncs.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         else:
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-        self.b.store(result, self.slots[op.dest.name])
-        if op.dest.name in self.flags:
-            self.b.store(ir.Constant(lt.I1, 1), self.flags[op.dest.name])
+        self.assign(op.dest.name, result)
 
     def gpu_intrinsic(self, op: IntrinsicCall) -> ir.Value:
         """The value of an ``aot.gpu`` intrinsic (``i8 0`` for ``sync_threads``, whose type is none); its axis
@@ -469,7 +514,10 @@ class FunctionCodegen(Emitter):
         if op.value is not None and ret != NONE:
             assert ret is not None  # typed IR
             value = coerce(self, self.load(op.value), self.t(op.value), ret)
+            if self.owned and arrays.owns_references(ret):  # the caller owns the result
+                arrays.incref(self.ctx, self.b, value, ret)
             self.b.store(value, self.llfn.args[0])
+        self.release_all()
         self.b.ret(ir.Constant(lt.STATUS, 0))
 
     def op_Raise(self, op: Raise) -> None:

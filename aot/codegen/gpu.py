@@ -22,6 +22,7 @@ from llvmlite import ir
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ScalarType, TupleType, Type, format_signature
 from . import types as lt
+from .arrays import make_array
 from .context import ModuleContext
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper
 from .function import FunctionCodegen, declare_function
@@ -62,9 +63,7 @@ def _rebuild(b: ir.IRBuilder, t: Type, params: list[ir.Value]) -> ir.Value:
             shape = b.insert_value(shape, params.pop(0), k)
         for k in range(t.ndim):
             strides = b.insert_value(strides, params.pop(0), k)
-        out = ir.Constant(value_type(t), ir.Undefined)
-        out = b.insert_value(out, data, 0)
-        return b.insert_value(b.insert_value(out, shape, 1), strides, 2)
+        return make_array(b, t, data, shape, strides)  # no owner: kernels borrow every array
     assert isinstance(t, TupleType)
     out = ir.Constant(value_type(t), ir.Undefined)
     for k, item in enumerate(t.items):

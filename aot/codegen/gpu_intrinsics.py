@@ -18,6 +18,7 @@ from llvmlite import ir
 from ..ir.ops import Intrinsic
 from ..types import NONE, ArrayType, ScalarType
 from . import types as lt
+from .arrays import make_array
 from .context import Emitter, ModuleContext
 from .types import memory_type, value_type
 
@@ -62,7 +63,7 @@ def shared_array(em: Emitter, at: ArrayType, dims: tuple[int, ...]) -> ir.Value:
     space = em.ctx.target.shared_address_space
     if space is None:
         _needs_device(em, "shared_array()")
-        return ir.Constant(value_type(at), ir.Undefined)
+        return ir.Constant(value_type(at), None)
     elem = memory_type(at.dtype)
     count = 1
     for d in dims:
@@ -79,10 +80,8 @@ def shared_array(em: Emitter, at: ArrayType, dims: tuple[int, ...]) -> ir.Value:
     for d in reversed(dims):
         strides.insert(0, step)
         step *= d
-    out = ir.Constant(value_type(at), ir.Undefined)
-    out = em.b.insert_value(out, data, 0)
-    out = em.b.insert_value(out, ir.Constant(ir.ArrayType(lt.I64, len(dims)), list(dims)), 1)
-    return em.b.insert_value(out, ir.Constant(ir.ArrayType(lt.I64, len(dims)), strides), 2)
+    shape = ir.Constant(ir.ArrayType(lt.I64, len(dims)), list(dims))
+    return make_array(em.b, at, data, shape, ir.Constant(ir.ArrayType(lt.I64, len(dims)), strides))
 
 
 def atomic_add(em: Emitter, ptr: ir.Value, value: ir.Value, dtype: ScalarType) -> ir.Value:

@@ -64,7 +64,7 @@ def written_params(
     for _, op in fn.ops():
         dest = op.dest_var
         for src in aliases(op):  # copies, views and tuples write through to what they were made of
-            if dest is not None and dest.name in holders and src.name in holders:
+            if dest is not None and dest.name in holders and src.name in holders and find(dest.name) != find(src.name):
                 parent[find(dest.name)] = find(src.name)
     for _, op in fn.ops():
         if isinstance(op, SetItem):

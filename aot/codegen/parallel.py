@@ -32,7 +32,7 @@ from ..analysis.definite import maybe_unassigned
 from ..analysis.parallel import ParallelLoop, parallel_loops
 from ..ir import Const, Copy, Intrinsic, IntrinsicCall, Var
 from ..types import ScalarType
-from . import gil
+from . import arrays, gil
 from . import types as lt
 from .intrinsics import lower_intrinsic
 from .types import value_type
@@ -130,6 +130,8 @@ class ParallelLowering:
         b = em.b = ir.IRBuilder(llfn.append_basic_block("entry"))
         for name, t in fn.types.items():
             em.slots[name] = b.alloca(value_type(t), name="v" + name.replace("$", "_"))
+            if name in em.owned:  # (counted references: none until assigned, as in the function itself)
+                b.store(ir.Constant(value_type(t), None), em.slots[name])
         for name in sorted(maybe_unassigned(fn)):
             if name in em.slots:
                 em.flags[name] = b.alloca(lt.I1)
@@ -142,7 +144,10 @@ class ParallelLowering:
                 b.store(em.constant(known[name], fn.types[name]), target)
                 continue
             source = b.bitcast(b.load(b.gep(envp, [_I64(j)])), target.type)
-            b.store(b.load(source), target)
+            value = b.load(source)
+            b.store(value, target)
+            if name in em.owned and not is_flag:  # the chunk's slot holds a reference of its own (released
+                arrays.incref(parent.ctx, b, value, fn.types[name])  # at its end, or on an error)
         assume = parent.ctx.declare("llvm.assume", ir.FunctionType(ir.VoidType(), [lt.I1]))
         b.call(assume, [b.icmp_signed(">=", lo, _I64(0))])  # 0 <= lo <= hi: a chunk of 0 … count-1
         b.call(assume, [b.icmp_signed("<=", lo, hi)])
@@ -182,6 +187,7 @@ class ParallelLowering:
         out = b.bitcast(partial, red_type.as_pointer())
         for k, r in enumerate(loop.reductions):
             b.store(b.load(em.slots[r.var]), b.gep(out, [_I64(0), _I32(k)]))
+        em.release_all()
         b.ret(ir.Constant(lt.STATUS, 0))
         return llfn
 

@@ -1,7 +1,7 @@
 """How IR types are laid out in LLVM.
 
 f64 → double      i32 → i32      boolean → i1 (i8 in memory)
-f64[:, :] → {ptr, [2 x i64], [2 x i64]}   (data, shape, byte strides)
+f64[:, :] → {ptr, [2 x i64], [2 x i64], ptr, ptr}   (data, shape, byte strides, owner, parent: see arrays.py)
 (f64, i64) → {double, i64}
 """
 
@@ -36,7 +36,7 @@ def value_type(t: Type) -> ir.Type:
         return ir.IntType(t.bits)
     if isinstance(t, ArrayType):
         return ir.LiteralStructType(
-            [memory_type(t.dtype).as_pointer(), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
+            [memory_type(t.dtype).as_pointer(), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim), PTR, PTR]
         )
     if isinstance(t, TupleType):
         return ir.LiteralStructType([value_type(i) for i in t.items])

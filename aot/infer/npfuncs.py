@@ -38,6 +38,7 @@ from ..types import (
     promote,
 )
 from ..world.edges import numpy_scalar_text
+from .arrays import ArrayDtype
 from .rules import RuleError, weak_promote
 
 # How a result type follows from the argument types (NumPy's loops, for the types aot compiles):
@@ -183,12 +184,6 @@ def scalar_text(value: Any) -> str | None:
     return numpy_scalar_text(value) if scalar_value(value) is not None else None
 
 
-def dtype_value(t: ScalarType) -> Any:
-    """The NumPy dtype of an aot scalar type (``a.dtype`` as a compile-time value), or None without NumPy."""
-    np = _numpy()
-    return None if np is None else np.dtype(getattr(np, _NAME_OF_TYPE[t]))  # (one object per builtin dtype)
-
-
 def float_type(t: ScalarType, name: str) -> ScalarType:
     """The float type NumPy computes a float function of ``t`` in."""
     if t.is_float:
@@ -323,6 +318,8 @@ def dtype_scalar_type(value: Any) -> ScalarType | None:
     (``np.float64``) or an aot type (``aot.f64``); None for anything else. (For ``dtype=`` arguments.)"""
     if isinstance(value, ScalarType):
         return value if value.is_numeric else None
+    if isinstance(value, ArrayDtype):
+        return value.scalar
     np = _numpy()
     if np is None:
         return None
@@ -331,12 +328,19 @@ def dtype_scalar_type(value: Any) -> ScalarType | None:
     return scalar_type_of(value)
 
 
+def _is_dtype(value: Any) -> bool:
+    """Whether ``value`` is a dtype (``a.dtype``: ``aot.infer.arrays.ArrayDtype``; or a NumPy dtype)."""
+    if isinstance(value, ArrayDtype):
+        return True
+    np = _numpy()
+    return np is not None and isinstance(value, np.dtype)
+
+
 def compile_time_compare(op: CmpKind, a: Type, b: Type) -> bool | None:
     """``a.dtype == np.float64`` (and ``!=``) folded at compile time; None for other comparisons."""
     if op not in (CmpKind.EQ, CmpKind.NE) or not (isinstance(a, PyValueType) and isinstance(b, PyValueType)):
         return None
-    np = _numpy()
-    if np is None or not (isinstance(a.value, np.dtype) or isinstance(b.value, np.dtype)):
+    if not (_is_dtype(a.value) or _is_dtype(b.value)):
         return None
     x, y = dtype_scalar_type(a.value), dtype_scalar_type(b.value)
     if x is None or y is None:

@@ -74,7 +74,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import calls, constructs, npfuncs, optional, rules, views
+from . import arrays, calls, constructs, npfuncs, optional, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -663,6 +663,12 @@ class _BodyState:
         obj = self.t(op.obj)
         if obj is BOTTOM:
             return BOTTOM
+        if isinstance(obj, ArrayType) and (op.attr == "dtype" or op.attr in arrays.ARRAY_METHODS):
+            if self.sweep is not None:  # compile-time values: a dtype, a method until it is called
+                self.sweep.meanings[(label, index)] = None
+            if op.attr == "dtype":
+                return PyValueType(arrays.ArrayDtype.get(obj.dtype))
+            return PyValueType(arrays.ArrayMethod.get(op.attr, op.obj.name))
         if isinstance(obj, ArrayType):
             if op.attr in views.ARRAY_METHODS:  # called by call_value, which finds the array through this op
                 if self.sweep is not None:
@@ -705,19 +711,23 @@ class _BodyState:
         argtypes = tuple(self.t(a) for a in op.args)
         if any(t is BOTTOM for t in argtypes):
             return BOTTOM
+        plain_callee = not isinstance(callee, (Intrinsic, npfuncs.BoundMethod, arrays.ArrayMethod))
+        intrinsic = self.inf.table.intrinsic_for(callee) if plain_callee else None
+        method = self.inf.table.method_for(callee) if plain_callee and intrinsic is None else None
+        if op.keywords and method is None and not arrays.takes_dtype_keyword(callee, op.keyword_names):
+            name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
+            raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
         if isinstance(callee, Intrinsic) and callee in views.METHODS:
             return self.array_method(op, callee, argtypes, label, index)
         if isinstance(callee, npfuncs.BoundMethod):
             return self.array_method_call(op, callee, argtypes, label, index)
-        intrinsic = self.inf.table.intrinsic_for(callee)
-        method = self.inf.table.method_for(callee) if intrinsic is None else None
-        if op.keywords and method is None:
-            name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or repr(callee)
-            raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
         if intrinsic is not None and intrinsic.value.startswith("gpu."):
             return self.gpu_call(op, intrinsic, argtypes, label, index)
         if constructs.is_isinstance(callee):
             return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
+        allocating = arrays.numpy_function(callee)
+        if allocating is not None or isinstance(callee, arrays.ArrayMethod):
+            return self.allocation_call(op, allocating, callee, argtypes, label, index)
         for a, t in zip(op.args, argtypes):
             if constructs.is_string(t):
                 raise RuleError(
@@ -822,8 +832,6 @@ class _BodyState:
             meaning = Const(op.dest, obj.dtype.itemsize, op.span)
             if op.dest.name in self.single_def:
                 self.consts[op.dest.name] = obj.dtype.itemsize
-        elif op.attr == "dtype" and npfuncs.dtype_value(obj.dtype) is not None:
-            result, meaning = PyValueType(npfuncs.dtype_value(obj.dtype)), None
         elif op.attr in npfuncs.ARRAY_METHODS:
             result, meaning = PyValueType(npfuncs.bound_method(npfuncs.ARRAY_METHODS[op.attr], op.obj)), None
         else:
@@ -871,6 +879,20 @@ class _BodyState:
                     self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({result})", symbol))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = meaning
+        return result
+
+    def allocation_call(
+        self, op: CallValue, fn: Intrinsic | None, callee: Any, argtypes: tuple[Type, ...], label: str, index: int
+    ) -> Type:
+        """``np.zeros(…)`` and the like, ``a.copy()``: a new array (``aot.infer.arrays``)."""
+        args = op.args
+        if fn is None:  # a method of an array: its receiver is the first operand
+            fn = arrays.ARRAY_METHODS[callee.name]
+            args = (Var(callee.receiver),) + args
+            argtypes = (self.t(args[0]),) + argtypes
+        result, runtime = arrays.allocation_type(fn, argtypes, dtype_last=bool(op.keywords))
+        if self.sweep is not None:
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, tuple(args[i] for i in runtime), op.span)
         return result
 
     def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
@@ -1001,7 +1023,11 @@ def _is_compile_time_value(value: Any) -> bool:
     """Modules, functions, builtins, methods and types may be named in compiled code (never passed)."""
     if isinstance(value, (type(math), type, ScalarType)) or callable(getattr(value, "__aot_method__", None)):
         return True
-    if npfuncs.function_entry(value) is not None:
+    if (
+        npfuncs.function_entry(value) is not None
+        or arrays.numpy_function(value) is not None
+        or arrays.dtype_of(value) is not None
+    ):
         return True
     if getattr(value, "__aot_method__", None) is not None:
         return True

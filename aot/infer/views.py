@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.ops import Copy, GetItem, GetView, Intrinsic, IntrinsicCall, MakeTuple, Op, Var
+from ..ir.ops import Call, Convert, Copy, GetItem, GetView, Intrinsic, IntrinsicCall, MakeTuple, Op, Var
 from ..types import I64, NONE, ArrayType, ScalarType, TupleType, Type
 from .rules import RuleError, index_message
 
@@ -164,15 +164,18 @@ NOT_VIEWS = {
 
 def aliases(op: Op) -> tuple[Var, ...]:
     """The values whose memory ``op``'s result may share: the array a view is made of, the items of a tuple,
-    the tuple an item comes from, a copy's source (writing into the result writes into them)."""
+    the tuple an item comes from, a copy's source, a call's arguments (writing into the result writes into
+    them)."""
     if isinstance(op, (GetView, GetItem)):
         return (op.obj,)
     if isinstance(op, IntrinsicCall) and op.fn in METHODS:
         return (op.args[0],)
     if isinstance(op, MakeTuple):
         return op.items
-    if isinstance(op, Copy):
+    if isinstance(op, (Copy, Convert)):
         return (op.src,)
+    if isinstance(op, Call):  # (a call's result may be any of its array arguments: ``return a``)
+        return op.args
     return ()
 
 

@@ -186,6 +186,20 @@ class Intrinsic(enum.Enum):
     SYNC_THREADS = "gpu.sync_threads"
     ATOMIC_ADD = "gpu.atomic_add"
     SHARED_ARRAY = "gpu.shared_array"
+    # Arrays owned by compiled code (``aot.infer.arrays`` types them, ``aot.codegen.arrays`` lowers them): the
+    # operands are the runtime arguments in NumPy's positional order, the dtype is in the result type.
+    NP_EMPTY = "np.empty"
+    NP_ZEROS = "np.zeros"
+    NP_ONES = "np.ones"
+    NP_FULL = "np.full"
+    NP_EMPTY_LIKE = "np.empty_like"
+    NP_ZEROS_LIKE = "np.zeros_like"
+    NP_ONES_LIKE = "np.ones_like"
+    NP_FULL_LIKE = "np.full_like"
+    NP_ARANGE = "np.arange"
+    NP_LINSPACE = "np.linspace"
+    NP_EYE = "np.eye"
+    ARRAY_COPY = "array.copy"
 
 
 FLOAT_MATH_1 = frozenset(
@@ -213,6 +227,24 @@ FLOAT_MATH_1 = frozenset(
 
 FLOAT_MATH_2 = frozenset({Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF})
 """``math`` functions of two floats that give a float."""
+
+ALLOCATING = frozenset(
+    {
+        Intrinsic.NP_EMPTY,
+        Intrinsic.NP_ZEROS,
+        Intrinsic.NP_ONES,
+        Intrinsic.NP_FULL,
+        Intrinsic.NP_EMPTY_LIKE,
+        Intrinsic.NP_ZEROS_LIKE,
+        Intrinsic.NP_ONES_LIKE,
+        Intrinsic.NP_FULL_LIKE,
+        Intrinsic.NP_ARANGE,
+        Intrinsic.NP_LINSPACE,
+        Intrinsic.NP_EYE,
+        Intrinsic.ARRAY_COPY,
+    }
+)
+"""Intrinsics that give a new array owned by compiled code (a new reference)."""
 
 
 class Op:

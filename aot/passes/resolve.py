@@ -60,8 +60,11 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
             unwraps = context.unwraps.get((block.label, index))
             for one in meant:  # (optionals the op reads as narrowed by None tests: read out first)
                 dest = one.dest_var
-                if dest is not None and dest.name in fn.types and not fn.types[dest.name].is_runtime:
-                    continue  # a compile-time value held in a variable (a string, a module): nothing to run
+                if dest is not None and (
+                    (dest.name in fn.types and not fn.types[dest.name].is_runtime)
+                    or (isinstance(one, Copy) and dest.name not in types)
+                ):
+                    continue  # a compile-time value held in a variable (a string, a module, ``dt = a.dtype``)
                 ops.extend(unwrap_uses(one, unwraps, block.label, index, types) if unwraps else (one,))
         blocks.append(Block(block.label, ops))
     ret = fn.return_type if fn.return_type is not None and fn.return_type is not BOTTOM else NONE

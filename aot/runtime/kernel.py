@@ -140,7 +140,7 @@ class Kernel:
 
     def _launch_cpu(self, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
         from ..world import owners
-        from .ptx import forget_changed, forget_stale
+        from .ptx import check_no_allocation, forget_changed, forget_stale
 
         rt = runtime()
         with self._lock:
@@ -151,6 +151,7 @@ class Kernel:
             if spec is None or rt.compiler.inferencer.done.get(spec.instance.key) is not spec.instance:
                 cause = _cause(changed, self.key)
                 inst = rt.compiler.infer(self.__aot_method__, argtypes)
+                check_no_allocation(inst, rt.compiler.lookup)  # as on the device
                 use = device_only_use(inst, rt.compiler.lookup)
                 if use is not None:
                     what, span, where = use

@@ -29,7 +29,8 @@ from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
 from ..infer import Inferencer, InferredInstance
-from ..ir import Return
+from ..ir import IntrinsicCall, Return
+from ..ir.ops import ALLOCATING
 from ..passes import pipeline
 from ..targets import PtxTarget
 from ..types import NONE, Type
@@ -73,6 +74,29 @@ def check_kernel(inst: InferredInstance) -> None:
     )
 
 
+def check_no_allocation(inst: InferredInstance, lookup: Any) -> None:
+    """Kernels and what they call cannot allocate arrays (no allocator runs on the device)."""
+    seen: set = set()
+    stack = [inst]
+    while stack:
+        current = stack.pop()
+        if current.key in seen:
+            continue
+        seen.add(current.key)
+        for _, op in current.function.ops():
+            if isinstance(op, IntrinsicCall) and op.fn in ALLOCATING:
+                raise CompileError(
+                    [
+                        Diagnostic(
+                            op.span,
+                            f"{op.fn.value}() allocates an array, which kernels (and the functions they call) "
+                            f"cannot do; pass the array in as an argument, or use aot.gpu.shared_array",
+                        )
+                    ]
+                )
+        stack.extend(lookup(key) for key in current.callees)
+
+
 class PtxCompiler:
     """Inference for the ``ptx`` owner (its own instances and edges), code generation and linking."""
 
@@ -101,6 +125,7 @@ class PtxCompiler:
         self.refresh()
         inst = self.inferencer.infer(mdef, tuple(argtypes))
         check_kernel(inst)
+        check_no_allocation(inst, self.inferencer.done.__getitem__)
         return inst
 
     def options_for(self, key: str) -> CodegenOptions:

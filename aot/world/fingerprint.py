@@ -35,7 +35,7 @@ TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports n
 if TYPE_CHECKING:
     from typing import Any
 
-COMPILER_VERSION = "0.8.0"  # 0.8.0: build identity in header and library, slots say what they hold
+COMPILER_VERSION = "0.9.0"  # 0.9.0: arrays carry an owner and a parent; defaults are edges, not definitions
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
 _plain_types = _PLAIN.issuperset
