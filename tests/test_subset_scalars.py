@@ -398,6 +398,16 @@ def m_log1p(x):
 
 
 @aot.jit
+def m_erf(x):
+    return math.erf(x)
+
+
+@aot.jit
+def m_erfc(x):
+    return math.erfc(x)
+
+
+@aot.jit
 def m_expm1(x):
     return math.expm1(x)
 
@@ -1293,6 +1303,8 @@ MATH1 = {
     "log2": m_log2,
     "log10": m_log10,
     "log1p": m_log1p,
+    "erf": m_erf,
+    "erfc": m_erfc,
     "expm1": m_expm1,
     "sin": m_sin,
     "cos": m_cos,

@@ -71,6 +71,8 @@ class Intrinsic(enum.Enum):
     LOG2 = "math.log2"
     LOG10 = "math.log10"
     LOG1P = "math.log1p"
+    ERF = "math.erf"
+    ERFC = "math.erfc"
     EXPM1 = "math.expm1"
     SIN = "math.sin"
     COS = "math.cos"
@@ -210,6 +212,8 @@ FLOAT_MATH_1 = frozenset(
         Intrinsic.LOG2,
         Intrinsic.LOG10,
         Intrinsic.LOG1P,
+        Intrinsic.ERF,
+        Intrinsic.ERFC,
         Intrinsic.EXPM1,
         Intrinsic.SIN,
         Intrinsic.COS,
