@@ -250,3 +250,19 @@ def test_concurrent_first_calls_share_one_dispatcher(monkeypatch):
     # and one of them compiled it: the others took its specialization (not one each)
     assert len(kept.specs) == 1
     assert [e.kind for e in aot.events() if e.method == f"{__name__}:eighth"] == ["inferred"]
+
+
+@aot.jit
+def identity_of_any(x):
+    return x
+
+
+def test_an_unsigned_specialization_never_takes_a_python_int():
+    """A specialization inferred for a NumPy unsigned scalar would convert a Python int as a declared u64
+    parameter does (wrapping -1 to 2**64 - 1); Python's types say i64, so the int gets its own specialization."""
+    assert identity_of_any(np.uint64(3)) == 3
+    assert identity_of_any(-1) == -1 and identity_of_any(7) == 7
+    assert identity_of_any(np.uint64(2**63 + 5)) == 2**63 + 5
+    assert identity_of_any((np.uint8(200), 1)) == (200, 1) and identity_of_any((-3, 1)) == (-3, 1)
+    kinds = sorted(str(s.argtypes) for s in identity_of_any.specializations())
+    assert len(kinds) == 4, kinds

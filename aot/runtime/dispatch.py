@@ -19,7 +19,7 @@ from __future__ import annotations
 import ctypes
 
 from ..binding import Parameters
-from ..types import ArrayType, Type, accepts, typeof
+from ..types import ArrayType, ScalarType, TupleType, Type, accepts, typeof
 from ..world import MethodDef
 from .firstcall import Specialization, obtain
 from .methodtype import set_table, set_vectorcall
@@ -90,6 +90,14 @@ class Dispatcher:
         if self.binds_in_python:
             return
         specs = self.specs
+        if not self.declared and any(map(_unsigned_scalars, specs)):
+            # A specialization inferred for unsigned scalars (NumPy's) would take Python ints natively (its
+            # wrapper converts them as a declared signature asks), where Python's types say i64: every call
+            # is dispatched in Python instead, by its arguments' exact types.
+            if self._tables:
+                set_table(self.obj, 0, 0)
+            set_vectorcall(self.obj, 0)
+            return
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
             if self._tables:  # (a table was published before)
@@ -225,6 +233,17 @@ class Dispatcher:
             else:
                 converted.append(convert(value, t))
         return spec.builtin(*converted)
+
+
+def _unsigned_scalars(spec: Specialization) -> bool:
+    """Whether a specialization takes an unsigned integer scalar (also inside a tuple)."""
+
+    def unsigned(t: Type) -> bool:
+        if isinstance(t, TupleType):
+            return any(map(unsigned, t.items))
+        return isinstance(t, ScalarType) and t.is_int and not t.is_signed
+
+    return any(map(unsigned, spec.argtypes))
 
 
 # ---------------------------------------------------------------------------------- method objects
