@@ -266,3 +266,23 @@ def test_an_unsigned_specialization_never_takes_a_python_int():
     assert identity_of_any((np.uint8(200), 1)) == (200, 1) and identity_of_any((-3, 1)) == (-3, 1)
     kinds = sorted(str(s.argtypes) for s in identity_of_any.specializations())
     assert len(kinds) == 4, kinds
+
+
+@aot.jit(signatures=["f64(f64[::1], i64)"])
+def first_of_contiguous(a, k):
+    return a[k]
+
+
+@pytest.mark.parametrize(
+    "bad, named",
+    [
+        ((np.zeros((2, 2)), 1), "argument 'a' is f64[:, ::1], where f64[::1] is declared"),
+        ((np.zeros(4)[::2], 1), "argument 'a' is f64[:], where f64[::1] is declared (a C-contiguous array"),
+        ((np.zeros(3, dtype=np.int32), 0), "argument 'a' is i32[::1]"),
+        ((np.zeros(3), 1.5), "argument 'k' is f64, where i64 is declared"),
+    ],
+)
+def test_a_call_no_declared_signature_takes_names_the_argument(bad, named):
+    with pytest.raises(TypeError, match="no compiled signature takes") as info:
+        first_of_contiguous(*bad)
+    assert named in str(info.value)

@@ -172,11 +172,7 @@ class Dispatcher:
             if target is None:
                 target = next((d for d in declared if len(d) == n and all(map(convertible, argtypes, d))), None)
                 if target is None:
-                    sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in declared)
-                    raise TypeError(
-                        f"{self.mdef.key}: no compiled signature takes "
-                        f"({', '.join(map(str, argtypes))}); declared: {sigs}"
-                    )
+                    raise TypeError(self.mismatch(declared, argtypes))
                 converted = tuple(map(convert, args, target))
             spec = self.find(target)
             if spec is None:
@@ -196,6 +192,23 @@ class Dispatcher:
                 return self.call(spec, args, argtypes)
             return self.obj(*args)  # natively, through the table just extended
         return self.call(spec, args, argtypes)
+
+    def mismatch(self, declared: tuple[tuple[Type, ...], ...], argtypes: tuple[Type, ...]) -> str:
+        """Why no declared signature takes a call: the signatures, and for the closest one (of the call's
+        arity) the first argument it does not take, by name."""
+        sigs = ", ".join("(" + ", ".join(map(str, d)) + ")" for d in declared)
+        text = f"{self.mdef.key}: no compiled signature takes ({', '.join(map(str, argtypes))}); declared: {sigs}"
+        same_arity = [d for d in declared if len(d) == len(argtypes)]
+        if len(same_arity) == 1:
+            names = self.mdef.py_func.__code__.co_varnames
+            for i, (want, got) in enumerate(zip(same_arity[0], argtypes)):
+                if not convertible(got, want):
+                    why = ""
+                    if isinstance(want, ArrayType) and isinstance(got, ArrayType) and want.layout == "C":
+                        why = " (a C-contiguous array is declared)" if got.layout != "C" else ""
+                    text += f"; argument '{names[i]}' is {got}, where {want} is declared{why}"
+                    break
+        return text
 
     def plain(self, args: tuple) -> Any:
         """``.py_func`` on a call's arguments in parameter order (keyword-only ones passed by name again)."""
