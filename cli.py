@@ -15,9 +15,11 @@ from typing import NoReturn
 
 import click
 
+from aot import __version__ as aot_version
+
 
 @click.group()
-@click.version_option(package_name="aot")
+@click.version_option(version=aot_version, prog_name="aot")
 def main() -> None:
     """Precompile the numeric functions of Python packages."""
 
