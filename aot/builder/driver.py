@@ -565,5 +565,26 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
                 builder.result.failed += 1
                 builder.result.errors.append(f"{package}: {err}")
         image_path = folder / f"{package}.ptx-{arch}.aotimg"
-        serializer.write_image(image_path, header, contents.to_tables(), INDEXED_TABLES)
+        tables = dict(contents.to_tables(), **launch_tables(program, compiler.inferencer.done))
+        serializer.write_image(image_path, header, tables, INDEXED_TABLES)
         builder.result.images.append(str(image_path))
+
+
+def launch_tables(program: Any, done: dict) -> dict[str, list]:
+    """A ``ptx`` image's ``kernels`` and ``errors`` tables (``aot.image.entries.KERNELS``, ``ERRORS``): each
+    kernel's written parameters, and the module's error codes, so that a launch from the image needs no
+    inference."""
+    from ..codegen.module import written_params
+    from ..image.entries import ERRORS, KERNELS
+
+    kernels = [
+        KERNELS.pack(
+            {
+                "method": k.method,
+                "argtypes": [str(t) for t in k.argtypes],
+                "written": sorted(written_params(done[(k.method, k.argtypes)], done.__getitem__)),
+            }
+        )
+        for k in sorted(program.kernels, key=lambda k: (k.method, [str(t) for t in k.argtypes]))
+    ]
+    return {"kernels": kernels, "errors": [ERRORS.pack({"exception": e, "message": m}) for e, m in program.errors]}
