@@ -169,7 +169,7 @@ def _damage(path: Path) -> None:
     "spoil, why",
     [
         (_damage, "image-incompatible:damaged: "),
-        (lambda p: shutil.copy(p.parent / "gpukit.cpu.aotimg", p), "image-incompatible:"),
+        (lambda p: shutil.copy(p.parent / "gpukit.cpu.aotimg", p), "image-incompatible:owner cpu"),
         (lambda p: shutil.copy(p.parent / "gpukit.ptx-sm_90.aotimg", p), "image-incompatible:arch sm_90 (the file"),
     ],
     ids=["damaged", "cpu-image", "other-arch"],
@@ -244,4 +244,3 @@ def test_without_a_device_kernels_still_run_on_the_cpu_grid(built: Path) -> None
     )
     assert run["y"] == [2.0 * i + 1.0 for i in range(8)]
     assert [e["owner"] for e in run["events"]] == ["cpu"]
-

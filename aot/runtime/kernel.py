@@ -201,9 +201,7 @@ class Kernel:
             if on_device is None or cause is not None:
                 on_device = self._load_device(dev, argtypes, cause)
                 self._device[(dev.arch, argtypes)] = on_device
-        dev.launch(
-            on_device.module, on_device.symbol, gdim, bdim, argtypes, args, on_device.written, on_device.errors
-        )
+        dev.launch(on_device.module, on_device.symbol, gdim, bdim, argtypes, args, on_device.written, on_device.errors)
 
     def _load_device(self, dev: Any, argtypes: tuple[Type, ...], cause: Cause | None) -> _OnDevice:
         """The kernel for this device: from the package's ptx image when its entry is valid (``loaded``), else

@@ -29,6 +29,9 @@ from ..image.header import incompatibility
 from ..world.causes import NATIVE_CHECKSUM_MISMATCH, NATIVE_MISSING, NO_ENTRY, Cause
 from ..world.owners import PTX
 
+_ARTIFACTS = {"cubin": "cubin", "ptx": "native"}
+"""Each kind of code a device loads, and the header field naming its file."""
+
 
 def arch_number(arch: str) -> int | None:
     """``"sm_90"`` → 90 (``sm_90a`` too); None for anything else."""
@@ -120,7 +123,9 @@ class PtxImage:
 
     def reject(self, why: str) -> None:
         self.rejected = why
-        print(f"aot: ignoring image {self.path}: image-incompatible:{why}; its kernels compile on demand", file=sys.stderr)
+        print(
+            f"aot: ignoring image {self.path}: image-incompatible:{why}; its kernels compile on demand", file=sys.stderr
+        )
 
     @property
     def validator(self) -> Any:
@@ -145,7 +150,7 @@ class PtxImage:
         from serializer import crc32
 
         if kind not in self._code:
-            artifact = self.header.get("native" if kind == "ptx" else "cubin")
+            artifact = self.header.get(_ARTIFACTS[kind])
             data: bytes | None = None
             cause: Cause | None = NATIVE_MISSING
             if artifact is not None and "file" in artifact:
