@@ -158,6 +158,49 @@ def test_a_changed_constant_makes_its_kernel_stale_even_after_it_was_loaded(buil
     assert run["loads"] == 2  # the image's module, then the one compiled for BINS = 8
 
 
+def test_a_method_redefined_in_the_process_makes_a_loaded_kernel_compile_again(built: Path) -> None:
+    run = probe(
+        built,
+        """
+        import importlib, sys
+        sys.dont_write_bytecode = True
+        dev = use("sm_80")
+        shade()
+        import gpukit.devices
+        with open(gpukit.devices.__file__) as f:
+            text = f.read()
+        with open(gpukit.devices.__file__, "w") as f:
+            f.write(text.replace("return c0 + x * (c1 + x * c2)", "return c0 + x * (c1 - 2.0 * x * c2)"))
+        importlib.reload(gpukit.devices)
+        shade()
+        report(loads=len(dev.loads))
+        """,
+    )
+    assert ptx_events(run) == [
+        ("loaded", "gpukit.kernels:shade", ""),
+        ("inferred", "gpukit.kernels:shade", "edge-changed:gpukit.devices:horner"),
+    ]
+    assert run["loads"] == 2
+
+
+def test_a_cubin_the_driver_refuses_gives_way_to_the_ptx(built: Path) -> None:
+    run = probe(
+        built,
+        """
+        dev = use("sm_80")
+        load = dev.load
+        def refuse_cubins(code):
+            if bytes(code[:4]) == b"\\x7fELF":
+                raise _cuda.CudaError("cuModuleLoadData failed: device kernel image is invalid")
+            return load(code)
+        dev.load = refuse_cubins
+        saxpy()
+        report(ptx=dev.loads == [read("gpukit.sm_80.ptx")])
+        """,
+    )
+    assert ptx_events(run) == [("loaded", "gpukit.kernels:saxpy", "")] and run["ptx"]
+
+
 def _damage(path: Path) -> None:
     data = bytearray(path.read_bytes())
     start, end = serializer.open_image(path).span("kernels")

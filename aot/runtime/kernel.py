@@ -213,10 +213,7 @@ class Kernel:
         if cause is None:
             choice = select(rt, self.__aot_method__, argtypes, dev.arch)
             if choice.cause is None:
-                assert choice.image is not None
-                module = choice.image.modules.get((dev, choice.kind))
-                if module is None:  # (the package's whole module, loaded once per device)
-                    module = choice.image.modules[(dev, choice.kind)] = dev.load(choice.code)
+                module = choice.module(dev)  # (the package's whole module, loaded once per device)
                 rt.record("loaded", self.key, argtypes, owner=owners.PTX)
                 return _OnDevice(module, choice.symbol, choice.written, choice.errors, choice.stale)
             cause = choice.cause

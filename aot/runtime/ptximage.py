@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any
 
 from ..image.header import incompatibility
@@ -56,10 +57,29 @@ class Choice:
         assert self.image is not None and self.cause is None
         return self.image.code(self.kind)[0]  # type: ignore[return-value]  # (read and checked when chosen)
 
-    def stale(self) -> Cause | None:
-        """Why the entry no longer serves (a method it depends on changed since), or None."""
+    def module(self, dev: Any) -> Any:
+        """The image's module on ``dev`` (``dev.load``, once per device and kind). A cubin the driver refuses
+        (``CudaError``) gives way to the image's PTX, when that is intact; else the error shows."""
+        from .cuda import CudaError
+
         assert self.image is not None
-        self.image.validator.forget()  # (definitions are compared again: a launch is no first call)
+        modules = self.image.modules
+        module = modules.get((dev, self.kind))
+        if module is None:
+            try:
+                module = dev.load(self.code)
+            except CudaError:
+                ptx, problem = self.image.code("ptx")
+                if self.kind != "ptx" and ptx is not None and problem is None:
+                    self.kind = "ptx"
+                    return self.module(dev)
+                raise
+            modules[(dev, self.kind)] = module
+        return module
+
+    def stale(self) -> Cause | None:
+        """Why the entry no longer serves (a method it depends on changed since it was chosen), or None."""
+        assert self.image is not None
         return self.image.check(self.key)[1]
 
     def __repr__(self) -> str:
@@ -78,7 +98,8 @@ class PtxImage:
         self._code: dict[str, tuple[bytes | None, Cause | None]] = {}
         self.kernels: dict[tuple[str, tuple[str, ...]], set[int]] = {}
         self.errors: tuple[tuple[str, str], ...] = ()
-        self.modules: dict[Any, Any] = {}  # device → its loaded module (once per device and kind)
+        self.modules: dict[Any, Any] = {}  # (device, kind) → the module loaded there
+        self.lock = threading.Lock()
         from serializer import ImageError, open_image
 
         try:
@@ -132,9 +153,15 @@ class PtxImage:
         return self._validator
 
     def check(self, key: tuple[str, tuple[str, ...]]) -> tuple[Any, Cause | None]:
-        """The entry for ``key`` and why it does not serve (None when it does)."""
+        """The entry for ``key`` and why it does not serve (None when it does). Decided afresh each time
+        (once per launch): a method may have been redefined, or a helper's module rebound, since."""
         if self.rejected is not None:
             return None, Cause.image_incompatible(self.rejected)
+        with self.lock:  # (kernels launched from several threads share the image's validator)
+            return self._check(key)
+
+    def _check(self, key: tuple[str, tuple[str, ...]]) -> tuple[Any, Cause | None]:
+        self._validator.forget()
         try:
             entry = self._validator.contents.entry(key)
             if entry is None or key not in self.kernels:
