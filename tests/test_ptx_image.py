@@ -139,12 +139,12 @@ def test_a_changed_callee_makes_exactly_its_kernels_stale(project: Path) -> None
     ]
 
 
-def test_a_changed_constant_makes_its_kernel_stale_even_after_it_was_loaded(built: Path) -> None:
+def test_a_changed_constant_makes_its_kernel_stale(built: Path) -> None:
     run = probe(
         built,
         """
         dev = use("sm_80")
-        histogram()
+        saxpy()
         import gpukit.kernels
         gpukit.kernels.BINS = 8
         histogram(); histogram()
@@ -152,15 +152,31 @@ def test_a_changed_constant_makes_its_kernel_stale_even_after_it_was_loaded(buil
         """,
     )
     assert ptx_events(run) == [
-        ("loaded", "gpukit.kernels:histogram", ""),
+        ("loaded", "gpukit.kernels:saxpy", ""),
         ("inferred", "gpukit.kernels:histogram", "edge-changed:gpukit.kernels:BINS"),
     ]
     assert run["loads"] == 2  # the image's module, then the one compiled for BINS = 8
 
 
-def test_a_method_redefined_in_the_process_makes_a_loaded_kernel_compile_again(built: Path) -> None:
+def test_a_loaded_kernel_keeps_the_constants_it_was_loaded_with_like_compiled_code(built: Path) -> None:
     run = probe(
         built,
+        """
+        dev = use("sm_80")
+        histogram()
+        import gpukit.kernels
+        gpukit.kernels.BINS = 8
+        histogram()
+        report(loads=len(dev.loads), launches=len(dev.launches))
+        """,
+    )
+    assert ptx_events(run) == [("loaded", "gpukit.kernels:histogram", "")]
+    assert run["loads"] == 1 and run["launches"] == 2
+
+
+def test_a_method_redefined_in_the_process_makes_a_loaded_kernel_compile_again(project: Path) -> None:
+    run = probe(
+        project,
         """
         import importlib, sys
         sys.dont_write_bytecode = True
@@ -179,6 +195,28 @@ def test_a_method_redefined_in_the_process_makes_a_loaded_kernel_compile_again(b
     assert ptx_events(run) == [
         ("loaded", "gpukit.kernels:shade", ""),
         ("inferred", "gpukit.kernels:shade", "edge-changed:gpukit.devices:horner"),
+    ]
+    assert run["loads"] == 2
+
+
+def test_a_helper_rebound_after_loading_makes_the_kernel_compile_again(built: Path) -> None:
+    run = probe(
+        built,
+        """
+        def steep(edge0, edge1, x):
+            return x
+
+        dev = use("sm_80")
+        shade(); shade()
+        import gpukit.kernels
+        gpukit.kernels.smoothstep = steep
+        shade(); shade()
+        report(loads=len(dev.loads), world=_aot.world())
+        """,
+    )
+    assert ptx_events(run) == [
+        ("loaded", "gpukit.kernels:shade", ""),
+        ("inferred", "gpukit.kernels:shade", "edge-changed:gpukit.kernels:smoothstep"),
     ]
     assert run["loads"] == 2
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..image.header import incompatibility
 from ..world.causes import NATIVE_CHECKSUM_MISMATCH, NATIVE_MISSING, NO_ENTRY, Cause
+from ..world.edges import EdgeKind
 from ..world.owners import PTX
 
 _ARTIFACTS = {"cubin": "cubin", "ptx": "native"}
@@ -43,14 +44,16 @@ def arch_number(arch: str) -> int | None:
 class Choice:
     """What a device loads for one kernel instance, or the cause it must compile (``cause``)."""
 
-    def __init__(self, cause: Cause | None = None, image: PtxImage | None = None, kind: str = "", **launch: Any):
+    def __init__(self, cause: Cause | None = None, image: PtxImage | None = None, kind: str = "", entry: Any = None):
         self.cause = cause
         self.image = image
         self.kind = kind  # "cubin" or "ptx"
-        self.key: tuple[str, tuple[str, ...]] = launch.get("key", ("", ()))
-        self.symbol: str = launch.get("symbol", "")
-        self.written: set[int] = launch.get("written", set())
+        self.key: tuple[str, tuple[str, ...]] = entry.key if entry is not None else ("", ())
+        self.symbol: str = entry.symbol if entry is not None else ""
+        self.written: set[int] = image.kernels[self.key] if image is not None else set()
         self.errors: tuple[tuple[str, str], ...] = image.errors if image is not None else ()
+        # The world it was decided in and what the names it depends on were bound to then (``stale``).
+        self.world, self.watched = image.watch(entry) if image is not None else (0, ())
 
     @property
     def code(self) -> bytes:
@@ -78,9 +81,19 @@ class Choice:
         return module
 
     def stale(self) -> Cause | None:
-        """Why the entry no longer serves (a method it depends on changed since it was chosen), or None."""
+        """Why the entry no longer serves, or None; asked before every launch. Cheap while nothing was
+        redefined (the world is the same) and every name its code and its callees' code looked up or called
+        is bound to the very object it was when the entry was decided; else the entry is decided afresh.
+        (Constants folded in are not compared again: like compiled code, a kernel keeps the values it was
+        loaded or compiled with.)"""
         assert self.image is not None
-        return self.image.check(self.key)[1]
+        resolve = self.image.world.resolve
+        if self.image.world.table.world == self.world and all(resolve(t) is v for t, v in self.watched):
+            return None
+        entry, cause = self.image.check(self.key)
+        if cause is None:
+            self.world, self.watched = self.image.watch(entry)
+        return cause
 
     def __repr__(self) -> str:
         return f"<ptx choice {self.kind or self.cause}>"
@@ -93,7 +106,7 @@ class PtxImage:
         self.package, self.arch, self.path = package, arch, path
         self.rejected: str | None = None
         self.header: dict[str, Any] = {}
-        self._world, self._reject = world, reject
+        self.world, self._reject = world, reject
         self._validator: Any = None
         self._code: dict[str, tuple[bytes | None, Cause | None]] = {}
         self.kernels: dict[tuple[str, tuple[str, ...]], set[int]] = {}
@@ -139,7 +152,7 @@ class PtxImage:
             self.errors = tuple((e["exception"], e["message"]) for e in errors)
         except (ImageError, KeyError, TypeError, ValueError, IndexError, OverflowError) as err:
             return f"damaged: {err}"
-        self._validator = Validator(index, self._world, self._reject)
+        self._validator = Validator(index, self.world, self._reject)
         return None
 
     def reject(self, why: str) -> None:
@@ -170,6 +183,22 @@ class PtxImage:
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:  # a malformed record
             self.reject(f"damaged: {err}")
             return None, Cause.image_incompatible(self.rejected or "")
+
+    def watch(self, entry: Any) -> tuple[int, tuple[tuple[str, Any], ...]]:
+        """The current world, and each name that ``entry`` or an entry it calls (transitively) looks up or
+        calls, with the object it is bound to now: while these stay, a valid entry stays valid."""
+        world, contents = self.world, self._validator.contents
+        targets: set[str] = set()
+        seen, stack = {entry.key}, [entry]
+        while stack:
+            e = stack.pop()
+            targets.update(t for kind, t, _ in e.edges if kind in (EdgeKind.LOOKUP, EdgeKind.CALL))
+            for callee in e.call_keys:
+                found = contents.entry(callee)
+                if callee not in seen and found is not None:
+                    seen.add(callee)
+                    stack.append(found)
+        return world.table.world, tuple((t, world.resolve(t)) for t in sorted(targets))
 
     def code(self, kind: str) -> tuple[bytes | None, Cause | None]:
         """The bytes of the image's PTX (``"ptx"``) or cubin (``"cubin"``) if they match the header's checksum,
@@ -252,7 +281,7 @@ class PtxImages:
             kind = "cubin"
         elif image.code("ptx")[1] is not None:
             return Choice(image.code("ptx")[1])
-        return Choice(None, image, kind, key=instance, symbol=entry.symbol, written=image.kernels[instance])
+        return Choice(None, image, kind, entry)
 
 
 def ptx_images(rt: Any) -> PtxImages:
