@@ -300,7 +300,7 @@ def test_a_runtime_only_install_launches_valid_kernels_and_says_what_to_install_
         try:
             shade()
             raised = None
-        except RuntimeError as err:
+        except _aot.NoCompilerError as err:
             raised = (type(err).__name__, str(err))
         report(raised=raised, launches=len(dev.launches))
         """,

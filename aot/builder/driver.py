@@ -494,7 +494,8 @@ def build_project(
 
 def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list, strict: bool) -> None:
     """The ``ptx`` images of a package: per configured arch, ``<pkg>.ptx-<arch>.aotimg`` with the kernel and
-    device-function entries, ``<pkg>.<arch>.ptx`` and, when ptxas is installed, ``<pkg>.<arch>.cubin``."""
+    device-function entries and the launch tables (``launch_tables``), ``<pkg>.<arch>.ptx`` and, when ptxas is
+    installed, ``<pkg>.<arch>.cubin``."""
     from linker import LinkerError, PtxasError, assemble_ptx, find_ptxas
     from linker._files import atomic_write_bytes
 

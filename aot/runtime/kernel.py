@@ -11,6 +11,10 @@
     saxpy.inspect_ptx()               # PTX of the declared signature, for sm_80
     saxpy(2.0, x, y)                  # TypeError: kernels are launched with kernel[grid, block](…)
 
+On a device, a kernel comes from its package's ``ptx`` image when its entry there is valid (a ``loaded`` event,
+owner ``ptx``; ``aot.runtime.ptximage`` chooses the cubin or the PTX), else it is compiled now (``inferred``
+with the cause; ``StrictModeError`` in strict mode, ``NoCompilerError`` where no compiler is installed).
+
 Without a device, a kernel runs compiled for this CPU: its ``cpu`` instance inside a loop over every block
 and thread (x fastest), the ``aot.gpu`` ids read from that loop; the first thread that raises stops the
 launch with its exception. Barriers cannot be run that way, so a kernel reaching ``sync_threads()`` or
