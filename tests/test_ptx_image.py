@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import serializer
+from aot.runtime.cuda import no_device_reason
 from linker import find_ptxas
 from tests.buildsupport import FIXTURES, aot_build, copy_project, run_python
 
@@ -325,3 +326,37 @@ def test_without_a_device_kernels_still_run_on_the_cpu_grid(built: Path) -> None
     )
     assert run["y"] == [2.0 * i + 1.0 for i in range(8)]
     assert [e["owner"] for e in run["events"]] == ["cpu"]
+
+
+NO_DEVICE = no_device_reason()
+
+
+@pytest.mark.skipif(NO_DEVICE is not None, reason=NO_DEVICE or "")
+def test_on_a_real_device_kernels_from_the_image_match_plain_python(built: Path) -> None:
+    run = run_python(
+        built,
+        """
+        import numpy as np
+        from aot.runtime.cuda import device
+        from gpukit import blocks, kernels, reduce
+
+        rng = np.random.default_rng(7)
+        x, y = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+        got, want = y.copy(), y.copy()
+        kernels.saxpy[blocks(1000, 128), 128](np.float32(2.0), x, got)
+        kernels.saxpy.emulate[blocks(1000, 128), 128](np.float32(2.0), x, want)
+        u = np.linspace(0, 1, 500)
+        shaded, expected = np.zeros(500), np.zeros(500)
+        kernels.shade[blocks(500, 128), 128](u, shaded)
+        kernels.shade.emulate[blocks(500, 128), 128](u, expected)
+        z = rng.standard_normal(1000)
+        total = np.zeros(1)
+        reduce.block_sum[blocks(1000, reduce.THREADS), reduce.THREADS](z, total)
+        report(arch=device().arch, saxpy=bool(np.allclose(got, want, rtol=1e-5)),
+               shade=bool(np.allclose(shaded, expected)), total=float(total[0]), sum=float(z.sum()))
+        """,
+    )
+    assert run["saxpy"] and run["shade"] and run["total"] == pytest.approx(run["sum"])
+    kinds = {e["kind"] for e in run["events"] if e["owner"] == "ptx"}
+    served = int(run["arch"][3:].rstrip("af")) >= 80  # the images are for sm_80 and sm_90
+    assert kinds == ({"loaded"} if served else {"inferred"}), run["events"]
