@@ -244,7 +244,7 @@ class Kernel:
             changed = forget_changed(compiler.inferencer, rt.table, reached)
             if changed is None and compiler.inferencer.done.get(inst.key) is inst:
                 return None
-            return _cause(changed or self.key, self.key)
+            return _cause(changed, self.key)
 
         entry = program.entry(self.key, argtypes)
         return _OnDevice(dev.load(program.ptx), entry.symbol, set(written_params(inst, lookup)), program.errors, stale)
