@@ -31,8 +31,10 @@ from ..world.causes import NATIVE_CHECKSUM_MISMATCH, NATIVE_MISSING, NO_ENTRY, C
 from ..world.edges import EdgeKind
 from ..world.owners import PTX
 
-_ARTIFACTS = {"cubin": "cubin", "ptx": "native"}
-"""Each kind of code a device loads, and the header field naming its file."""
+CUBIN, PTX_TEXT = "cubin", "ptx"
+"""The kinds of code a device loads (``Choice.kind``)."""
+_ARTIFACTS = {CUBIN: "cubin", PTX_TEXT: "native"}
+"""Each kind's header field, which names its file."""
 
 
 def arch_number(arch: str) -> int | None:
@@ -47,7 +49,7 @@ class Choice:
     def __init__(self, cause: Cause | None = None, image: PtxImage | None = None, kind: str = "", entry: Any = None):
         self.cause = cause
         self.image = image
-        self.kind = kind  # "cubin" or "ptx"
+        self.kind = kind  # CUBIN or PTX_TEXT
         self.key: tuple[str, tuple[str, ...]] = entry.key if entry is not None else ("", ())
         self.symbol: str = entry.symbol if entry is not None else ""
         self.written: set[int] = image.kernels[self.key] if image is not None else set()
@@ -72,9 +74,9 @@ class Choice:
             try:
                 module = dev.load(self.code)
             except CudaError:
-                ptx, problem = self.image.code("ptx")
-                if self.kind != "ptx" and ptx is not None and problem is None:
-                    self.kind = "ptx"
+                ptx, problem = self.image.code(PTX_TEXT)
+                if self.kind != PTX_TEXT and ptx is not None and problem is None:
+                    self.kind = PTX_TEXT
                     return self.module(dev)
                 raise
             modules[(dev, self.kind)] = module
@@ -276,11 +278,11 @@ class PtxImages:
         entry, cause = image.check(instance)
         if cause is not None or entry is None:
             return Choice(cause or NO_ENTRY)
-        kind = "ptx"
-        if image_arch == arch and image.code("cubin")[1] is None:
-            kind = "cubin"
-        elif image.code("ptx")[1] is not None:
-            return Choice(image.code("ptx")[1])
+        kind = PTX_TEXT
+        if image_arch == arch and image.code(CUBIN)[1] is None:
+            kind = CUBIN
+        elif image.code(PTX_TEXT)[1] is not None:
+            return Choice(image.code(PTX_TEXT)[1])
         return Choice(None, image, kind, entry)
 
 
