@@ -32,6 +32,7 @@ __version__ = "0.9.0"
 __all__ = [
     "CompileError",
     "Event",
+    "NoCompilerError",
     "NoDeviceError",
     "StrictModeError",
     "boolean",
@@ -59,18 +60,20 @@ __all__ = [
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing aot imports no ``typing`` of its own)
 if TYPE_CHECKING:
     from . import gpu
-    from .runtime.kernel import NoDeviceError, kernel
+    from .runtime.kernel import NoCompilerError, NoDeviceError, kernel
 
 # Imported when first used, not by ``import aot``: a package of CPU methods needs neither (see _LAZY).
 _LAZY = {
     "gpu": ("aot.gpu", None),
     "kernel": ("aot.runtime.kernel", "kernel"),
     "NoDeviceError": ("aot.runtime.kernel", "NoDeviceError"),
+    "NoCompilerError": ("aot.runtime.kernel", "NoCompilerError"),
 }
 
 
 def __getattr__(name: str) -> object:
-    """``aot.gpu``, ``aot.kernel`` and ``aot.NoDeviceError``, imported on first use (PEP 562)."""
+    """``aot.gpu``, ``aot.kernel``, ``aot.NoDeviceError`` and ``aot.NoCompilerError``, imported on first use
+    (PEP 562)."""
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError(f"module 'aot' has no attribute {name!r}")

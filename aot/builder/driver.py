@@ -494,7 +494,8 @@ def build_project(
 
 def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list, strict: bool) -> None:
     """The ``ptx`` images of a package: per configured arch, ``<pkg>.ptx-<arch>.aotimg`` with the kernel and
-    device-function entries, ``<pkg>.<arch>.ptx`` and, when ptxas is installed, ``<pkg>.<arch>.cubin``."""
+    device-function entries and the launch tables (``launch_tables``), ``<pkg>.<arch>.ptx`` and, when ptxas is
+    installed, ``<pkg>.<arch>.cubin``."""
     from linker import LinkerError, PtxasError, assemble_ptx, find_ptxas
     from linker._files import atomic_write_bytes
 
@@ -565,5 +566,26 @@ def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list,
                 builder.result.failed += 1
                 builder.result.errors.append(f"{package}: {err}")
         image_path = folder / f"{package}.ptx-{arch}.aotimg"
-        serializer.write_image(image_path, header, contents.to_tables(), INDEXED_TABLES)
+        tables = dict(contents.to_tables(), **launch_tables(program, compiler.inferencer.done))
+        serializer.write_image(image_path, header, tables, INDEXED_TABLES)
         builder.result.images.append(str(image_path))
+
+
+def launch_tables(program: Any, done: dict) -> dict[str, list]:
+    """A ``ptx`` image's ``kernels`` and ``errors`` tables (``aot.image.entries.KERNELS``, ``ERRORS``): each
+    kernel's written parameters, and the module's error codes, so that a launch from the image needs no
+    inference."""
+    from ..codegen.module import written_params
+    from ..image.entries import ERRORS, KERNELS
+
+    kernels = [
+        KERNELS.pack(
+            {
+                "method": k.method,
+                "argtypes": [str(t) for t in k.argtypes],
+                "written": sorted(written_params(done[(k.method, k.argtypes)], done.__getitem__)),
+            }
+        )
+        for k in sorted(program.kernels, key=lambda k: (k.method, [str(t) for t in k.argtypes]))
+    ]
+    return {"kernels": kernels, "errors": [ERRORS.pack({"exception": e, "message": m}) for e, m in program.errors]}

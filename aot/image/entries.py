@@ -83,6 +83,11 @@ IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
 INDEX = record("index", "keys", "code_starts", "definition_starts", "strings", "constants")
 DEFINITIONS = record("definitions", "definitions")
+# A ``ptx`` image's launch tables: what a launcher needs beside each kernel's entry (its ``.entry`` is the
+# entry's symbol): the parameters whose arrays it writes (copied back), and what each code of the module's
+# ``aot_status`` word raises (code *i* + 1 is record *i*).
+KERNELS = record("kernels", "method", "argtypes", "written")
+ERRORS = record("errors", "exception", "message")
 
 #: Tables whose records are read one at a time (``serializer.ImageFile.records``).
 INDEXED_TABLES = ("code", "ir")

@@ -11,8 +11,8 @@ The header says which compiler wrote the image, for which Python ABI, owner and 
 artifacts lie beside it (``native``: the library or the PTX; ``cubin``: a PTX image's cubin), each a bare
 file name in the image's own folder with its checksum. ``FIELDS`` names every field with its type: the gate
 reads nothing it has not checked (msgpack decodes exact types: a bool is no int here). The loader asks the
-gate for CPU images; the tools ask it for images of any owner (a ptx image's target is chosen per device
-when a kernel is launched, so it has no target checks).
+gate for CPU images, ``aot.runtime.ptximage`` for ptx images; the tools ask it for images of any owner (a ptx
+image's target is chosen per device when a kernel is launched, so it has no target checks).
 
 A CPU image and its library share a build identity (``build_identity``: a hash of the target and of every
 entry's typed IR, in order); the library says it as ``build_info`` (its ``aot_build_id`` symbol).

@@ -2,7 +2,7 @@
 
     dev = device()                  # None without a driver or a GPU (callers then use the CPU grid)
     dev.arch                        → "sm_90"
-    module = dev.load(ptx_text)     # the driver JIT-compiles PTX for the device
+    module = dev.load(ptx_text)     # the driver JIT-compiles PTX for the device (or: the bytes of a cubin)
     dev.launch(module, "aot_gpukit_kernels__saxpy_…", (4, 1, 1), (256, 1, 1), argtypes, args,
                written={2}, errors=program.errors)
 
@@ -67,10 +67,12 @@ class Device:
     def _current(self) -> None:
         self._check("cuCtxSetCurrent", self.context)
 
-    def load(self, ptx: str) -> ctypes.c_void_p:
+    def load(self, code: str | bytes) -> ctypes.c_void_p:
+        """Load a module: PTX text (the driver compiles it for the device) or the bytes of a cubin or PTX."""
         self._current()
         module = ctypes.c_void_p()
-        self._check("cuModuleLoadData", ctypes.byref(module), ctypes.c_char_p(ptx.encode() + b"\0"))
+        data = code.encode() if isinstance(code, str) else bytes(code)
+        self._check("cuModuleLoadData", ctypes.byref(module), ctypes.c_char_p(data + b"\0"))
         return module
 
     def launch(

@@ -11,6 +11,10 @@
     saxpy.inspect_ptx()               # PTX of the declared signature, for sm_80
     saxpy(2.0, x, y)                  # TypeError: kernels are launched with kernel[grid, block](…)
 
+On a device, a kernel comes from its package's ``ptx`` image when its entry there is valid (a ``loaded`` event,
+owner ``ptx``; ``aot.runtime.ptximage`` chooses the cubin or the PTX), else it is compiled now (``inferred``
+with the cause; ``StrictModeError`` in strict mode, ``NoCompilerError`` where no compiler is installed).
+
 Without a device, a kernel runs compiled for this CPU: its ``cpu`` instance inside a loop over every block
 and thread (x fastest), the ``aot.gpu`` ids read from that loop; the first thread that raises stops the
 launch with its exception. Barriers cannot be run that way, so a kernel reaching ``sync_threads()`` or
@@ -40,6 +44,21 @@ MAX_BLOCK_THREADS = 1024
 
 class NoDeviceError(RuntimeError):
     """A kernel needs a CUDA device (it uses barriers or shared memory) and there is none."""
+
+
+class NoCompilerError(RuntimeError):
+    """A kernel must be compiled for the CUDA device (its ptx image does not serve it) and no compiler is
+    installed (a runtime-only install)."""
+
+
+class _OnDevice:
+    """A kernel ready on one device: its module, ``.entry`` symbol, written parameters and error codes;
+    ``stale()`` says why it no longer serves (checked before each launch), or None."""
+
+    __slots__ = ("module", "symbol", "written", "errors", "stale")
+
+    def __init__(self, module: Any, symbol: str, written: set[int], errors: tuple, stale: Callable):
+        self.module, self.symbol, self.written, self.errors, self.stale = module, symbol, written, errors, stale
 
 
 def device_only_use(inst: Any, lookup: Callable) -> tuple[str, Span, str] | None:
@@ -181,35 +200,55 @@ class Kernel:
                 raise
 
     def _launch_device(self, dev: Any, gdim: tuple, bdim: tuple, argtypes: tuple[Type, ...], args: tuple) -> None:
-        from ..codegen.module import written_params
+        with self._lock:
+            on_device = self._device.get((dev.arch, argtypes))
+            cause = None if on_device is None else on_device.stale()
+            if on_device is None or cause is not None:
+                on_device = self._load_device(dev, argtypes, cause)
+                self._device[(dev.arch, argtypes)] = on_device
+        dev.launch(on_device.module, on_device.symbol, gdim, bdim, argtypes, args, on_device.written, on_device.errors)
+
+    def _load_device(self, dev: Any, argtypes: tuple[Type, ...], cause: Cause | None) -> _OnDevice:
+        """The kernel for this device: from the package's ptx image when its entry is valid (``loaded``), else
+        compiled now (``inferred`` with ``cause``: why the image did not serve, or what changed since)."""
         from ..world import owners
-        from .ptx import forget_changed, ptx_compiler, reached_methods
+        from .ptximage import select
 
         rt = runtime()
+        if cause is None:
+            choice = select(rt, self.__aot_method__, argtypes, dev.arch)
+            if choice.cause is None:
+                module = choice.module(dev)  # (the package's whole module, loaded once per device)
+                rt.record("loaded", self.key, argtypes, owner=owners.PTX)
+                return _OnDevice(module, choice.symbol, choice.written, choice.errors, choice.stale)
+            cause = choice.cause
+        rt.check_strict(self.key, argtypes, cause)
+        from .compilerless import INSTALL_COMPILER, compiler_available
+
+        if not compiler_available():
+            raise NoCompilerError(
+                f"{self.key}({', '.join(map(str, argtypes))}) cannot be launched on the CUDA device: its ptx image "
+                f"does not serve it ({cause}) and no compiler is installed to compile it ({INSTALL_COMPILER})"
+            )
+        from ..codegen.module import written_params
+        from .ptx import forget_changed, ptx_compiler, reached_methods
+
         compiler = ptx_compiler(rt)
-        with self._lock:
-            loaded = self._device.get((dev.arch, argtypes))
-            if loaded is None:
-                compiler.refresh()
-            changed = None if loaded is None else forget_changed(compiler.inferencer, rt.table, loaded[4])
-            if loaded is None or compiler.inferencer.done.get(loaded[0].key) is not loaded[0]:
-                cause = _cause(changed, self.key)
-                rt.check_strict(self.key, argtypes, cause)
-                program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
-                inst = compiler.inferencer.done[(self.key, argtypes)]
-                rt.record("inferred", self.key, argtypes, owner=owners.PTX, cause=cause)
-                lookup = compiler.inferencer.done.__getitem__
-                loaded = (
-                    inst,
-                    program,
-                    dev.load(program.ptx),
-                    set(written_params(inst, lookup)),
-                    reached_methods(inst, lookup),
-                )
-                self._device[(dev.arch, argtypes)] = loaded
-        inst, program, module, written, _ = loaded
+        compiler.refresh()
+        program = compiler.compile([(self.__aot_method__, argtypes)], dev.arch)
+        inst = compiler.inferencer.done[(self.key, argtypes)]
+        rt.record("inferred", self.key, argtypes, owner=owners.PTX, cause=cause)
+        lookup = compiler.inferencer.done.__getitem__
+        reached = reached_methods(inst, lookup)
+
+        def stale() -> Cause | None:
+            changed = forget_changed(compiler.inferencer, rt.table, reached)
+            if changed is None and compiler.inferencer.done.get(inst.key) is inst:
+                return None
+            return _cause(changed, self.key)
+
         entry = program.entry(self.key, argtypes)
-        dev.launch(module, entry.symbol, gdim, bdim, argtypes, args, written, program.errors)
+        return _OnDevice(dev.load(program.ptx), entry.symbol, set(written_params(inst, lookup)), program.errors, stale)
 
     # ------------------------------------------------------------------ inspection
     def _types(self, argtypes: Sequence[Any]) -> tuple[Type, ...]:
