@@ -19,11 +19,12 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import abi
-from ..types import ArrayType, ScalarType, TupleType, Type
+from ..types import ArrayType, ListType, ScalarType, TupleType, Type
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
 from .context import ModuleContext
+from .lists import box_list
 from .types import memory_type, value_type
 
 _TRY_TYPE = ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR])
@@ -227,6 +228,8 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
         return b.load(result)
     if isinstance(t, ArrayType):
         return box_array(ctx, b, value, t)
+    if isinstance(t, ListType):
+        return box_list(ctx, b, value, t, box, api.fn)
     raise TypeError(f"cannot return a {t} to Python")
 
 

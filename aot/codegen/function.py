@@ -53,8 +53,8 @@ from ..ir import (
     uses,
 )
 from ..ir.ops import ALLOCATING, Intrinsic
-from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, gpu_intrinsics, npfuncs, parallel, views
+from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
+from . import arrays, gpu_intrinsics, lists, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -261,7 +261,12 @@ class FunctionCodegen(Emitter):
             self.store(op.dest, value, src)
 
     def op_Truth(self, op: Truth) -> None:
-        self.store(op.dest, truth(self, self.load(op.src), self.t(op.src)), BOOL)
+        src_t = self.t(op.src)
+        if isinstance(src_t, ListType):  # (a list is true when it has items)
+            n = lists.length(self.b, self.load(op.src))
+            self.store(op.dest, self.b.icmp_signed("!=", n, ir.Constant(lt.I64, 0)), BOOL)
+            return
+        self.store(op.dest, truth(self, self.load(op.src), src_t), BOOL)
 
     def op_MakeTuple(self, op: MakeTuple) -> None:
         t = self.t(op.dest)
@@ -387,6 +392,10 @@ class FunctionCodegen(Emitter):
             index = [(self.load(i), self.t(i)) for i in op.index]
             self.store(op.dest, views.index_view(self, obj, obj_t, index, dest_t), dest_t)
             return
+        if isinstance(obj_t, ListType):
+            at = op.index[0]
+            self.store(op.dest, lists.get_item(self, obj, obj_t, self.load(at), self.t(at)), obj_t.item)
+            return
         if isinstance(obj_t, ArrayType):
             ptr = self.element_pointer(obj, obj_t, [(self.load(i), self.t(i)) for i in op.index])
             value = self.b.load(ptr)
@@ -412,6 +421,11 @@ class FunctionCodegen(Emitter):
 
     def op_SetItem(self, op: SetItem) -> None:
         obj_t = self.t(op.obj)
+        if isinstance(obj_t, ListType):
+            at = op.index[0]
+            value = coerce(self, self.load(op.value), self.t(op.value), obj_t.item)
+            lists.set_item(self, self.load(op.obj), obj_t, self.load(at), self.t(at), value)
+            return
         assert isinstance(obj_t, ArrayType)
         if len(op.index) < obj_t.ndim:  # assignment to a view: a[1:-1] = 0.0, a[i] = row
             index = [(self.load(i), self.t(i)) for i in op.index]
@@ -443,6 +457,11 @@ class FunctionCodegen(Emitter):
             self.assign(op.dest.name, self.b.load(out), fresh=True)  # a result is a new reference
 
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
+        if op.fn.value.startswith("list.") or (
+            op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN) and isinstance(self.t(op.args[0]), ListType)
+        ):
+            self.list_intrinsic(op)
+            return
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
         elif op.fn in ALLOCATING:
@@ -458,6 +477,26 @@ class FunctionCodegen(Emitter):
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         self.assign(op.dest.name, result)
+
+    def list_intrinsic(self, op: IntrinsicCall) -> None:
+        """``len(lst)``, and the intrinsics of ``aot.codegen.lists``: ``append`` changes the list in place
+        (its result is the list, assigned back to the list's own variable: nothing to count), the others
+        give a new reference."""
+        argtypes = [self.t(a) for a in op.args]
+        args = [self.load(a) for a in op.args]
+        if op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
+            self.store(op.dest, lists.length(self.b, args[0]), I64)
+            return
+        if op.fn is Intrinsic.LIST_APPEND:
+            lst_t = argtypes[0]
+            assert isinstance(lst_t, ListType)
+            item_t = self.t(op.dest)
+            assert isinstance(item_t, ListType)  # (the variable's type: the appended value converts to its item)
+            lists.append(self, args[0], item_t, coerce(self, args[1], argtypes[1], item_t.item))
+            if op.dest != op.args[0]:
+                self.store(op.dest, args[0], lst_t)
+            return
+        self.assign(op.dest.name, lists.lower(self, op.fn, args, argtypes, self.t(op.dest), op.span), fresh=True)
 
     def gpu_intrinsic(self, op: IntrinsicCall) -> ir.Value:
         """The value of an ``aot.gpu`` intrinsic (``i8 0`` for ``sync_threads``, whose type is none); its axis

@@ -55,7 +55,7 @@ from ..ir import (
 )
 from ..ir.ops import CallValue
 from ..parallel import is_prange
-from . import iteration
+from . import iteration, lists
 
 _BINOPS = {
     ast.Add: BinOpKind.ADD,
@@ -96,11 +96,9 @@ _UNSUPPORTED: dict[type, str] = {
     ast.ImportFrom: "imports inside compiled functions are not supported; import at module level",
     ast.Delete: "'del' is not supported in compiled code",
     ast.Lambda: "lambdas are not supported; define a module-level function instead",
-    ast.ListComp: "list comprehensions are not supported; write a loop that fills an array argument",
     ast.SetComp: "set comprehensions are not supported in compiled code",
     ast.DictComp: "dict comprehensions are not supported in compiled code",
-    ast.GeneratorExp: "generator expressions are not supported; write a loop",
-    ast.List: "lists are not supported as values; use a tuple or an array argument",
+    ast.GeneratorExp: "generator expressions are only supported inside sum/min/max/any/all; use a list comprehension",
     ast.Dict: "dicts are not supported as values in compiled code",
     ast.Set: "sets are not supported as values in compiled code",
     ast.JoinedStr: "f-strings are not supported; strings are not values in compiled code",
@@ -374,6 +372,9 @@ class Lowering:
         self.expr(node.value)
 
     def stmt_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.List) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            lists.display(self, node.value, Var(node.targets[0].id))  # (``out = []``: typed by out's appends)
+            return
         value = self.expr(node.value)
         for target in node.targets:
             self.assign(target, value, node)
@@ -382,6 +383,9 @@ class Lowering:
         if node.value is None:
             return
         self.assign(node.target, self.expr(node.value), node)
+
+    def stmt__Append(self, node: lists._Append) -> None:
+        lists.append_statement(self, node)
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> None:
         op = _BINOPS.get(type(node.op))
@@ -760,6 +764,12 @@ class Lowering:
         items = tuple(self.expr(e) for e in node.elts)
         return self.b.emit_value(lambda d: MakeTuple(d, items, self.span(node)))
 
+    def expr_List(self, node: ast.List) -> Var:
+        return lists.display(self, node)
+
+    def expr_ListComp(self, node: ast.ListComp) -> Var:
+        return lists.comprehension(self, node)
+
     def expr_Attribute(self, node: ast.Attribute) -> Var:
         obj = self.expr(node.value)
         return self.b.emit_value(lambda d: GetAttr(d, obj, node.attr, self.span(node)))
@@ -809,6 +819,9 @@ class Lowering:
             desugared = iteration.simple_builtin(self, node.func.id, node)
             if desugared is not None:
                 return desugared
+        method = lists.method_call(self, node)  # ``name.append(x)``, ``name.pop()``
+        if method is not None:
+            return method
         for kw in node.keywords:
             if kw.arg is None:
                 self.error(kw.value, "**kwargs in calls is not supported; pass each keyword argument by name")

@@ -200,6 +200,14 @@ class Intrinsic(enum.Enum):
     NP_LINSPACE = "np.linspace"
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
+    # Lists (``aot.infer.lists`` types them, ``aot.codegen.lists`` lowers them): ``[a, b]`` (its items; ``[]``
+    # takes its item type from the variable it is assigned to), ``lst.append(x)`` (its result is the list
+    # itself, assigned back to the list's variable: how ``[]`` learns its item type), ``lst.pop([i])``, and
+    # ``np.array(lst)`` / ``np.asarray(lst)`` (a new array).
+    LIST_NEW = "list.new"
+    LIST_APPEND = "list.append"
+    LIST_POP = "list.pop"
+    LIST_TO_ARRAY = "list.to_array"
 
 
 FLOAT_MATH_1 = frozenset(
