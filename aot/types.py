@@ -526,8 +526,8 @@ class _TypeParser:
         while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
             self.pos += 1
         name = self.text[start : self.pos]
-        if name == "list" and self.accept("["):
-            item = self.type()
+        if name == "list" and self.accept("["):  # (``list[bottom]``: an empty list, typed where it is stored)
+            item = BOTTOM if self.accept("bottom") else self.type()
             self.expect("]")
             return ListType(item)
         if name not in SCALARS:

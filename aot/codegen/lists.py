@@ -3,7 +3,9 @@
 A list value is a pointer to a block from the allocator of ``arrays.py`` (``aot_nrt_alloc``), so the same
 ``{i64 refcount, ptr free}`` header and the same ``incref``/``decref`` count it; the payload after the header
 is ``{i64 len, i64 cap, ptr items}``. ``items`` is a separate ``PyMem_RawMalloc`` block of ``cap`` items in
-their register layout (booleans as bytes), grown by doubling. The header's ``free`` is the list's own
+their register layout (booleans as bytes), grown by doubling; ``[]`` has none (NULL) until its first append,
+so that an empty list whose item type is only known where it is stored (``[[x], []]``) is never wrong. The
+header's ``free`` is the list's own
 ``aot_list_free…`` function: it drops the reference each item holds (arrays, lists, tuples holding them),
 then frees the items and the block. A list is shared by reference, as in Python (``b = a`` then
 ``b.append(x)`` changes ``a``); the refcount discipline of ``function.py`` applies unchanged: a variable's
@@ -19,7 +21,7 @@ from llvmlite import ir
 
 from ..diagnostics import CompileError, Diagnostic, Span
 from ..ir.ops import Intrinsic
-from ..types import I64, ArrayType, ListType, ScalarType, Type
+from ..types import BOTTOM, I64, ArrayType, ListType, ScalarType, Type
 from . import types as lt
 from .arrays import (
     DATA,
@@ -46,7 +48,7 @@ _MIN_CAP = 4
 
 def item_memory_type(t: Type) -> ir.Type:
     """How an item is laid out in the items block (booleans are bytes, everything else as in registers)."""
-    if isinstance(t, ScalarType) and t.kind == "b":
+    if (isinstance(t, ScalarType) and t.kind == "b") or t is BOTTOM:  # (``[]`` stored as an item: never read)
         return lt.I8
     return value_type(t)
 
@@ -147,14 +149,15 @@ def new_list(em: Emitter, t: ListType, items: list[tuple[ir.Value, Type]], span:
     b = em.b
     header = b.call(alloc_function(em.ctx), [ir.Constant(lt.I64, 24)])
     em.check(b.icmp_unsigned("==", header, _NULL), "MemoryError", "cannot allocate memory for a list")
-    cap = max(len(items), _MIN_CAP)
-    data = b.call(_raw(em.ctx, "PyMem_RawMalloc"), [b.mul(_item_size(b, t.item), ir.Constant(lt.I64, cap))])
-    failed = b.icmp_unsigned("==", data, _NULL)
-    with b.if_then(failed, likely=False):
-        b.call(_raw(em.ctx, "PyMem_RawFree"), [header])
-    em.check(failed, "MemoryError", "cannot allocate memory for a list")
-    free_slot = b.bitcast(b.gep(header, [ir.Constant(lt.I64, 8)]), lt.PTR.as_pointer())
-    b.store(b.bitcast(free_function(em.ctx, t.item), lt.PTR), free_slot)
+    cap = max(len(items), _MIN_CAP) if items else 0
+    data: ir.Value = _NULL  # (``[]`` holds no items block until its first append, which knows the item type)
+    if items:
+        data = b.call(_raw(em.ctx, "PyMem_RawMalloc"), [b.mul(_item_size(b, t.item), ir.Constant(lt.I64, cap))])
+        failed = b.icmp_unsigned("==", data, _NULL)
+        with b.if_then(failed, likely=False):
+            b.call(_raw(em.ctx, "PyMem_RawFree"), [header])
+        em.check(failed, "MemoryError", "cannot allocate memory for a list")
+    _set_free(em, header, t.item)
     b.store(ir.Constant(lt.I64, len(items)), _field(b, header, LEN))
     b.store(ir.Constant(lt.I64, cap), _field(b, header, CAP))
     b.store(data, _field(b, header, ITEMS))
@@ -166,6 +169,11 @@ def new_list(em: Emitter, t: ListType, items: list[tuple[ir.Value, Type]], span:
     return header
 
 
+def _set_free(em: Emitter, header: ir.Value, item: Type) -> None:
+    free_slot = em.b.bitcast(em.b.gep(header, [ir.Constant(lt.I64, 8)]), lt.PTR.as_pointer())
+    em.b.store(em.b.bitcast(free_function(em.ctx, item), lt.PTR), free_slot)
+
+
 def _index(em: Emitter, lst: ir.Value, index: ir.Value, index_t: Type, n: ir.Value, message: str) -> ir.Value:
     """A Python index into ``n`` items (negative counts from the end), or ``IndexError``."""
     b = em.b
@@ -175,9 +183,11 @@ def _index(em: Emitter, lst: ir.Value, index: ir.Value, index_t: Type, n: ir.Val
     return i
 
 
-def item_pointer(em: Emitter, lst: ir.Value, t: ListType, index: ir.Value, index_t: Type) -> ir.Value:
+def item_pointer(
+    em: Emitter, lst: ir.Value, t: ListType, index: ir.Value, index_t: Type, message: str = "list index out of range"
+) -> ir.Value:
     b = em.b
-    i = _index(em, lst, index, index_t, length(b, lst), "list index out of range")
+    i = _index(em, lst, index, index_t, length(b, lst), message)
     return b.gep(_items(b, lst, t.item), [i])
 
 
@@ -189,7 +199,7 @@ def get_item(em: Emitter, lst: ir.Value, t: ListType, index: ir.Value, index_t: 
 def set_item(em: Emitter, lst: ir.Value, t: ListType, index: ir.Value, index_t: Type, value: ir.Value) -> None:
     """``lst[i] = value`` (``value`` already of the item type): the list's reference moves to the new item."""
     b = em.b
-    ptr = item_pointer(em, lst, t, index, index_t)
+    ptr = item_pointer(em, lst, t, index, index_t, "list assignment index out of range")
     old = _load_item(b, ptr, t.item)
     incref(em.ctx, b, value, t.item)
     _store_item(b, value, ptr, t.item)
@@ -203,7 +213,10 @@ def append(em: Emitter, lst: ir.Value, t: ListType, value: ir.Value) -> None:
     cap_ptr = _field(b, lst, CAP)
     cap = b.load(cap_ptr)
     with b.if_then(b.icmp_signed(">=", n, cap), likely=False):
-        new_cap = b.mul(cap, ir.Constant(lt.I64, 2))
+        doubled = b.mul(cap, ir.Constant(lt.I64, 2))
+        new_cap = b.select(
+            b.icmp_signed("<", doubled, ir.Constant(lt.I64, _MIN_CAP)), ir.Constant(lt.I64, _MIN_CAP), doubled
+        )
         size = b.mul(new_cap, _item_size(b, t.item))
         em.check(b.icmp_signed(">", new_cap, ir.Constant(lt.I64, 1 << 56)), "MemoryError", "list is too big")
         items_ptr = _field(b, lst, ITEMS)
@@ -211,6 +224,7 @@ def append(em: Emitter, lst: ir.Value, t: ListType, value: ir.Value) -> None:
         em.check(b.icmp_unsigned("==", grown, _NULL), "MemoryError", "cannot allocate memory for a list")
         b.store(grown, items_ptr)
         b.store(new_cap, cap_ptr)
+        _set_free(em, lst, t.item)  # (a list made empty, as ``[]`` stored as an item, learns its item type here)
     incref(em.ctx, b, value, t.item)
     _store_item(b, value, b.gep(_items(b, lst, t.item), [n]), t.item)
     b.store(b.add(n, ir.Constant(lt.I64, 1)), _field(b, lst, LEN))

@@ -1,14 +1,15 @@
 """Typing lists: ``[a, b]``, ``[]``, ``lst.append(x)``, ``lst.pop([i])``, ``lst[i]``, ``len(lst)`` and
 ``np.array(lst)`` / ``np.asarray(lst)``.
 
-    list_type(Intrinsic.LIST_NEW, (i64, f64))     → list[f64]     (a literal's items join: int and float unify)
+    list_type(Intrinsic.LIST_NEW, (f64, f64))     → list[f64]
     list_type(Intrinsic.LIST_NEW, ())             → list[bottom]  (the variable's later appends type it)
     list_type(Intrinsic.LIST_APPEND, (list[bottom], f64)) → list[f64]
 
 A list holds one item type: a number, a tuple, an array or a list. The frontend assigns ``lst.append(x)``'s
 result (the list itself) back to ``lst``, so the variable's type is the join of its literal and its appends:
-that is how ``out = []`` gets its item type. An int stored into a list of floats converts (as in an array);
-anything else of another type is a ``CompileError``, and so is a list whose item type is never known.
+that is how ``out = []`` gets its item type. Items of another type are a ``CompileError``, an int put into a
+list of floats too (Python would keep the int, and the list returned to Python would differ), and so is a
+list whose item type is never known.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from ..types import (
     ScalarType,
     TupleType,
     Type,
-    join,
     list_item_join,
 )
 from .rules import RuleError
@@ -35,6 +35,10 @@ INTRINSICS = frozenset({Intrinsic.LIST_NEW, Intrinsic.LIST_APPEND, Intrinsic.LIS
 METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP}
 """The list methods the frontend lowers as intrinsics (``name.append(x)`` on a local variable)."""
 
+_ONE_TYPE = (
+    "a list holds one type, and Python would keep each item's own (convert it: 1.0 or float(x) in a list "
+    "of floats, int(x) in a list of ints)"
+)
 UNTYPED = (
     "an empty list never gets an item type here: append to it in this function (out = [] then "
     "out.append(0.0)), or start it from a literal holding one value of the type"
@@ -58,13 +62,9 @@ def _item(t: Type, what: str) -> Type:
 def stored_item(item: Type, value: Type, what: str) -> Type:
     """The list's item type once ``value`` is stored into a list of ``item`` (``bottom``: not known yet)."""
     value = _item(value, what)
-    if item is BOTTOM:
-        return value
-    if isinstance(item, ScalarType) and isinstance(value, ScalarType) and join(item, value) == item:
-        return item  # (converted where it is stored: an int into a list of floats)
     joined = list_item_join(item, value)
     if joined is None:
-        raise RuleError(f"{what}: this list holds {item}, not {value}; a list holds one type (use another list)")
+        raise RuleError(f"{what}: this list holds {item}, not {value}; {_ONE_TYPE}")
     return joined
 
 
@@ -73,9 +73,9 @@ def list_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         item: Type = BOTTOM
         for t in args:
             t = _item(t, "a list display")
-            joined = join(item, t) if isinstance(t, ScalarType) else list_item_join(item, t)
+            joined = list_item_join(item, t)
             if joined is None:
-                raise RuleError(f"the items of a list must have one type, not {item} and {t}")
+                raise RuleError(f"the items of a list must have one type, not {item} and {t}; {_ONE_TYPE}")
             item = joined
         return ListType(item)
     lst = args[0]

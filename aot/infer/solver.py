@@ -751,7 +751,7 @@ class _BodyState:
                 raise RuleError(optional.unnarrowed_message(a.name, t))
             if not t.is_runtime:
                 raise RuleError(f"a tuple holding {t} cannot be passed to compiled code")
-            if lists.untyped(t):
+            if method is not None and lists.untyped(t):
                 raise RuleError(lists.UNTYPED)
         sweep = self.sweep
         if method is not None:
@@ -948,11 +948,10 @@ class _BodyState:
                     returns.append((NONE if op.value is None else self.t(op.value), op.span))
         for name, (old, new, span) in self.conflicts.items():
             self.sweep.sink.error(span, self._conflict_message(name, old, new))
-        for name, t in self.types.items():
-            if lists.untyped(t):
+        for name, t in self.types.items() if not self.sweep.sink else ():  # (an untyped item explains it first)
+            if lists.untyped(t) and not is_temp(name):  # (a temporary ``[]`` may be an item: ``[[x], []]``)
                 where = next(iter(self.first_def.get(name, {}).values()), self.fn.span)
-                named = not is_temp(name) and name[0] != "$"
-                self.sweep.sink.error(where, f"'{name}': {lists.UNTYPED}" if named else lists.UNTYPED)
+                self.sweep.sink.error(where, f"'{name}': {lists.UNTYPED}" if name[0] != "$" else lists.UNTYPED)
         ret: Type = BOTTOM
         for t, span in returns:
             if t is BOTTOM:
@@ -966,7 +965,9 @@ class _BodyState:
                 )
                 continue
             ret = joined
-        if constructs.is_string(ret):
+        if lists.untyped(ret):
+            self.sweep.sink.error(returns[0][1], lists.UNTYPED)
+        elif constructs.is_string(ret):
             self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
         elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
