@@ -465,11 +465,19 @@ def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
     if not parser.accept(")"):
         while True:
             args.append(parser.type())
+            if _holds_list(args[-1]):  # (the wrappers take no lists from Python: ``typeof`` says why)
+                raise parser.fail("a list cannot be a parameter (pass a tuple or an array; lists may be returned)")
             if parser.accept(")"):
                 break
             parser.expect(",")
     parser.end()
     return ret, tuple(args)
+
+
+def _holds_list(t: Type) -> bool:
+    if isinstance(t, (TupleType, OptionalType)):
+        return any(map(_holds_list, t.items if isinstance(t, TupleType) else (t.inner,)))
+    return isinstance(t, ListType)
 
 
 def format_signature(ret: Type, args: tuple[Type, ...]) -> str:

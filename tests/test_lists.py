@@ -472,3 +472,15 @@ def test_lists_in_prange_and_kernels_are_refused():
 
     with pytest.raises(aot.CompileError, match="makes a list, which kernels"):
         PtxCompiler(runtime().table).infer(k.__aot_method__, (aot.f64[::1],))
+
+
+def test_a_declared_list_parameter_is_refused():
+    @aot.jit(signatures=["f64(list[f64])"])
+    def first(xs):
+        return xs[0]
+
+    with pytest.raises(TypeError, match="cannot take a list argument"):
+        first([1.0])
+    with pytest.raises(aot.types.SignatureError, match="a list cannot be a parameter"):
+        aot.types.parse_signature("f64(i64, (f64, list[f64]))")
+    assert str(aot.types.parse_signature("list[list[bottom]](f64)")[0]) == "list[list[bottom]]"
