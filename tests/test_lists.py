@@ -484,3 +484,20 @@ def test_a_declared_list_parameter_is_refused():
     with pytest.raises(aot.types.SignatureError, match="a list cannot be a parameter"):
         aot.types.parse_signature("f64(i64, (f64, list[f64]))")
     assert str(aot.types.parse_signature("list[list[bottom]](f64)")[0]) == "list[list[bottom]]"
+
+
+DEBUG = False
+
+
+@aot.jit
+def appended_only_in_dead_code(n):
+    out = []
+    for i in range(n):
+        if DEBUG:
+            out.append(i * 1.0)
+    ys = [x for x in range(n) if DEBUG]
+    return out, len(out), ys, not ys
+
+
+def test_a_list_appended_to_only_in_dead_code_is_empty():
+    check(appended_only_in_dead_code, 3)

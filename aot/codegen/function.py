@@ -261,12 +261,7 @@ class FunctionCodegen(Emitter):
             self.store(op.dest, value, src)
 
     def op_Truth(self, op: Truth) -> None:
-        src_t = self.t(op.src)
-        if isinstance(src_t, ListType):  # (a list is true when it has items)
-            n = lists.length(self.b, self.load(op.src))
-            self.store(op.dest, self.b.icmp_signed("!=", n, ir.Constant(lt.I64, 0)), BOOL)
-            return
-        self.store(op.dest, truth(self, self.load(op.src), src_t), BOOL)
+        self.store(op.dest, truth(self, self.load(op.src), self.t(op.src)), BOOL)
 
     def op_MakeTuple(self, op: MakeTuple) -> None:
         t = self.t(op.dest)

@@ -400,6 +400,10 @@ def box_list(
     exception set on failure)."""
     fn = b.function
     n = length(b, lst)
+    if t.item is BOTTOM:  # (a list never stored into: always empty)
+        out = b.call(api_fn("PyList_New", lt.PTR, lt.I64), [ir.Constant(lt.I64, 0)])
+        decref(ctx, b, lst, t)
+        return out
     new = api_fn("PyList_New", lt.PTR, lt.I64)
     set_item = api_fn("PyList_SetItem", lt.I32, lt.PTR, lt.I64, lt.PTR)
     py_decref = api_fn("Py_DecRef", ir.VoidType(), lt.PTR)

@@ -32,6 +32,10 @@ from ..types import (
 from .rules import RuleError
 
 INTRINSICS = frozenset({Intrinsic.LIST_NEW, Intrinsic.LIST_APPEND, Intrinsic.LIST_POP, Intrinsic.LIST_TO_ARRAY})
+STORES = frozenset({Intrinsic.LIST_APPEND})
+"""What gives ``[]`` its item type. A list appended to only where the solver never goes (``if DEBUG:`` with a
+constant ``DEBUG = False``) stays ``list[bottom]``: always empty, so its length, its truth and the list itself
+are right; anything that needs its item (``lst[i]``, a loop over it) is a ``CompileError``."""
 METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP}
 """The list methods the frontend lowers as intrinsics (``name.append(x)`` on a local variable)."""
 

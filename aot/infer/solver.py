@@ -948,8 +948,15 @@ class _BodyState:
                     returns.append((NONE if op.value is None else self.t(op.value), op.span))
         for name, (old, new, span) in self.conflicts.items():
             self.sweep.sink.error(span, self._conflict_message(name, old, new))
+        appended = {op.dest.name for _, op in self.fn.ops() if isinstance(op, IntrinsicCall) and op.fn in lists.STORES}
+        copies = [(op.src.name, op.dest.name) for _, op in self.fn.ops() if isinstance(op, Copy)]
+        for _ in range(len(copies)):  # (``xs = [f(x) for x in a if DEBUG]``: xs holds the comprehension's list)
+            grown = appended | {dest for src, dest in copies if src in appended}
+            if grown == appended:
+                break
+            appended = grown
         for name, t in self.types.items() if not self.sweep.sink else ():  # (an untyped item explains it first)
-            if lists.untyped(t) and not is_temp(name):  # (a temporary ``[]`` may be an item: ``[[x], []]``)
+            if lists.untyped(t) and not is_temp(name) and name not in appended:  # (see lists.UNTYPED)
                 where = next(iter(self.first_def.get(name, {}).values()), self.fn.span)
                 self.sweep.sink.error(where, f"'{name}': {lists.UNTYPED}" if name[0] != "$" else lists.UNTYPED)
         ret: Type = BOTTOM
@@ -965,9 +972,7 @@ class _BodyState:
                 )
                 continue
             ret = joined
-        if lists.untyped(ret):
-            self.sweep.sink.error(returns[0][1], lists.UNTYPED)
-        elif constructs.is_string(ret):
+        if constructs.is_string(ret):
             self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
         elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
