@@ -260,8 +260,14 @@ class FunctionCodegen(Emitter):
         else:
             self.store(op.dest, value, src)
 
+    def truth(self, value: ir.Value, t: Type) -> ir.Value:
+        """Python's truth test (``numerics.truth``; a list is true when it has items)."""
+        if isinstance(t, ListType):
+            return self.b.icmp_signed("!=", lists.length(self.b, value), ir.Constant(lt.I64, 0))
+        return truth(self, value, t)
+
     def op_Truth(self, op: Truth) -> None:
-        self.store(op.dest, truth(self, self.load(op.src), self.t(op.src)), BOOL)
+        self.store(op.dest, self.truth(self.load(op.src), self.t(op.src)), BOOL)
 
     def op_MakeTuple(self, op: MakeTuple) -> None:
         t = self.t(op.dest)
@@ -275,7 +281,7 @@ class FunctionCodegen(Emitter):
         src = self.t(op.operand)
         v = self.load(op.operand)
         if op.op is UnaryKind.NOT:
-            self.store(op.dest, self.b.not_(truth(self, v, src)), BOOL)
+            self.store(op.dest, self.b.not_(self.truth(v, src)), BOOL)
             return
         assert isinstance(src, ScalarType)
         t = arith_type(src)

@@ -78,10 +78,6 @@ def convert_scalar(em: Emitter, v: ir.Value, src: ScalarType, dst: ScalarType) -
 def truth(em: Emitter, v: ir.Value, t: Type) -> ir.Value:
     if isinstance(t, TupleType):
         return ir.Constant(lt.I1, int(bool(t.items)))
-    if isinstance(t, ListType):  # (true when it has items)
-        from .lists import length  # (lists.py builds on this module)
-
-        return em.b.icmp_signed("!=", length(em.b, v), ir.Constant(lt.I64, 0))
     assert isinstance(t, ScalarType)
     if t.kind == "b":
         return v
