@@ -501,3 +501,21 @@ def appended_only_in_dead_code(n):
 
 def test_a_list_appended_to_only_in_dead_code_is_empty():
     check(appended_only_in_dead_code, 3)
+
+
+def fill(xs, n):
+    for i in range(n):
+        xs.append(i * 2.0)
+    return len(xs)
+
+
+@aot.jit
+def callee_appends(n):
+    xs = [0.5]
+    k = fill(xs, n)  # (the callee changes the caller's list: it is shared)
+    return k, xs, sum(xs, 0.0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_a_list_passed_to_a_compiled_call_is_shared(n):
+    check(callee_appends, n)
