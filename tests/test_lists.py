@@ -519,3 +519,23 @@ def callee_appends(n):
 @pytest.mark.parametrize("n", [0, 1, 6])
 def test_a_list_passed_to_a_compiled_call_is_shared(n):
     check(callee_appends, n)
+
+
+@aot.jit
+def other_method(n):
+    xs = [1.0]
+    xs.extend([2.0])
+    return xs
+
+
+@aot.jit
+def append_on_an_item(n):
+    rows = [[1.0], [2.0]]
+    rows[0].append(3.0)
+    return rows
+
+
+def test_other_list_methods_are_compile_errors():
+    assert "no method 'extend'" in str(expect_compile_error(other_method, 1, at=locate(other_method, "xs.extend")))
+    err = expect_compile_error(append_on_an_item, 1, at=locate(append_on_an_item, "rows[0].append"))
+    assert "called on a local variable" in str(err)

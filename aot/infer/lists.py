@@ -137,6 +137,16 @@ def untyped(t: Type) -> bool:
     return isinstance(t, TupleType) and any(untyped(i) for i in t.items)
 
 
+def attribute_message(attr: str) -> str:
+    """Why ``lst.attr`` is refused: only ``append``/``pop``, called on a local variable, are compiled."""
+    if attr in METHODS:
+        return (
+            f"list.{attr}() is compiled when called on a local variable (name.{attr}(…)); assign the list "
+            "to a name first"
+        )
+    return f"lists have no method '{attr}' in compiled code (append and pop; len(), indexing and loops work)"
+
+
 def is_array_call(callee: Any) -> bool:
     """Whether ``callee`` is ``np.array`` or ``np.asarray`` (which make an array of a list)."""
     np = sys.modules.get("numpy")

@@ -703,6 +703,8 @@ class _BodyState:
                 raise RuleError(f"module {getattr(container, '__name__', '?')} has no attribute '{op.attr}'")
             owner = getattr(container, "__name__", "?")
             return self.classify(value, f"{owner}:{op.attr}", op, label, index)
+        if isinstance(obj, ListType):
+            raise RuleError(lists.attribute_message(op.attr))
         what = _user_words(obj.value) if isinstance(obj, PyValueType) else f"a {obj} value"
         raise RuleError(
             f"attribute access on {what} is not supported; only arrays (shape, size, ndim) "
