@@ -539,3 +539,39 @@ def test_other_list_methods_are_compile_errors():
     assert "no method 'extend'" in str(expect_compile_error(other_method, 1, at=locate(other_method, "xs.extend")))
     err = expect_compile_error(append_on_an_item, 1, at=locate(append_on_an_item, "rows[0].append"))
     assert "called on a local variable" in str(err)
+
+
+@aot.jit
+def unpack_list(n):
+    xs = [k * 1.5 for k in range(n)]
+    a, b = xs
+    return a, b
+
+
+@aot.jit
+def unpack_array_and_tuple(a, t):
+    x, y, z = a
+    p, q = t
+    (u, v), w = (p, q), x
+    return x + y + z, p, q, u, v, w
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_unpacking_a_list_checks_its_length(n):
+    check(unpack_list, n, messages=True)
+
+
+@pytest.mark.parametrize("a", [np.arange(3.0), np.arange(2.0), np.arange(5.0)], ids=lambda a: f"len{a.size}")
+def test_unpacking_an_array_checks_its_length(a):
+    check(unpack_array_and_tuple, a, (1, 2.5), messages=True)
+
+
+@aot.jit
+def unpack_tuple_wrongly(t):
+    a, b = t
+    return a
+
+
+def test_unpacking_a_tuple_of_another_length_is_a_compile_error():
+    err = expect_compile_error(unpack_tuple_wrongly, (1, 2, 3), at=locate(unpack_tuple_wrongly, "a, b"))
+    assert "cannot unpack 3 values into 2 names" in str(err)

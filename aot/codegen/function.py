@@ -458,8 +458,10 @@ class FunctionCodegen(Emitter):
             self.assign(op.dest.name, self.b.load(out), fresh=True)  # a result is a new reference
 
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
-        if op.fn.value.startswith("list.") or (
-            op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN) and isinstance(self.t(op.args[0]), ListType)
+        if (
+            op.fn.value.startswith("list.")
+            or op.fn is Intrinsic.UNPACK
+            or (op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN) and isinstance(self.t(op.args[0]), ListType))
         ):
             self.list_intrinsic(op)
             return
@@ -487,6 +489,15 @@ class FunctionCodegen(Emitter):
         args = [self.load(a) for a in op.args]
         if op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
             self.store(op.dest, lists.length(self.b, args[0]), I64)
+            return
+        if op.fn is Intrinsic.UNPACK:  # (a list or a 1-D array: its length, checked now)
+            n = (
+                lists.length(self.b, args[0])
+                if isinstance(argtypes[0], ListType)
+                else arrays.shape_of(self.b, args[0], 1)[0]
+            )
+            lists.check_unpack(self, n, self.constant_value(op.args[1]))
+            self.store(op.dest, ir.Constant(lt.I8, 0), NONE)
             return
         if op.fn is Intrinsic.LIST_APPEND:
             lst_t = argtypes[0]

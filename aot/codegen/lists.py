@@ -254,6 +254,21 @@ def pop(em: Emitter, lst: ir.Value, t: ListType, index: tuple[ir.Value, Type] | 
     return value
 
 
+def check_unpack(em: Emitter, n: ir.Value, count: int) -> None:
+    """``a, b = x`` of a list or a 1-D array of ``n`` items: ``ValueError`` with Python's messages unless
+    ``n == count``."""
+    b = em.b
+    em.check(
+        b.icmp_signed(">", n, ir.Constant(lt.I64, count)), "ValueError", f"too many values to unpack (expected {count})"
+    )
+    for got in range(count):
+        em.check(
+            b.icmp_signed("==", n, ir.Constant(lt.I64, got)),
+            "ValueError",
+            f"not enough values to unpack (expected {count}, got {got})",
+        )
+
+
 # ------------------------------------------------------------------------------------ np.array(lst)
 
 

@@ -305,6 +305,7 @@ class Lowering:
         params = tuple(a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         self.b = Builder(key, params, src.file, src.span(node))
         self.loops: list[_Loop] = []
+        self.displays: set[Var] = set()  # tuple displays: unpacking one needs no length check
         self._hidden = 0
         self._check_signature(node)
 
@@ -412,6 +413,9 @@ class Lowering:
         if isinstance(target, ast.Name):
             self.b.emit(Copy(Var(target.id), value, span))
         elif isinstance(target, ast.Tuple):
+            if value not in self.displays:  # (a list or an array may hold another number of items)
+                count = self.const(len(target.elts), target)
+                self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.UNPACK, (value, count), span))
             for i, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     self.error(elt, "starred assignment is not supported; unpack each element")
@@ -762,7 +766,9 @@ class Lowering:
 
     def expr_Tuple(self, node: ast.Tuple) -> Var:
         items = tuple(self.expr(e) for e in node.elts)
-        return self.b.emit_value(lambda d: MakeTuple(d, items, self.span(node)))
+        display = self.b.emit_value(lambda d: MakeTuple(d, items, self.span(node)))
+        self.displays.add(display)
+        return display
 
     def expr_List(self, node: ast.List) -> Var:
         return lists.display(self, node)

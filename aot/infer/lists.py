@@ -147,6 +147,21 @@ def attribute_message(attr: str) -> str:
     return f"lists have no method '{attr}' in compiled code (append and pop; len(), indexing and loops work)"
 
 
+def unpack_checked(t: Type, count: Any) -> bool:
+    """``a, b = x``: whether ``x`` (of type ``t``) is known now to hold ``count`` items (a tuple), else whether
+    its length is checked at run time (a list, a 1-D array); a ``RuleError`` when it cannot be unpacked."""
+    assert type(count) is int
+    if isinstance(t, TupleType):
+        if len(t.items) != count:
+            raise RuleError(f"cannot unpack {len(t.items)} values into {count} names (Python raises ValueError here)")
+        return True
+    if isinstance(t, ListType) or (isinstance(t, ArrayType) and t.ndim == 1):
+        return False
+    if isinstance(t, ArrayType):
+        raise RuleError(f"unpacking the rows of a {t.ndim}-D array is not supported; index it (a[0], a[1])")
+    raise RuleError(f"cannot unpack a value of type {t}")
+
+
 def is_array_call(callee: Any) -> bool:
     """Whether ``callee`` is ``np.array`` or ``np.asarray`` (which make an array of a list)."""
     np = sys.modules.get("numpy")

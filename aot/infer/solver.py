@@ -577,6 +577,12 @@ class _BodyState:
             return BOTTOM
         if isinstance(op, IntrinsicCall) and op.fn in constructs.LOOP_INTRINSICS:
             return constructs.intrinsic_type(op.fn, operands[0])
+        if isinstance(op, IntrinsicCall) and op.fn is Intrinsic.UNPACK:
+            if lists.unpack_checked(operands[0], self.consts.get(op.args[1].name)):
+                if self.sweep is not None:  # (a tuple of the right length: nothing happens at run time)
+                    self.sweep.meanings[(label, index)] = None
+                return BOTTOM  # (no type: the op is dropped)
+            return NONE
         if isinstance(op, IntrinsicCall):
             if op.fn in lists.INTRINSICS:
                 return lists.list_type(op.fn, tuple(operands))
