@@ -252,6 +252,7 @@ def test_comprehensions_over_arrays(a):
 
 @pytest.mark.parametrize("n", SIZES[:4])
 def test_comprehensions_over_ranges(n):
+    check(comprehension_target_shadows_a_global, n)
     check(comp_range, n)
     check(comp_nested, n)
     check(comp_of_lists, n)
@@ -575,3 +576,12 @@ def unpack_tuple_wrongly(t):
 def test_unpacking_a_tuple_of_another_length_is_a_compile_error():
     err = expect_compile_error(unpack_tuple_wrongly, (1, 2, 3), at=locate(unpack_tuple_wrongly, "a, b"))
     assert "cannot unpack 3 values into 2 names" in str(err)
+
+
+SCALE = 3.0
+
+
+@aot.jit
+def comprehension_target_shadows_a_global(n):
+    ys = [SCALE * 2.0 for SCALE in range(n)]  # (its own SCALE, as in Python 3)
+    return ys, SCALE

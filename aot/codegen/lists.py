@@ -15,6 +15,7 @@ reference to every item it stores. Only the CPU allocates: a list on another tar
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -101,7 +102,8 @@ def _raw(ctx: ModuleContext, name: str) -> ir.Function:
 def free_function(ctx: ModuleContext, item: Type) -> ir.Function:
     """``void aot_list_free…(ptr header)``: each item's references dropped, the items and the block freed."""
     counted = owns_references(item)
-    name = "aot_list_free_" + "".join(c if c.isalnum() else "_" for c in str(item)) if counted else "aot_list_free"
+    digest = hashlib.sha256(str(item).encode()).hexdigest()[:12]  # (one function per item type)
+    name = f"aot_list_free_{digest}" if counted else "aot_list_free"
     existing = ctx.module.globals.get(name)
     if existing is not None:
         assert isinstance(existing, ir.Function)

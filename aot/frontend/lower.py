@@ -278,11 +278,12 @@ def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
 def _assigned_names(fn: ast.FunctionDef) -> set[str]:
     """Names Python treats as locals of ``fn``: parameters and every name bound in its body."""
     names = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    scoped = {id(n) for c in ast.walk(fn) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)}
     for node in ast.walk(fn):
         if node is fn:
             continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in scoped:
+            names.add(node.id)  # (a comprehension's targets are its own, as in Python 3: frontend/lists.py)
     return names
 
 
