@@ -370,7 +370,8 @@ def churn(n):
         rows = [np.zeros(10) for _ in range(5)]
         rows.append(np.ones(3))
         ys = [[x] for x in xs]
-        total += xs.pop() + len(rows) + len(ys)
+        xs.sort()
+        total += xs.pop() + len(rows) + len(ys) + len(sorted(xs))
     return total
 
 
@@ -585,3 +586,34 @@ SCALE = 3.0
 def comprehension_target_shadows_a_global(n):
     ys = [SCALE * 2.0 for SCALE in range(n)]  # (its own SCALE, as in Python 3)
     return ys, SCALE
+
+
+@aot.jit
+def sorts(a, n):
+    xs = [x for x in a]
+    ys = sorted(xs)
+    xs.sort()
+    ks = [(k * 7919) % 13 - 6 for k in range(n)]
+    ks.sort()
+    bs = sorted([k % 3 == 0 for k in range(n)])
+    return xs, ys, ks, sorted(ks), bs
+
+
+SORT_CASES = [
+    np.zeros(0),
+    np.array([2.5]),
+    np.array([3.0, -1.0, 0.0, -0.0, 2.0, 0.0, -0.0, 1e300, -math.inf, 7.0]),
+    np.random.default_rng(5).normal(size=200),
+    np.repeat(np.array([0.0, -0.0]), 40),  # (stability: equal items keep their order, signs included)
+]
+
+
+@pytest.mark.parametrize("a", SORT_CASES, ids=lambda a: f"len{a.size}")
+@pytest.mark.parametrize("n", [0, 1, 13, 100])
+def test_sorted_and_sort_match_python(a, n):
+    check(sorts, a, n)
+
+
+def test_sorting_a_list_with_nan_is_a_value_error():
+    with pytest.raises(ValueError, match="holding NaN"):
+        sorts(np.array([1.0, NAN, 0.0]), 3)

@@ -271,6 +271,161 @@ def check_unpack(em: Emitter, n: ir.Value, count: int) -> None:
         )
 
 
+# ------------------------------------------------------------------------------------------ sorting
+
+
+def _sort_function(ctx: ModuleContext, item: ScalarType) -> ir.Function:
+    """``void aot_list_sort…(T* items, T* scratch, i64 n)``: a stable bottom-up merge sort by ``<`` (Python's
+    order: an item moves before an earlier one only when it is smaller), ``items`` sorted in place."""
+    name = "aot_list_sort_" + hashlib.sha256(str(item).encode()).hexdigest()[:12]
+    existing = ctx.module.globals.get(name)
+    if existing is not None:
+        assert isinstance(existing, ir.Function)
+        return existing
+    mt = item_memory_type(item)
+    fn = ir.Function(ctx.module, ir.FunctionType(ir.VoidType(), [mt.as_pointer(), mt.as_pointer(), lt.I64]), name)
+    fn.linkage = "internal"
+    items, scratch, n = fn.args
+    names = ("entry", "outer", "pass", "inner", "run", "merge", "pick", "bounds", "compare", "right", "left")
+    blk = {s: fn.append_basic_block(s) for s in (*names, "next", "advance", "swap", "done", "copy", "exit")}
+    b = ir.IRBuilder(blk["entry"])
+    src, dst = b.alloca(mt.as_pointer()), b.alloca(mt.as_pointer())
+    width, i, p, q, k = (b.alloca(lt.I64) for _ in range(5))
+    one = ir.Constant(lt.I64, 1)
+    b.store(items, src)
+    b.store(scratch, dst)
+    b.store(one, width)
+    b.branch(blk["outer"])
+
+    def smaller(x: ir.Value, y: ir.Value) -> ir.Value:
+        if item.is_float:
+            return b.fcmp_ordered("<", x, y)
+        return b.icmp_signed("<", x, y) if item.is_signed else b.icmp_unsigned("<", x, y)
+
+    def least(x: ir.Value, y: ir.Value) -> ir.Value:
+        return b.select(b.icmp_signed("<", x, y), x, y)
+
+    b.position_at_end(blk["outer"])  # while width < n: a pass merging pairs of runs of that width
+    w = b.load(width)
+    b.cbranch(b.icmp_signed("<", w, n), blk["pass"], blk["done"])
+    b.position_at_end(blk["pass"])
+    b.store(ir.Constant(lt.I64, 0), i)
+    b.branch(blk["inner"])
+    b.position_at_end(blk["inner"])  # each pair [lo, mid) [mid, hi), from src into dst
+    lo = b.load(i)
+    b.cbranch(b.icmp_signed("<", lo, n), blk["run"], blk["swap"])
+    b.position_at_end(blk["run"])
+    mid = least(b.add(lo, w), n)
+    hi = least(b.add(mid, w), n)
+    s, d = b.load(src), b.load(dst)
+    b.store(lo, p)
+    b.store(mid, q)
+    b.store(lo, k)
+    b.branch(blk["merge"])
+    b.position_at_end(blk["merge"])
+    kv = b.load(k)
+    b.cbranch(b.icmp_signed("<", kv, hi), blk["pick"], blk["advance"])
+    b.position_at_end(blk["pick"])  # the left run's item unless it is used up or the right one is smaller
+    pv, qv = b.load(p), b.load(q)
+    b.cbranch(b.icmp_signed(">=", pv, mid), blk["right"], blk["bounds"])
+    b.position_at_end(blk["bounds"])
+    b.cbranch(b.icmp_signed(">=", qv, hi), blk["left"], blk["compare"])
+    b.position_at_end(blk["compare"])
+    b.cbranch(smaller(b.load(b.gep(s, [qv])), b.load(b.gep(s, [pv]))), blk["right"], blk["left"])
+    for side, at, slot in (("right", qv, q), ("left", pv, p)):
+        b.position_at_end(blk[side])
+        b.store(b.load(b.gep(s, [at])), b.gep(d, [kv]))
+        b.store(b.add(at, one), slot)
+        b.branch(blk["next"])
+    b.position_at_end(blk["next"])
+    b.store(b.add(kv, one), k)
+    b.branch(blk["merge"])
+    b.position_at_end(blk["advance"])
+    b.store(hi, i)
+    b.branch(blk["inner"])
+    b.position_at_end(blk["swap"])  # the merged runs are the next pass's source
+    old_src = b.load(src)
+    b.store(b.load(dst), src)
+    b.store(old_src, dst)
+    b.store(b.add(w, w), width)
+    b.branch(blk["outer"])
+    b.position_at_end(blk["done"])  # sorted in the scratch block: copied back
+    final = b.load(src)
+    b.cbranch(b.icmp_unsigned("!=", final, items), blk["copy"], blk["exit"])
+    b.position_at_end(blk["copy"])
+    b.call(_memcpy(ctx), [b.bitcast(items, lt.PTR), b.bitcast(final, lt.PTR), b.mul(n, _item_size(b, item)), _FALSE])
+    b.branch(blk["exit"])
+    b.position_at_end(blk["exit"])
+    b.ret_void()
+    return fn
+
+
+_FALSE = ir.Constant(lt.I1, 0)
+_NAN_SORT = (
+    "sorting a list holding NaN is not supported in compiled code (Python's order then depends on its algorithm)"
+)
+
+
+def _memcpy(ctx: ModuleContext) -> ir.Function:
+    return ctx.declare("llvm.memcpy.p0i8.p0i8.i64", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.PTR, lt.I64, lt.I1]))
+
+
+def _no_nan(em: Emitter, lst: ir.Value, t: ListType) -> None:
+    """A list of floats holding a NaN cannot be sorted: ``ValueError`` (Python's order with a NaN depends on
+    where its algorithm compares it, which no other sort reproduces)."""
+    b = em.b
+    if isinstance(t.item, ScalarType) and t.item.is_float:
+        items = _items(b, lst, t.item)
+
+        def check(k: ir.Value) -> None:
+            x = b.load(b.gep(items, [k]))
+            em.check(b.fcmp_unordered("uno", x, x), "ValueError", _NAN_SORT)
+
+        _loop(em, ir.Constant(lt.I64, 0), length(b, lst), check, "sortnan")
+
+
+def sort(em: Emitter, lst: ir.Value, t: ListType, owned: bool = False) -> None:
+    """``lst.sort()`` of numbers (``owned``: ``lst`` is a new reference of the caller's, released if the sort
+    fails)."""
+    b = em.b
+    item = t.item
+    assert isinstance(item, ScalarType)
+    if not owned:
+        _no_nan(em, lst, t)
+    n = length(b, lst)
+    items = _items(b, lst, item)
+    scratch = b.call(_raw(em.ctx, "PyMem_RawMalloc"), [b.mul(n, _item_size(b, item))])
+    failed = b.icmp_unsigned("==", scratch, _NULL)
+    if owned:
+        with b.if_then(failed, likely=False):
+            decref(em.ctx, b, lst, t)
+    em.check(failed, "MemoryError", "cannot allocate memory for a sort")
+    b.call(_sort_function(em.ctx, item), [items, b.bitcast(scratch, items.type), n])
+    b.call(_raw(em.ctx, "PyMem_RawFree"), [scratch])
+
+
+def sorted_copy(em: Emitter, lst: ir.Value, t: ListType) -> ir.Value:
+    """``sorted(lst)`` of numbers: a new list (a new reference) of the items, sorted (``sort``)."""
+    b = em.b
+    _no_nan(em, lst, t)
+    n = length(b, lst)
+    size = b.mul(n, _item_size(b, t.item))
+    header = b.call(alloc_function(em.ctx), [ir.Constant(lt.I64, 24)])
+    em.check(b.icmp_unsigned("==", header, _NULL), "MemoryError", "cannot allocate memory for a list")
+    data = b.call(_raw(em.ctx, "PyMem_RawMalloc"), [size])
+    failed = b.icmp_unsigned("==", data, _NULL)
+    with b.if_then(failed, likely=False):
+        b.call(_raw(em.ctx, "PyMem_RawFree"), [header])
+    em.check(failed, "MemoryError", "cannot allocate memory for a list")
+    b.call(_memcpy(em.ctx), [data, b.bitcast(_items(b, lst, t.item), lt.PTR), size, _FALSE])
+    _set_free(em, header, t.item)
+    b.store(n, _field(b, header, LEN))
+    b.store(n, _field(b, header, CAP))
+    b.store(data, _field(b, header, ITEMS))
+    sort(em, header, t, owned=True)
+    return header
+
+
 # ------------------------------------------------------------------------------------ np.array(lst)
 
 
@@ -398,6 +553,8 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     assert isinstance(lt_, ListType)
     if fn is Intrinsic.LIST_POP:
         return pop(em, args[0], lt_, (args[1], argtypes[1]) if len(args) > 1 else None)
+    if fn is Intrinsic.LIST_SORTED:
+        return sorted_copy(em, args[0], lt_)
     assert fn is Intrinsic.LIST_TO_ARRAY and isinstance(result, ArrayType)
     return to_array(em, args[0], lt_, result)
 

@@ -21,7 +21,7 @@ from ..diagnostics import Span
 from ..ir import Builder, IntrinsicCall, Var
 from ..ir.ops import Intrinsic
 
-METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP}
+METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP, "sort": Intrinsic.LIST_SORT}
 
 
 class Lowering(Protocol):
@@ -51,7 +51,7 @@ def display(low: Lowering, node: ast.List, dest: Var | None = None) -> Var:
 
 
 def method_call(low: Lowering, node: ast.Call) -> Var | None:
-    """``name.append(x)`` / ``name.pop([i])`` on a local variable; None for any other call."""
+    """``name.append(x)`` / ``name.pop([i])`` / ``name.sort()`` on a local variable; None for any other call."""
     func = node.func
     if not (
         isinstance(func, ast.Attribute)
@@ -61,6 +61,9 @@ def method_call(low: Lowering, node: ast.Call) -> Var | None:
     ):
         return None
     span = low.span(node)
+    if func.attr == "sort" and (node.args or node.keywords):
+        low.error(node, "list.sort() takes no arguments here (key= and reverse= are not supported)")
+        return low.const(None, node)
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         low.error(node, f"list.{func.attr}() takes its arguments by position here")
         return low.const(None, node)
@@ -69,7 +72,7 @@ def method_call(low: Lowering, node: ast.Call) -> Var | None:
     if func.attr == "append":
         low.b.emit(IntrinsicCall(lst, Intrinsic.LIST_APPEND, (lst, *args), span))
         return low.const(None, node)
-    return low.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.LIST_POP, (lst, *args), span))
+    return low.b.emit_value(lambda d: IntrinsicCall(d, METHODS[func.attr], (lst, *args), span))
 
 
 class _Append(ast.stmt):

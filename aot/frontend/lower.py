@@ -119,7 +119,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 
 
-SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round"})
+SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round", "sorted"})
 SUPPORTED_BUILTINS |= {"isinstance", "divmod", "pow", *iteration.ITERATORS, *iteration.REDUCTIONS}
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from ..ir.ops import Intrinsic
 from ..types import (
     BOTTOM,
+    NONE,
     ArrayType,
     ListType,
     OptionalType,
@@ -31,12 +32,21 @@ from ..types import (
 )
 from .rules import RuleError
 
-INTRINSICS = frozenset({Intrinsic.LIST_NEW, Intrinsic.LIST_APPEND, Intrinsic.LIST_POP, Intrinsic.LIST_TO_ARRAY})
+INTRINSICS = frozenset(
+    {
+        Intrinsic.LIST_NEW,
+        Intrinsic.LIST_APPEND,
+        Intrinsic.LIST_POP,
+        Intrinsic.LIST_TO_ARRAY,
+        Intrinsic.LIST_SORT,
+        Intrinsic.LIST_SORTED,
+    }
+)
 STORES = frozenset({Intrinsic.LIST_APPEND})
 """What gives ``[]`` its item type. A list appended to only where the solver never goes (``if DEBUG:`` with a
 constant ``DEBUG = False``) stays ``list[bottom]``: always empty, so its length, its truth and the list itself
 are right; anything that needs its item (``lst[i]``, a loop over it) is a ``CompileError``."""
-METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP}
+METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP, "sort": Intrinsic.LIST_SORT}
 """The list methods the frontend lowers as intrinsics (``name.append(x)`` on a local variable)."""
 
 _ONE_TYPE = (
@@ -98,6 +108,13 @@ def list_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         if len(args) == 2 and not (isinstance(args[1], ScalarType) and (args[1].is_int or args[1].kind == "b")):
             raise RuleError(f"list indices must be integers, not {args[1]}")
         return lst.item
+    if fn in (Intrinsic.LIST_SORT, Intrinsic.LIST_SORTED):
+        what = "list.sort()" if fn is Intrinsic.LIST_SORT else "sorted()"
+        if len(args) != 1:
+            raise RuleError(f"{what} takes no other arguments here (key= and reverse= are not supported)")
+        if not (isinstance(lst.item, ScalarType) and lst.item.is_numeric):
+            raise RuleError(f"{what} of a list of {lst.item} is not supported; lists of numbers are sorted")
+        return NONE if fn is Intrinsic.LIST_SORT else lst
     assert fn is Intrinsic.LIST_TO_ARRAY
     return array_type(lst)
 
@@ -144,7 +161,7 @@ def attribute_message(attr: str) -> str:
             f"list.{attr}() is compiled when called on a local variable (name.{attr}(…)); assign the list "
             "to a name first"
         )
-    return f"lists have no method '{attr}' in compiled code (append and pop; len(), indexing and loops work)"
+    return f"lists have no method '{attr}' in compiled code (append, pop and sort; len(), indexing and loops work)"
 
 
 def unpack_checked(t: Type, count: Any) -> bool:
@@ -160,6 +177,13 @@ def unpack_checked(t: Type, count: Any) -> bool:
     if isinstance(t, ArrayType):
         raise RuleError(f"unpacking the rows of a {t.ndim}-D array is not supported; index it (a[0], a[1])")
     raise RuleError(f"cannot unpack a value of type {t}")
+
+
+def sorted_type(args: tuple[Type, ...]) -> Type:
+    """``sorted(lst)``: a new list of the same type (lists of numbers only)."""
+    if len(args) != 1 or not isinstance(args[0], ListType):
+        raise RuleError("sorted() takes one list here (make one first: sorted([x for x in a]))")
+    return list_type(Intrinsic.LIST_SORTED, args)
 
 
 def is_array_call(callee: Any) -> bool:

@@ -741,6 +741,11 @@ class _BodyState:
             return self.gpu_call(op, intrinsic, argtypes, label, index)
         if constructs.is_isinstance(callee):
             return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
+        if callee is builtins.sorted:
+            result = lists.sorted_type(argtypes)
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_SORTED, op.args, op.span)
+            return result
         if lists.is_array_call(callee) and len(argtypes) == 1 and isinstance(argtypes[0], ListType):
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_TO_ARRAY, op.args, op.span)
