@@ -279,6 +279,31 @@ class OptionalType(_Record):
     __str__ = __repr__
 
 
+class ListType(_Record):
+    """A list of one item type (``list[f64]``), held by reference: a block compiled code allocates and counts
+    (``aot.codegen.lists``). ``list[bottom]`` is an empty list whose item type is not known yet."""
+
+    __slots__ = ("item",)
+    __match_args__ = ("item",)
+    item: Type
+
+    def __init__(self, item: Type) -> None:
+        _set(self, "item", item)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self.item == other.item
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("list", self.item))
+
+    def __repr__(self) -> str:
+        return f"list[{self.item}]"
+
+    __str__ = __repr__
+
+
 class _Bottom(Type):
     __slots__ = ()
 
@@ -295,7 +320,7 @@ class _Bottom(Type):
 BOTTOM = _Bottom()
 """Least element: no value reaches here yet (e.g. a recursive call whose return type is still unknown)."""
 
-AnyType = ScalarType | ArrayType | TupleType | PyValueType | OptionalType | _Bottom
+AnyType = ScalarType | ArrayType | TupleType | ListType | PyValueType | OptionalType | _Bottom
 
 
 # --------------------------------------------------------------------------------------------- lattice
@@ -330,6 +355,28 @@ def join(a: Type, b: Type) -> Type | None:
         if any(t is None for t in items):
             return None
         return TupleType(items)  # type: ignore[arg-type]
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        item = list_item_join(a.item, b.item)
+        return None if item is None else ListType(item)
+    return None
+
+
+def list_item_join(a: Type, b: Type) -> Type | None:
+    """The item type of a list holding ``a`` that takes ``b`` too: an unknown item (``bottom``) takes any,
+    arrays of one dtype and rank take either layout; otherwise the two must be equal (a list holds one
+    type: ints put into a list of floats convert where they are stored, never the other way)."""
+    if a is BOTTOM or a == b:
+        return b if a is BOTTOM else a
+    if b is BOTTOM:
+        return a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return join(a, b)
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.items) == len(b.items):
+        items = tuple(list_item_join(x, y) for x, y in zip(a.items, b.items))
+        return None if any(t is None for t in items) else TupleType(items)  # type: ignore[arg-type]
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        item = list_item_join(a.item, b.item)
+        return None if item is None else ListType(item)
     return None
 
 
@@ -418,11 +465,19 @@ def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
     if not parser.accept(")"):
         while True:
             args.append(parser.type())
+            if _holds_list(args[-1]):  # (the wrappers take no lists from Python: ``typeof`` says why)
+                raise parser.fail("a list cannot be a parameter (pass a tuple or an array; lists may be returned)")
             if parser.accept(")"):
                 break
             parser.expect(",")
     parser.end()
     return ret, tuple(args)
+
+
+def _holds_list(t: Type) -> bool:
+    if isinstance(t, (TupleType, OptionalType)):
+        return any(map(_holds_list, t.items if isinstance(t, TupleType) else (t.inner,)))
+    return isinstance(t, ListType)
 
 
 def format_signature(ret: Type, args: tuple[Type, ...]) -> str:
@@ -479,6 +534,10 @@ class _TypeParser:
         while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
             self.pos += 1
         name = self.text[start : self.pos]
+        if name == "list" and self.accept("["):  # (``list[bottom]``: an empty list, typed where it is stored)
+            item = BOTTOM if self.accept("bottom") else self.type()
+            self.expect("]")
+            return ListType(item)
         if name not in SCALARS:
             raise self.fail(f"unknown type name {name!r}")
         scalar = SCALARS[name]
@@ -560,6 +619,11 @@ def typeof(value: Any) -> Type:
         return TupleType(tuple(typeof(v) for v in value))
     if value is None:
         return NONE
+    if cls is list:
+        raise TypeError(
+            "compiled code cannot take a list argument; pass a tuple, or a NumPy array (np.asarray(values)) "
+            "(lists are values inside compiled code, and may be returned)"
+        )
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, float):

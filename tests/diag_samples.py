@@ -8,7 +8,7 @@ class Point:
 
 @aot.jit
 def uses_a_list(n):
-    xs = [n, n + 1]
+    xs = [n, n + 0.5]
     return xs
 
 

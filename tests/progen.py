@@ -269,7 +269,7 @@ class FunctionGen:
 
     # -- helpers ---------------------------------------------------------------------------------
     def fresh(self, kind) -> str:
-        prefix = {INT: "i", FLOAT: "f", BOOL: "b", "loop": "k", "counter": "w"}.get(kind, "t")
+        prefix = {INT: "i", FLOAT: "f", BOOL: "b", "loop": "k", "counter": "w", "list": "l"}.get(kind, "t")
         name = f"{prefix}{self.counter}"
         self.counter += 1
         return name
@@ -750,6 +750,7 @@ class FunctionGen:
                 (3 if nested and self.loop_cap_ok(2) else 0, "for"),
                 (2 if nested and self.loop_cap_ok(2) else 0, "while"),
                 (1, "tuple"),
+                (1 if nested and self.loop_cap_ok(MAX_ITER) else 0, "list"),
                 (2 if self.callable_helpers() else 0, "call"),
                 (3 if self.loops else 0, "jump"),
                 (1 if depth > 0 else 0, "return"),
@@ -903,6 +904,41 @@ class FunctionGen:
         self.loop_body(depth, cap)
         self.scope = saved  # the loop variable is unbound after an empty range
         self.loop_else(depth)
+        return False
+
+    def stmt_list(self, depth):
+        """A list of ints or floats built over a range (a comprehension, or ``[]`` and ``append``), then read
+        into a new variable: its length, an item, or ``min``/``max`` of it."""
+        ch = self.ch
+        args, cap = self.range_args()
+        t = ch.pick((INT, FLOAT))
+        k, name = self.fresh("loop"), self.fresh("list")
+        saved, saved_mult = dict(self.scope), self.mult
+        self.scope[k] = (INT, MAX_ITER)
+        self.mult *= cap
+        self.cost = max(self.cost, self.mult)
+        item = self.value_for(t).text
+        cond = f"({self.gen_cond(0).text}) or {k} % 2 == 0" if ch.chance(0.4) else None  # (never always false)
+        self.mult, self.scope = saved_mult, saved
+        if ch.chance(0.5):
+            self.emit(f"{name} = [{item} for {k} in range({args}){f' if {cond}' if cond else ''}]")
+        else:
+            self.emit(f"{name} = []")
+            self.emit(f"for {k} in range({args}):")
+            if cond:
+                self.emit(f"    if {cond}:")
+            self.emit(f"    {'    ' if cond else ''}{name}.append({item})")
+        zero = "0" if t == INT else "0.0"
+        read = ch.pick(("len", "item", "min", "max"))
+        out = self.fresh(INT if read == "len" else t)
+        if read == "len":
+            self.emit(f"{out} = len({name})")
+        elif read == "item":
+            at = self.to_bound(self.gen_int(0), VAR_BOUND).text
+            self.emit(f"{out} = {name}[{at} % len({name})] if {name} else {zero}")
+        else:
+            self.emit(f"{out} = {read}({name}) if {name} else {zero}")
+        self.scope[out] = (INT if read == "len" else t, VAR_BOUND if read == "len" or t == INT else 1)
         return False
 
     def stmt_while(self, depth):

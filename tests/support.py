@@ -38,6 +38,8 @@ def normalize(x):
     """NumPy scalars -> the Python scalar of the same kind (recursively through tuples)."""
     if isinstance(x, tuple):
         return tuple(normalize(v) for v in x)
+    if type(x) is list:
+        return [normalize(v) for v in x]
     if isinstance(x, np.bool_):
         return bool(x)
     if isinstance(x, np.integer):
@@ -51,7 +53,7 @@ def is_plain(x):
     """True when x is built only from int, float, bool, None and tuples (no NumPy scalars, no subclasses)."""
     if x is None:
         return True
-    if isinstance(x, tuple) and type(x) is tuple:
+    if type(x) in (tuple, list):  # (lists: returned by compiled code as Python lists)
         return all(is_plain(v) for v in x)
     return type(x) in (int, float, bool) or type(x) is np.ndarray  # (arrays returned by compiled code)
 
@@ -75,7 +77,7 @@ def same(a, b, *, close=False, rel_tol=1e-12, signed_zero=True):
     b = normalize(b)
     if type(a) is not type(b):
         return False
-    if isinstance(a, tuple):
+    if isinstance(a, (tuple, list)):
         return len(a) == len(b) and all(
             same(x, y, close=close, rel_tol=rel_tol, signed_zero=signed_zero) for x, y in zip(a, b)
         )

@@ -47,7 +47,7 @@ from ..ir import (
     uses,
 )
 from ..ir.ops import Intrinsic
-from ..types import ArrayType, ScalarType
+from ..types import ArrayType, ListType, ScalarType
 
 # The ops a prange body may hold, and the intrinsics that may take an array there (they only read it). An op or
 # an array intrinsic not listed (one added later, that might write an array) is refused in a prange body.
@@ -229,6 +229,10 @@ def _classify(
             f"hold is not defined; keep it inside the loop, or make it a reduction (s += …)",
         )
     _check_arrays(fn, ops, defs, counter, len_op, say)
+    for op in ops:  # (a list is shared by reference and grows in place: no iteration may touch one)
+        if any(isinstance(fn.types.get(v.name), ListType) for v in (*uses(op), op.dest_var) if v is not None):
+            say(op.span, "lists are not supported in a prange loop; use range, or write into an array")
+            break
     private = tuple(sorted(set(defs) - reduced))
     shared = tuple(sorted(used - set(defs)))
     loop = ParallelLoop(header, body, exit_, loop_blocks, counter, count, shared, private, tuple(reductions))

@@ -23,7 +23,8 @@ value (unless it is a new reference already: an allocation, a call's result) and
 slot is decref'd when the function returns, normally or with an error. Arguments are borrowed by the callee
 (it increfs them into its slots); a result is returned as a new reference the caller owns, and the CPython
 wrapper hands that reference to the Python object it boxes (``arraybox.py``). Tuples holding arrays count
-each array item. Only the CPU allocates: on a target without Python exceptions (``ptx``) allocation is a
+each array item; a list (``lists.py``) is a block of this allocator, counted the same way. Only the CPU
+allocates: on a target without Python exceptions (``ptx``) allocation is a
 ``CompileError`` and nothing is counted (every owner there is NULL).
 """
 
@@ -35,7 +36,7 @@ from llvmlite import ir
 
 from ..diagnostics import CompileError, Diagnostic, Span
 from ..ir.ops import Intrinsic
-from ..types import BOOL, F64, I64, NONE, ArrayType, ScalarType, TupleType, Type
+from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -86,8 +87,8 @@ def shape_of(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> list[ir.Value]:
 
 
 def owns_references(t: Type) -> bool:
-    """Whether values of ``t`` hold array references (arrays, and tuples holding one)."""
-    if isinstance(t, ArrayType):
+    """Whether values of ``t`` hold counted references (arrays, lists, and tuples holding one)."""
+    if isinstance(t, (ArrayType, ListType)):
         return True
     return isinstance(t, TupleType) and any(owns_references(i) for i in t.items)
 
@@ -172,6 +173,8 @@ def _each_owner(
 ) -> None:
     if isinstance(t, ArrayType):
         b.call(get(ctx), [b.extract_value(value, OWNER)])
+    elif isinstance(t, ListType):  # (a list is its block's header: aot.codegen.lists)
+        b.call(get(ctx), [value])
     elif isinstance(t, TupleType):
         for i, item in enumerate(t.items):
             if owns_references(item):

@@ -19,11 +19,12 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import abi
-from ..types import ArrayType, ScalarType, TupleType, Type
+from ..types import ArrayType, ListType, ScalarType, TupleType, Type
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
 from .context import ModuleContext
+from .lists import box_list
 from .types import memory_type, value_type
 
 _TRY_TYPE = ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR])
@@ -149,6 +150,9 @@ class _Unboxer:
                 item = _field(b, obj, abi.PY_TUPLE_ITEMS + abi.POINTER_SIZE * i, lt.PTR)
                 out = b.insert_value(out, self.unbox(item, item_t, writable), i)
             return out
+        if isinstance(t, ListType):  # (no list is taken from Python: the call falls back, and typeof says why)
+            self.require(ir.Constant(lt.I1, 0))
+            return ir.Constant(lt.PTR, None)
         assert isinstance(t, ArrayType)
         return self.unbox_array(obj, t, writable)
 
@@ -227,6 +231,8 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
         return b.load(result)
     if isinstance(t, ArrayType):
         return box_array(ctx, b, value, t)
+    if isinstance(t, ListType):
+        return box_list(ctx, b, value, t, box, api.fn)
     raise TypeError(f"cannot return a {t} to Python")
 
 

@@ -53,8 +53,8 @@ from ..ir import (
     uses,
 )
 from ..ir.ops import ALLOCATING, Intrinsic
-from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, gpu_intrinsics, npfuncs, parallel, views
+from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
+from . import arrays, gpu_intrinsics, lists, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -260,8 +260,14 @@ class FunctionCodegen(Emitter):
         else:
             self.store(op.dest, value, src)
 
+    def truth(self, value: ir.Value, t: Type) -> ir.Value:
+        """Python's truth test (``numerics.truth``; a list is true when it has items)."""
+        if isinstance(t, ListType):
+            return self.b.icmp_signed("!=", lists.length(self.b, value), ir.Constant(lt.I64, 0))
+        return truth(self, value, t)
+
     def op_Truth(self, op: Truth) -> None:
-        self.store(op.dest, truth(self, self.load(op.src), self.t(op.src)), BOOL)
+        self.store(op.dest, self.truth(self.load(op.src), self.t(op.src)), BOOL)
 
     def op_MakeTuple(self, op: MakeTuple) -> None:
         t = self.t(op.dest)
@@ -275,7 +281,7 @@ class FunctionCodegen(Emitter):
         src = self.t(op.operand)
         v = self.load(op.operand)
         if op.op is UnaryKind.NOT:
-            self.store(op.dest, self.b.not_(truth(self, v, src)), BOOL)
+            self.store(op.dest, self.b.not_(self.truth(v, src)), BOOL)
             return
         assert isinstance(src, ScalarType)
         t = arith_type(src)
@@ -387,6 +393,10 @@ class FunctionCodegen(Emitter):
             index = [(self.load(i), self.t(i)) for i in op.index]
             self.store(op.dest, views.index_view(self, obj, obj_t, index, dest_t), dest_t)
             return
+        if isinstance(obj_t, ListType):
+            at = op.index[0]
+            self.store(op.dest, lists.get_item(self, obj, obj_t, self.load(at), self.t(at)), obj_t.item)
+            return
         if isinstance(obj_t, ArrayType):
             ptr = self.element_pointer(obj, obj_t, [(self.load(i), self.t(i)) for i in op.index])
             value = self.b.load(ptr)
@@ -412,6 +422,11 @@ class FunctionCodegen(Emitter):
 
     def op_SetItem(self, op: SetItem) -> None:
         obj_t = self.t(op.obj)
+        if isinstance(obj_t, ListType):
+            at = op.index[0]
+            value = coerce(self, self.load(op.value), self.t(op.value), obj_t.item)
+            lists.set_item(self, self.load(op.obj), obj_t, self.load(at), self.t(at), value)
+            return
         assert isinstance(obj_t, ArrayType)
         if len(op.index) < obj_t.ndim:  # assignment to a view: a[1:-1] = 0.0, a[i] = row
             index = [(self.load(i), self.t(i)) for i in op.index]
@@ -443,6 +458,13 @@ class FunctionCodegen(Emitter):
             self.assign(op.dest.name, self.b.load(out), fresh=True)  # a result is a new reference
 
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
+        if (
+            op.fn.value.startswith("list.")
+            or op.fn is Intrinsic.UNPACK
+            or (op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN) and isinstance(self.t(op.args[0]), ListType))
+        ):
+            self.list_intrinsic(op)
+            return
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
         elif op.fn in ALLOCATING:
@@ -458,6 +480,41 @@ class FunctionCodegen(Emitter):
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         self.assign(op.dest.name, result)
+
+    def list_intrinsic(self, op: IntrinsicCall) -> None:
+        """``len(lst)``, and the intrinsics of ``aot.codegen.lists``: ``append`` changes the list in place
+        (its result is the list, assigned back to the list's own variable: nothing to count), the others
+        give a new reference."""
+        argtypes = [self.t(a) for a in op.args]
+        args = [self.load(a) for a in op.args]
+        if op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
+            self.store(op.dest, lists.length(self.b, args[0]), I64)
+            return
+        if op.fn is Intrinsic.LIST_SORT:  # (in place; its value is None)
+            lst_t = argtypes[0]
+            assert isinstance(lst_t, ListType)
+            lists.sort(self, args[0], lst_t)
+            self.store(op.dest, ir.Constant(lt.I8, 0), NONE)
+            return
+        if op.fn is Intrinsic.UNPACK:  # (a list or a 1-D array: its length, checked now)
+            n = (
+                lists.length(self.b, args[0])
+                if isinstance(argtypes[0], ListType)
+                else arrays.shape_of(self.b, args[0], 1)[0]
+            )
+            lists.check_unpack(self, n, self.constant_value(op.args[1]))
+            self.store(op.dest, ir.Constant(lt.I8, 0), NONE)
+            return
+        if op.fn is Intrinsic.LIST_APPEND:
+            lst_t = argtypes[0]
+            assert isinstance(lst_t, ListType)
+            item_t = self.t(op.dest)
+            assert isinstance(item_t, ListType)  # (the variable's type: the appended value converts to its item)
+            lists.append(self, args[0], item_t, coerce(self, args[1], argtypes[1], item_t.item))
+            if op.dest != op.args[0]:
+                self.store(op.dest, args[0], lst_t)
+            return
+        self.assign(op.dest.name, lists.lower(self, op.fn, args, argtypes, self.t(op.dest), op.span), fresh=True)
 
     def gpu_intrinsic(self, op: IntrinsicCall) -> ir.Value:
         """The value of an ``aot.gpu`` intrinsic (``i8 0`` for ``sync_threads``, whose type is none); its axis

@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from ..ir import BinOpKind
 from ..ir.ops import Intrinsic
-from ..types import F64, I64, ArrayType, ScalarType, TupleType, Type, arith_type
+from ..types import F64, I64, ArrayType, ListType, ScalarType, TupleType, Type, arith_type
 from . import optional
 from . import types as lt
 from .context import Emitter
@@ -50,6 +50,8 @@ def coerce(em: Emitter, value: ir.Value, src: Type, dst: Type) -> ir.Value:
         return out
     if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
         return value  # same layout in registers; only the static contiguity knowledge differs
+    if isinstance(src, ListType) and isinstance(dst, ListType):
+        return value  # (one pointer: an empty list's item type, or its arrays' layout, is all that differs)
     raise TypeError(f"cannot convert {src} to {dst}")
 
 

@@ -3,6 +3,7 @@
 f64 → double      i32 → i32      boolean → i1 (i8 in memory)
 f64[:, :] → {ptr, [2 x i64], [2 x i64], ptr, ptr}   (data, shape, byte strides, owner, parent: see arrays.py)
 (f64, i64) → {double, i64}
+list[f64] → ptr   (its block: lists.py)
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import hashlib
 
 from llvmlite import ir
 
-from ..types import ArrayType, OptionalType, ScalarType, TupleType, Type
+from ..types import ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -40,6 +41,8 @@ def value_type(t: Type) -> ir.Type:
         )
     if isinstance(t, TupleType):
         return ir.LiteralStructType([value_type(i) for i in t.items])
+    if isinstance(t, ListType):  # (a pointer to its counted block: aot.codegen.lists)
+        return PTR
     if isinstance(t, OptionalType):  # (aot.codegen.optional)
         return ir.LiteralStructType([I1, value_type(t.inner)])
     raise TypeError(f"no LLVM type for {t}")

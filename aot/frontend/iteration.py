@@ -38,6 +38,7 @@ from ..ir import (
     Var,
 )
 from ..ir.ops import Intrinsic
+from . import lists
 
 
 class Lowering(Protocol):
@@ -462,7 +463,7 @@ def reduction(low: Lowering, name: str, node: ast.Call) -> Var:
         return low.const(0, node)
     if isinstance(node.args[0], ast.Tuple) and not _has_starred(node.args[0]):
         return display_reduction(low, name, node, node.args[0])
-    p = plan(low, node.args[0])
+    p = plan(low, lists.generator_as_list(node.args[0]))  # (a generator expression: iterated as its list)
     if p is None:
         return low.const(0, node)
     result = low.hidden(name)

@@ -55,7 +55,7 @@ from ..ir import (
 )
 from ..ir.ops import CallValue
 from ..parallel import is_prange
-from . import iteration
+from . import iteration, lists
 
 _BINOPS = {
     ast.Add: BinOpKind.ADD,
@@ -96,11 +96,9 @@ _UNSUPPORTED: dict[type, str] = {
     ast.ImportFrom: "imports inside compiled functions are not supported; import at module level",
     ast.Delete: "'del' is not supported in compiled code",
     ast.Lambda: "lambdas are not supported; define a module-level function instead",
-    ast.ListComp: "list comprehensions are not supported; write a loop that fills an array argument",
     ast.SetComp: "set comprehensions are not supported in compiled code",
     ast.DictComp: "dict comprehensions are not supported in compiled code",
-    ast.GeneratorExp: "generator expressions are not supported; write a loop",
-    ast.List: "lists are not supported as values; use a tuple or an array argument",
+    ast.GeneratorExp: "generator expressions are only supported inside sum/min/max/any/all; use a list comprehension",
     ast.Dict: "dicts are not supported as values in compiled code",
     ast.Set: "sets are not supported as values in compiled code",
     ast.JoinedStr: "f-strings are not supported; strings are not values in compiled code",
@@ -121,7 +119,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 
 
-SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round"})
+SUPPORTED_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "len", "range", "round", "sorted"})
 SUPPORTED_BUILTINS |= {"isinstance", "divmod", "pow", *iteration.ITERATORS, *iteration.REDUCTIONS}
 
 
@@ -280,11 +278,12 @@ def _enclosing_scopes(qualname: str) -> list[tuple[str, str]]:
 def _assigned_names(fn: ast.FunctionDef) -> set[str]:
     """Names Python treats as locals of ``fn``: parameters and every name bound in its body."""
     names = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    scoped = {id(n) for c in ast.walk(fn) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)}
     for node in ast.walk(fn):
         if node is fn:
             continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in scoped:
+            names.add(node.id)  # (a comprehension's targets are its own, as in Python 3: frontend/lists.py)
     return names
 
 
@@ -307,6 +306,7 @@ class Lowering:
         params = tuple(a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         self.b = Builder(key, params, src.file, src.span(node))
         self.loops: list[_Loop] = []
+        self.displays: set[Var] = set()  # tuple displays: unpacking one needs no length check
         self._hidden = 0
         self._check_signature(node)
 
@@ -374,6 +374,9 @@ class Lowering:
         self.expr(node.value)
 
     def stmt_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.List) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            lists.display(self, node.value, Var(node.targets[0].id))  # (``out = []``: typed by out's appends)
+            return
         value = self.expr(node.value)
         for target in node.targets:
             self.assign(target, value, node)
@@ -382,6 +385,9 @@ class Lowering:
         if node.value is None:
             return
         self.assign(node.target, self.expr(node.value), node)
+
+    def stmt__Append(self, node: lists._Append) -> None:
+        lists.append_statement(self, node)
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> None:
         op = _BINOPS.get(type(node.op))
@@ -408,6 +414,9 @@ class Lowering:
         if isinstance(target, ast.Name):
             self.b.emit(Copy(Var(target.id), value, span))
         elif isinstance(target, ast.Tuple):
+            if value not in self.displays:  # (a list or an array may hold another number of items)
+                count = self.const(len(target.elts), target)
+                self.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.UNPACK, (value, count), span))
             for i, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     self.error(elt, "starred assignment is not supported; unpack each element")
@@ -758,7 +767,15 @@ class Lowering:
 
     def expr_Tuple(self, node: ast.Tuple) -> Var:
         items = tuple(self.expr(e) for e in node.elts)
-        return self.b.emit_value(lambda d: MakeTuple(d, items, self.span(node)))
+        display = self.b.emit_value(lambda d: MakeTuple(d, items, self.span(node)))
+        self.displays.add(display)
+        return display
+
+    def expr_List(self, node: ast.List) -> Var:
+        return lists.display(self, node)
+
+    def expr_ListComp(self, node: ast.ListComp) -> Var:
+        return lists.comprehension(self, node)
 
     def expr_Attribute(self, node: ast.Attribute) -> Var:
         obj = self.expr(node.value)
@@ -809,6 +826,9 @@ class Lowering:
             desugared = iteration.simple_builtin(self, node.func.id, node)
             if desugared is not None:
                 return desugared
+        method = lists.method_call(self, node)  # ``name.append(x)``, ``name.pop()``
+        if method is not None:
+            return method
         for kw in node.keywords:
             if kw.arg is None:
                 self.error(kw.value, "**kwargs in calls is not supported; pass each keyword argument by name")

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from ..ir.ops import CmpKind, Intrinsic
-from ..types import BOOL, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type, arith_type
+from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, PyValueType, ScalarType, TupleType, Type, arith_type
 from .rules import RuleError
 
 STRINGS_ARE_CONSTANTS = (
@@ -44,9 +44,9 @@ def intrinsic_type(fn: Intrinsic, arg: Type) -> Type:
     if fn is Intrinsic.ITER_LEN:
         if isinstance(arg, TupleType):
             return I64
-        if isinstance(arg, ArrayType):  # (an N-D array gives its rows: views, aot/infer/views.py)
+        if isinstance(arg, (ArrayType, ListType)):  # (an N-D array gives its rows: views, aot/infer/views.py)
             return I64
-        raise RuleError(f"cannot iterate over {_words(arg)}: a for loop takes range(), an array or a tuple")
+        raise RuleError(f"cannot iterate over {_words(arg)}: a for loop takes range(), an array, a tuple or a list")
     assert fn is Intrinsic.INDEX
     if isinstance(arg, ScalarType) and (arg.is_int or arg.kind == "b"):
         return arith_type(arg)

@@ -12,7 +12,21 @@ the subset. ``BOTTOM`` operands never reach the rules: the solver waits until th
 from __future__ import annotations
 
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import BOOL, F32, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type, arith_type, promote
+from ..types import (
+    BOOL,
+    F32,
+    F64,
+    I64,
+    NONE,
+    ArrayType,
+    ListType,
+    PyValueType,
+    ScalarType,
+    TupleType,
+    Type,
+    arith_type,
+    promote,
+)
 
 
 class RuleError(Exception):
@@ -26,6 +40,8 @@ def _scalar(t: Type, what: str) -> ScalarType:
         raise RuleError(f"{what} on whole arrays is not supported; loop over the elements")
     if isinstance(t, TupleType):
         raise RuleError(f"{what} on tuples is not supported; unpack the elements")
+    if isinstance(t, ListType):
+        raise RuleError(f"{what} on lists is not supported; loop over the items (or use np.array(lst))")
     raise RuleError(f"{what} is not supported on {t}")
 
 
@@ -79,7 +95,7 @@ def compare_operand_type(a: ScalarType, b: ScalarType, a_literal: bool, b_litera
 def truth_type(a: Type) -> ScalarType:
     if isinstance(a, ScalarType):
         return BOOL
-    if isinstance(a, TupleType):
+    if isinstance(a, (TupleType, ListType)):
         return BOOL
     raise RuleError("the truth value of an array is ambiguous; compare its elements or its length")
 
@@ -118,9 +134,9 @@ def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         want = f"{lo}" if lo == hi else f"{lo} or more" if hi is None else f"{lo} to {hi}"
         raise RuleError(f"{name}() takes {want} arguments here, got {len(args)}")
     if fn in (Intrinsic.LEN,):
-        if isinstance(args[0], (ArrayType, TupleType)):
+        if isinstance(args[0], (ArrayType, TupleType, ListType)):
             return I64
-        raise RuleError(f"len() needs an array or a tuple, not {args[0]}")
+        raise RuleError(f"len() needs an array, a tuple or a list, not {args[0]}")
     if fn in (Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM):
         a = args[0]
         assert isinstance(a, ArrayType)

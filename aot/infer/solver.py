@@ -63,6 +63,7 @@ from ..types import (
     I64,
     NONE,
     ArrayType,
+    ListType,
     OptionalType,
     PyValueType,
     ScalarType,
@@ -74,7 +75,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import arrays, calls, constructs, npfuncs, optional, rules, views
+from . import arrays, calls, constructs, lists, npfuncs, optional, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -556,6 +557,8 @@ class _BodyState:
             obj_t = self.t(op.obj)
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # a[i] of an N-D array: a view
                 return views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
+            if isinstance(obj_t, ListType):
+                return lists.getitem_type(obj_t, tuple(self.t(v) for v in op.index))
             const_index = None
             if isinstance(self.t(op.obj), TupleType) and len(op.index) == 1:
                 value = self.consts.get(op.index[0].name)
@@ -567,11 +570,22 @@ class _BodyState:
                 target = views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
                 views.assign_check(target, self.t(op.value))
                 return BOTTOM
+            if isinstance(obj_t, ListType):
+                lists.setitem_check(obj_t, tuple(self.t(v) for v in op.index), self.t(op.value))
+                return BOTTOM
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
         if isinstance(op, IntrinsicCall) and op.fn in constructs.LOOP_INTRINSICS:
             return constructs.intrinsic_type(op.fn, operands[0])
+        if isinstance(op, IntrinsicCall) and op.fn is Intrinsic.UNPACK:
+            if lists.unpack_checked(operands[0], self.consts.get(op.args[1].name)):
+                if self.sweep is not None:  # (a tuple of the right length: nothing happens at run time)
+                    self.sweep.meanings[(label, index)] = None
+                return BOTTOM  # (no type: the op is dropped)
+            return NONE
         if isinstance(op, IntrinsicCall):
+            if op.fn in lists.INTRINSICS:
+                return lists.list_type(op.fn, tuple(operands))
             if op.fn in views.METHODS:
                 return views.method_type(op.fn, tuple(operands))
             if op.fn is Intrinsic.NP_DOT:  # ``a @ b``
@@ -695,6 +709,8 @@ class _BodyState:
                 raise RuleError(f"module {getattr(container, '__name__', '?')} has no attribute '{op.attr}'")
             owner = getattr(container, "__name__", "?")
             return self.classify(value, f"{owner}:{op.attr}", op, label, index)
+        if isinstance(obj, ListType):
+            raise RuleError(lists.attribute_message(op.attr))
         what = _user_words(obj.value) if isinstance(obj, PyValueType) else f"a {obj} value"
         raise RuleError(
             f"attribute access on {what} is not supported; only arrays (shape, size, ndim) "
@@ -725,6 +741,15 @@ class _BodyState:
             return self.gpu_call(op, intrinsic, argtypes, label, index)
         if constructs.is_isinstance(callee):
             return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
+        if callee is builtins.sorted:
+            result = lists.sorted_type(argtypes)
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_SORTED, op.args, op.span)
+            return result
+        if lists.is_array_call(callee) and len(argtypes) == 1 and isinstance(argtypes[0], ListType):
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_TO_ARRAY, op.args, op.span)
+            return lists.list_type(Intrinsic.LIST_TO_ARRAY, argtypes)
         allocating = arrays.numpy_function(callee)
         if allocating is not None or isinstance(callee, arrays.ArrayMethod):
             return self.allocation_call(op, allocating, callee, argtypes, label, index)
@@ -739,6 +764,8 @@ class _BodyState:
                 raise RuleError(optional.unnarrowed_message(a.name, t))
             if not t.is_runtime:
                 raise RuleError(f"a tuple holding {t} cannot be passed to compiled code")
+            if method is not None and lists.untyped(t):
+                raise RuleError(lists.UNTYPED)
         sweep = self.sweep
         if method is not None:
             if getattr(getattr(method, "options", None), "kernel", False):
@@ -934,6 +961,17 @@ class _BodyState:
                     returns.append((NONE if op.value is None else self.t(op.value), op.span))
         for name, (old, new, span) in self.conflicts.items():
             self.sweep.sink.error(span, self._conflict_message(name, old, new))
+        appended = {op.dest.name for _, op in self.fn.ops() if isinstance(op, IntrinsicCall) and op.fn in lists.STORES}
+        copies = [(op.src.name, op.dest.name) for _, op in self.fn.ops() if isinstance(op, Copy)]
+        for _ in range(len(copies)):  # (``xs = [f(x) for x in a if DEBUG]``: xs holds the comprehension's list)
+            grown = appended | {dest for src, dest in copies if src in appended}
+            if grown == appended:
+                break
+            appended = grown
+        for name, t in self.types.items() if not self.sweep.sink else ():  # (an untyped item explains it first)
+            if lists.untyped(t) and not is_temp(name) and name not in appended:  # (see lists.UNTYPED)
+                where = next(iter(self.first_def.get(name, {}).values()), self.fn.span)
+                self.sweep.sink.error(where, f"'{name}': {lists.UNTYPED}" if name[0] != "$" else lists.UNTYPED)
         ret: Type = BOTTOM
         for t, span in returns:
             if t is BOTTOM:

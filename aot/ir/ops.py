@@ -202,6 +202,20 @@ class Intrinsic(enum.Enum):
     NP_LINSPACE = "np.linspace"
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
+    # Lists (``aot.infer.lists`` types them, ``aot.codegen.lists`` lowers them): ``[a, b]`` (its items; ``[]``
+    # takes its item type from the variable it is assigned to), ``lst.append(x)`` (its result is the list
+    # itself, assigned back to the list's variable: how ``[]`` learns its item type), ``lst.pop([i])``, and
+    # ``np.array(lst)`` / ``np.asarray(lst)`` (a new array).
+    LIST_NEW = "list.new"
+    LIST_APPEND = "list.append"
+    LIST_POP = "list.pop"
+    LIST_TO_ARRAY = "list.to_array"
+    LIST_SORT = "list.sort"  # ``lst.sort()`` (in place; a list of numbers), and ``sorted(lst)`` (a new list)
+    LIST_SORTED = "list.sorted"
+    # ``a, b = x`` where ``x`` is not a tuple display: ``x`` must hold exactly that many items (operands: ``x``
+    # and the constant count). A tuple's length is checked at compile time (the op is then dropped); a list's
+    # or a 1-D array's at run time (``ValueError`` with Python's messages).
+    UNPACK = "unpack"
 
 
 FLOAT_MATH_1 = frozenset(

@@ -84,12 +84,13 @@ def check_no_allocation(inst: InferredInstance, lookup: Any) -> None:
             continue
         seen.add(current.key)
         for _, op in current.function.ops():
-            if isinstance(op, IntrinsicCall) and op.fn in ALLOCATING:
+            if isinstance(op, IntrinsicCall) and (op.fn in ALLOCATING or op.fn.value.startswith("list.")):
+                what = "makes a list" if op.fn.value.startswith("list.") else f"{op.fn.value}() allocates an array"
                 raise CompileError(
                     [
                         Diagnostic(
                             op.span,
-                            f"{op.fn.value}() allocates an array, which kernels (and the functions they call) "
+                            f"{what}, which kernels (and the functions they call) "
                             f"cannot do; pass the array in as an argument, or use aot.gpu.shared_array",
                         )
                     ]
