@@ -158,16 +158,27 @@ class _Builder:
         self.result = BuildResult()
 
     # ------------------------------------------------------------------ per package
-    def build_package(self, package: str) -> tuple[Path, dict[str, Any], ImageContents, list[bytes]] | None:
+    def targets(self) -> list[tuple[str | None, Any]]:
+        """The CPU targets of a package's libraries: ``(variant name, target)`` per ``[tool.aot.cpu] variants``,
+        the most portable first (fewest required features; the header's own target), or ``(None, target)``
+        for the one ``cpu``."""
         from ..targets import CpuTarget
 
+        cpu = self.cfg.cpu
+        if not cpu.variants:
+            return [(None, CpuTarget.named(cpu.cpu, cpu.opt))]
+        named = [(name, CpuTarget.variant(name, cpu.opt)) for name in cpu.variants]
+        return sorted(named, key=lambda nt: nt[1].features.count("+"))  # (stable: ties keep the listed order)
+
+    def build_package(self, package: str) -> tuple[Path, dict[str, Any], ImageContents, list[Library]] | None:
         rt = self.rt
         module = sys.modules[package]
         package_dir = Path(module.__file__).resolve().parent  # type: ignore[arg-type]  # a package: it has a file
         root = str(package_dir.parent)
         image_path, so_path = image_paths(package_dir, package)
-        target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
-        header = new_header(CPU, {"triple": target.triple, "cpu": target.cpu, "features": target.features}, package)
+        targets = self.targets()
+        target = targets[0][1]
+        header = new_header(CPU, _target_map(target), package)
         previous = self.previous_contents(image_path, header)
         world = CurrentWorld(rt.table)
         validator = Validator(previous, world) if previous is not None else None
@@ -199,9 +210,14 @@ class _Builder:
         self.result.reused += sum(1 for k in instances if k in reused)
         self.result.built += sum(1 for k in instances if k not in reused)
         contents = self.contents(instances, root, world)
-        header["build_id"] = build_identity(header["target"], [e.ir for e in contents.ordered()])
-        objects = self.objects(package, instances, target, contents, previous, build_info(header))
-        return image_path, header, contents, objects
+        irs = [e.ir for e in contents.ordered()]
+        libraries = []
+        for name, t in targets:
+            path = so_path if name is None else so_path.with_suffix(f".{name}.so")
+            libraries.append(Library(name, t, path, build_identity(_target_map(t), irs)))
+        header["build_id"] = libraries[0].build_id
+        self.objects(package, instances, libraries, contents, previous)
+        return image_path, header, contents, libraries
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
         """Make sure every callee of every instance is known (reused roots bring their callees' keys only)."""
@@ -298,11 +314,14 @@ class _Builder:
         self,
         package: str,
         instances: dict,
-        target: Any,
+        libraries: list[Library],
         contents: ImageContents,
         previous: ImageContents | None,
-        info: str,
-    ) -> list[bytes]:
+    ) -> None:
+        """Each library's object files (``Library.objects``), made by jobs that compile a module for every
+        library at once; an object whose job is unchanged is taken from the previous build."""
+        target = libraries[0].target
+        variants = tuple((lib.target.cpu, lib.target.features, "") for lib in libraries)
         jobs: list[ObjectJob] = []
         for module_name, exported in object_groups(instances):
             reach = self.reachable(exported, instances)
@@ -320,27 +339,26 @@ class _Builder:
                         (key, argtypes) in exported,
                     )
                 )
-            jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt, tuple(stored)))
+            jobs.append(ObjectJob(module_name, target.triple, variants, target.opt, tuple(stored)))
         jobs.append(
             ObjectJob(
                 RUNTIME_OBJECT,
                 target.triple,
-                target.cpu,
-                target.features,
+                tuple((lib.target.cpu, lib.target.features, build_info(lib.header_fields())) for lib in libraries),
                 target.opt,
                 (),
                 True,
                 tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()),
-                info,
             )
         )
-        results: dict[str, bytes] = {}
+        results: dict[str, list[bytes]] = {}
         todo = []
         for job in jobs:
             key = job.cache_key()
-            old = previous.objects.get(job.module) if previous is not None else None
-            if old is not None and old[0] == key:
-                results[job.module] = old[1]
+            names = [lib.object_name(job.module) for lib in libraries]
+            old = [previous.objects.get(name) for name in names] if previous is not None else [None]
+            if all(o is not None and o[0] == key for o in old):
+                results[job.module] = [o[1] for o in old if o is not None]
                 self.result.objects_reused += 1
             else:
                 todo.append(job)
@@ -357,8 +375,9 @@ class _Builder:
                     results[job.module] = compile_object(payload)
             self.result.objects_built += len(todo)
         for job in jobs:
-            contents.objects[job.module] = (job.cache_key(), results[job.module])
-        return [results[job.module] for job in jobs]
+            for lib, obj in zip(libraries, results[job.module]):
+                contents.objects[lib.object_name(job.module)] = (job.cache_key(), obj)
+                lib.objects.append(obj)
 
     @staticmethod
     def reachable(keys: set, instances: dict) -> set:
@@ -371,6 +390,31 @@ class _Builder:
             out.add(k)
             stack.extend(instances[k].callees)
         return out
+
+
+def _target_map(target: Any) -> dict[str, str]:
+    return {"triple": target.triple, "cpu": target.cpu, "features": target.features}
+
+
+@dataclass
+class Library:
+    """One shared library of a package's CPU image: a CPU variant (``name``; None without variants), its
+    target, its file, its build identity and its object files."""
+
+    name: str | None
+    target: Any
+    path: Path
+    build_id: str
+    objects: list[bytes] = field(default_factory=list)
+
+    def header_fields(self) -> dict[str, Any]:
+        """What the image's header says of this library (its ``variants`` item once ``native`` is added)."""
+        fields = {"target": _target_map(self.target), "build_id": self.build_id}
+        return fields if self.name is None else {"name": self.name, **fields}
+
+    def object_name(self, module: str) -> str:
+        """The name this library's object of ``module`` is kept under for incremental builds."""
+        return module if self.name is None else f"{module}@{self.name}"
 
 
 LINK_FLAGS: tuple[str, ...] = ("-Wl,-Bsymbolic", "-Wl,--strip-all") if sys.platform.startswith("linux") else ()
@@ -473,13 +517,22 @@ def build_project(
                 continue
             if builder.result.failed and strict:
                 continue
-            image_path, header, contents, objects = built
-            so_path = image_path.with_suffix(".so")
-            link_shared(objects, so_path, extra_args=LINK_FLAGS, exports=EXPORTS)
-            add_native_sizes(contents, objects)
+            image_path, header, contents, libraries = built
+            variants = []
+            for lib in libraries:
+                link_shared(lib.objects, lib.path, extra_args=LINK_FLAGS, exports=EXPORTS)
+                data = lib.path.read_bytes()
+                native = {"file": lib.path.name, "crc32": crc32(data), "size": len(data)}
+                variants.append({**lib.header_fields(), "native": native})
+            add_native_sizes(contents, libraries[0].objects)
             image_path.with_suffix(".rt.so").unlink(missing_ok=True)  # what images of aot 0.1 needed
-            native = so_path.read_bytes()
-            header = dict(header, native={"file": so_path.name, "crc32": crc32(native), "size": len(native)})
+            header = dict(header, native=variants[0]["native"])
+            if libraries[0].name is not None:
+                header["variants"] = variants
+            ours = {lib.path for lib in libraries}  # (libraries of an earlier configuration go)
+            for stale in [image_path.with_suffix(".so"), *image_path.parent.glob(f"{package}.cpu.*.so")]:
+                if stale not in ours:
+                    stale.unlink(missing_ok=True)
             serializer.write_image(image_path, header, contents.to_tables(), INDEXED_TABLES)
             serializer.write_image(image_path.with_suffix(".objects"), header, contents.object_tables())
             builder.result.images.append(str(image_path))
