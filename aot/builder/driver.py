@@ -353,10 +353,15 @@ class _Builder:
         )
         results: dict[str, list[bytes]] = {}
         todo = []
+
+        def names(job: ObjectJob) -> list[str]:
+            """What a job's objects are kept under: one per library, and its wrappers' (``compile_object``)."""
+            wrappers = [f"{job.module}@wrappers"] if len(libraries) > 1 and not job.runtime else []
+            return [lib.object_name(job.module) for lib in libraries] + wrappers
+
         for job in jobs:
             key = job.cache_key()
-            names = [lib.object_name(job.module) for lib in libraries]
-            old = [previous.objects.get(name) for name in names] if previous is not None else [None]
+            old = [previous.objects.get(name) for name in names(job)] if previous is not None else [None]
             if all(o is not None and o[0] == key for o in old):
                 results[job.module] = [o[1] for o in old if o is not None]
                 self.result.objects_reused += 1
@@ -375,9 +380,12 @@ class _Builder:
                     results[job.module] = compile_object(payload)
             self.result.objects_built += len(todo)
         for job in jobs:
-            for lib, obj in zip(libraries, results[job.module]):
-                contents.objects[lib.object_name(job.module)] = (job.cache_key(), obj)
+            made = results[job.module]
+            for name, obj in zip(names(job), made):
+                contents.objects[name] = (job.cache_key(), obj)
+            for lib, obj in zip(libraries, made):
                 lib.objects.append(obj)
+                lib.objects.extend(made[len(libraries) :])  # (the wrappers every variant links)
 
     @staticmethod
     def reachable(keys: set, instances: dict) -> set:

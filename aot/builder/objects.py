@@ -6,6 +6,9 @@
 A job carries everything as msgpack: the typed IR of the module's instances (exported, with their CPython
 wrappers) and of the callees they reach in other modules (internal copies, so LLVM can inline them), and
 the CPU variants it is compiled for: its LLVM module is made once, then optimised and emitted per variant.
+With several variants the CPython wrappers (most of the machine code, and no faster on a newer CPU) are an
+object of their own, compiled once for the most portable variant and linked into every variant's library;
+each variant compiles only the methods' code.
 Its ``cache_key`` changes exactly when the objects would, so unchanged modules are reused as they are.
 """
 
@@ -146,9 +149,10 @@ class _KeyOnly:
 
 
 def compile_object(payload: bytes) -> list[bytes]:
-    """Code generation for one job, an object per CPU variant (runs in a worker process: imports llvmlite
-    there, not in the driver). The LLVM module is made once (it does not depend on the CPU); each variant
-    parses, optimises and emits it with its own target machine."""
+    """Code generation for one job: an object per CPU variant, and with several variants (and methods) one
+    more, last, of the CPython wrappers every variant's library links (runs in a worker process: imports
+    llvmlite there, not in the driver). The LLVM module is made once (it does not depend on the CPU); each
+    variant parses, optimises and emits it with its own target machine."""
     from llvmlite import ir
 
     from serializer.irformat import decode_function
@@ -156,7 +160,7 @@ def compile_object(payload: bytes) -> list[bytes]:
     from ..codegen.context import ModuleContext
     from ..codegen.cpython import emit_dispatcher
     from ..codegen.function import CodegenOptions
-    from ..codegen.module import build_module, optimize
+    from ..codegen.module import build_module
     from ..infer.solver import InferredInstance
     from ..targets import CpuTarget
     from ..types import parse_type
@@ -172,31 +176,46 @@ def compile_object(payload: bytes) -> list[bytes]:
         instances[inst.key] = (inst, s.exported)
         options[s.method] = CodegenOptions(boundscheck=s.boundscheck)
     roots = [inst for inst, exported in instances.values() if exported]
+    split = len(targets) > 1 and not job.runtime
+    wrappers = None
     if job.runtime:
         module = ir.Module(name=job.module)
         emit_dispatcher(ModuleContext(module, targets[0]), DISPATCHER)
         emit_entry_table(module, job.entries)
     else:
-        module, _ = build_module(
-            job.module, roots, lambda k: instances[k][0], targets[0], lambda key: options.get(key, CodegenOptions())
-        )
+        lookup = lambda k: instances[k][0]  # noqa: E731
+        choose = lambda key: options.get(key, CodegenOptions())  # noqa: E731
+        module, _ = build_module(job.module, roots, lookup, targets[0], choose, wrappers=not split)
+        if split:
+            wrappers, _ = build_module(job.module + "@wrappers", roots, lookup, targets[0], choose, code=False)
     module.triple = job.triple
-    text = str(module)
-    import llvmlite.binding as llvm
-
+    text = str(module)  # (once: each variant parses it)
     objects: list[bytes] = []
     for target, (_, _, info) in zip(targets, job.variants):
-        tm = target.target_machine(jit=False)
-        llmod = llvm.parse_assembly(text)
-        llmod.name = job.module
-        llmod.data_layout = str(tm.target_data)
-        if job.runtime:
-            _add_build_id(llmod, info)
-        if not objects:
-            llmod.verify()
-        optimize(llmod, tm, target.opt)
-        objects.append(tm.emit_object(llmod))
+        objects.append(_emit(text, target, job.module, info if job.runtime else None, verify=not objects))
+    if wrappers is not None:
+        wrappers.triple = job.triple
+        objects.append(_emit(str(wrappers), targets[0], job.module + "@wrappers", None, verify=True))
     return objects
+
+
+def _emit(text: str, target, name: str, build_id: str | None, verify: bool) -> bytes:
+    """LLVM IR ``text`` compiled for ``target``: parsed, optimised, emitted as an object file (with
+    ``aot_build_id`` when ``build_id`` is given)."""
+    import llvmlite.binding as llvm
+
+    from ..codegen.module import optimize
+
+    tm = target.target_machine(jit=False)
+    llmod = llvm.parse_assembly(text)
+    llmod.name = name
+    llmod.data_layout = str(tm.target_data)
+    if build_id is not None:
+        _add_build_id(llmod, build_id)
+    if verify:
+        llmod.verify()
+    optimize(llmod, tm, target.opt)
+    return tm.emit_object(llmod)
 
 
 def _add_build_id(llmod, info: str) -> None:
