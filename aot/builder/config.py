@@ -341,16 +341,12 @@ def _cpu_variants(table: _Table) -> tuple[str, ...]:
         return ()
     if "cpu" in table.data:
         raise table.error("variants", "cannot be given with cpu (each variant is the cpu of its library)")
-    names = table.data["variants"]
-    if not isinstance(names, list) or not names:
-        raise table.error("variants", f"must be a non-empty list of cpu levels, found {_found(names)}")
-    for name in names:
-        if not isinstance(name, str) or name not in CPU_LEVELS:
-            known = ", ".join(repr(n) for n in CPU_LEVELS)
-            raise table.error("variants", f"unknown cpu variant {name!r} (expected one of {known})")
-    if len(set(names)) != len(names):
-        raise table.error("variants", f"lists a variant twice: {names}")
-    return tuple(names)
+
+    def check(name: str) -> str | None:
+        known = ", ".join(repr(n) for n in CPU_LEVELS)
+        return None if name in CPU_LEVELS else f"unknown cpu variant {name!r} (expected one of {known})"
+
+    return table.string_list("variants", "cpu variant", check) or ()
 
 
 def check_cpu_name(cfg: BuildConfig) -> None:

@@ -59,6 +59,26 @@ class AuditedImage:
         return {k: str(target.get(k, "")) for k in _TARGET_STRINGS}
 
     @property
+    def variants(self) -> list[dict[str, Any]]:
+        """The CPU variants of an image built with them: name, cpu, required features, library file and size
+        (empty without variants)."""
+        variants = self.header.get("variants")
+        out = []
+        for v in variants if isinstance(variants, list) else ():
+            if isinstance(v, dict) and isinstance(v.get("target"), dict) and isinstance(v.get("native"), dict):
+                target, native = v["target"], v["native"]
+                out.append(
+                    {
+                        "name": v.get("name"),
+                        "cpu": target.get("cpu"),
+                        "features": target.get("features"),
+                        "file": native.get("file"),
+                        "size": native.get("size"),
+                    }
+                )
+        return out
+
+    @property
     def compiler_version(self) -> str:
         return str(self.header.get("compiler_version", "?"))
 
