@@ -14,6 +14,7 @@ killed in the middle of a write leaves temporary files that the next build remov
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import importlib
 import os
@@ -55,6 +56,7 @@ from .objects import (
     ObjectJob,
     StoredInstance,
     compile_object,
+    warm_up,
 )
 
 RUNTIME_OBJECT = "aot_runtime"
@@ -153,6 +155,7 @@ class _Builder:
     def __init__(self, cfg: BuildConfig, jobs: int, progress: Callable[[str, int, int], None] | None):
         self.cfg = cfg
         self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
         self.progress = progress or (lambda what, done, total: None)
         self.rt = runtime()
         self.result = BuildResult()
@@ -369,11 +372,11 @@ class _Builder:
                 todo.append(job)
         if todo:
             payloads = [job.encode() for job in todo]
-            if self.jobs > 1 and len(todo) > 2:  # starting worker processes costs more than a few objects
-                with ProcessPoolExecutor(max_workers=self.jobs) as pool:
-                    for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
-                        self.progress(f"codegen {package}", i, len(todo))
-                        results[job.module] = data
+            pool = self._pool
+            if pool is not None and len(todo) > 2:  # (a few objects are made sooner here than sent away)
+                for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
+                    self.progress(f"codegen {package}", i, len(todo))
+                    results[job.module] = data
             else:
                 for i, (job, payload) in enumerate(zip(todo, payloads)):
                     self.progress(f"codegen {package}", i, len(todo))
@@ -386,6 +389,22 @@ class _Builder:
             for lib, obj in zip(libraries, made):
                 lib.objects.append(obj)
                 lib.objects.extend(made[len(libraries) :])  # (the wrappers every variant links)
+
+    @contextmanager
+    def workers(self) -> Iterator[None]:
+        """With ``jobs > 1``, the worker processes that make object files, started now and warming up (they
+        import llvmlite and the code generator) while this process imports and infers."""
+        if self.jobs <= 1:
+            yield
+            return
+        with ProcessPoolExecutor(max_workers=self.jobs) as pool:
+            for _ in range(self.jobs):
+                pool.submit(warm_up)
+            self._pool = pool
+            try:
+                yield
+            finally:
+                self._pool = None
 
     @staticmethod
     def reachable(keys: set, instances: dict) -> set:
@@ -498,6 +517,17 @@ def build_project(
     rt = runtime()
     rt.building = True
     builder = _Builder(cfg, jobs, progress)
+    targets = tuple(targets or cfg.targets)
+    with builder.workers() if CPU in targets else contextlib.nullcontext():  # (warming up meanwhile)
+        _build(builder, cfg, project, targets, strict, link_shared)
+    builder.result.seconds = time.perf_counter() - started
+    return builder.result
+
+
+def _build(
+    builder: _Builder, cfg: BuildConfig, project: str, targets: tuple[str, ...], strict: bool, link_shared: Any
+) -> None:
+    """Import the packages, then build their images for ``targets`` (``build_project``)."""
     modules: dict[str, list[str]] = {}
     from .config import ConfigError
 
@@ -516,7 +546,6 @@ def build_project(
             ) from None
         except (Exception, SystemExit) as err:  # the user's code failed (or called sys.exit) while imported
             raise _import_failure(err, project) from None
-    targets = tuple(targets or cfg.targets)
     for package in cfg.packages if CPU in targets else ():
         package_dir = Path(sys.modules[package].__file__).resolve().parent  # type: ignore[arg-type]  # (a package)
         with locked(package_dir / "__aot__"):
@@ -549,8 +578,6 @@ def build_project(
             package_dir = Path(sys.modules[package].__file__).resolve().parent  # type: ignore[arg-type]  # (a package)
             with locked(package_dir / "__aot__"):
                 build_ptx(builder, package, package_dir, [sys.modules[m] for m in modules[package]], strict)
-    builder.result.seconds = time.perf_counter() - started
-    return builder.result
 
 
 def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list, strict: bool) -> None:

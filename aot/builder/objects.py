@@ -148,6 +148,14 @@ class _KeyOnly:
         self.key = key
 
 
+def warm_up() -> None:
+    """What every job needs first, done before the jobs come (in a worker, while the build infers)."""
+    from ..codegen import cpython, module  # noqa: F401  (llvmlite, and the code generator)
+    from ..targets.cpu import _llvm
+
+    _llvm()
+
+
 def compile_object(payload: bytes) -> list[bytes]:
     """Code generation for one job: an object per CPU variant, and with several variants (and methods) one
     more, last, of the CPython wrappers every variant's library links (runs in a worker process: imports
