@@ -346,3 +346,12 @@ def test_inspect_says_which_variants(built: Path) -> None:
     assert image["variants"][1]["file"] == "vk.cpu.x86-64-v3.so"
     text = aot_cli("inspect", str(built)).stdout
     assert "variants x86-64-v2, x86-64-v3" in text
+
+
+def test_verify_names_a_missing_variant_library(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    assert aot_cli("verify", str(project)).rc == 0
+    (project / "vk" / "__aot__" / "vk.cpu.x86-64-v3.so").unlink()
+    done = aot_cli("verify", str(project))
+    assert done.rc == 1
+    assert "native-missing (vk.cpu.x86-64-v3.so)" in done.stdout + done.stderr
