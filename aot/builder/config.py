@@ -339,7 +339,7 @@ def _cpu_variants(table: _Table) -> tuple[str, ...]:
 
     if "variants" not in table.data:
         return ()
-    if "cpu" in table.data:
+    if table.data.get("cpu") is not None:  # (the key, not the owner)
         raise table.error("variants", "cannot be given with cpu (each variant is the cpu of its library)")
 
     def check(name: str) -> str | None:
