@@ -196,13 +196,17 @@ def compile_object(payload: bytes) -> list[bytes]:
         module, _ = build_module(job.module, roots, lookup, targets[0], choose, wrappers=not split)
         if split:
             wrappers, _ = build_module(job.module + "@wrappers", roots, lookup, targets[0], choose, code=False)
-    module.triple = job.triple
+    # The data layout is in the text the parser reads: it gives loads, stores and allocas their alignments
+    # there (set after parsing, it would leave them the defaults', and the vectoriser another cost model).
+    # The variants of one triple share it.
+    layout = str(targets[0].target_machine(jit=False).target_data)
+    module.triple, module.data_layout = job.triple, layout
     text = str(module)  # (once: each variant parses it)
     objects: list[bytes] = []
     for target, (_, _, info) in zip(targets, job.variants):
         objects.append(_emit(text, target, job.module, info if job.runtime else None, verify=not objects))
     if wrappers is not None:
-        wrappers.triple = job.triple
+        wrappers.triple, wrappers.data_layout = job.triple, layout
         objects.append(_emit(str(wrappers), targets[0], job.module + "@wrappers", None, verify=True))
     return objects
 
@@ -217,7 +221,8 @@ def _emit(text: str, target, name: str, build_id: str | None, verify: bool) -> b
     tm = target.target_machine(jit=False)
     llmod = llvm.parse_assembly(text)
     llmod.name = name
-    llmod.data_layout = str(tm.target_data)
+    if llmod.data_layout != str(tm.target_data):  # (the variants of one triple share one: never here)
+        raise ValueError(f"{target.cpu}: data layout {tm.target_data} is not the module's {llmod.data_layout}")
     if build_id is not None:
         _add_build_id(llmod, build_id)
     if verify:
