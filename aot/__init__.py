@@ -95,8 +95,9 @@ def events() -> list[Event]:
     return runtime().events
 
 
-def stats() -> dict[str, int]:
-    """Counts of events by kind: loaded, inferred, cured, invalidated, spurious."""
+def stats() -> dict:
+    """Counts of events by kind: loaded, inferred, cured, invalidated, spurious; and ``variant``, the CPU
+    variant of the prebuilt libraries bound (None when no image with variants is used)."""
     return runtime().stats()
 
 

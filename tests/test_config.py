@@ -268,7 +268,10 @@ BASE = '[project]\nname = "p"\n'
             "(expected 'generic', 'native' or an LLVM cpu such as 'x86-64-v3')",
         ),
         ("[tool.aot.cpu]\noptimize = 2\n", "[tool.aot.cpu] optimize: unknown key (did you mean 'opt'?)"),
-        ("[tool.aot.cpu]\nfeatures = '+avx'\n", "[tool.aot.cpu] features: unknown key (expected one of: cpu, opt)"),
+        (
+            "[tool.aot.cpu]\nfeatures = '+avx'\n",
+            "[tool.aot.cpu] features: unknown key (expected one of: cpu, opt, variants)",
+        ),
         # [tool.aot.ptx]
         (
             "[tool.aot]\nptx = ['sm_80']\n",

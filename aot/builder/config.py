@@ -92,9 +92,14 @@ class CpuConfig:
 
     cpu: str = "generic"
     opt: int = 3
+    # ``variants``: one library per CPU level in one image (``aot.targets.cpu.CPU_LEVELS``); empty: ``cpu``
+    variants: tuple[str, ...] = ()
 
     def content(self) -> dict[str, Any]:
-        return {"cpu": self.cpu, "opt": self.opt}
+        out: dict[str, Any] = {"cpu": self.cpu, "opt": self.opt}
+        if self.variants:
+            out["variants"] = list(self.variants)
+        return out
 
     def cache_key(self) -> str:
         return _digest({"v": _KEY_VERSION, "kind": "cpu", **self.content()})
@@ -300,7 +305,7 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
                 f"write its keys under a [tool.aot.{sub}] heading",
             )
 
-    cpu_table = _Table(path, "tool.aot.cpu", aot.data.get("cpu", {}), ("cpu", "opt"))
+    cpu_table = _Table(path, "tool.aot.cpu", aot.data.get("cpu", {}), ("cpu", "opt", "variants"))
     cpu_name = cpu_table.data.get("cpu", "generic")
     if not isinstance(cpu_name, str):
         raise cpu_table.error("cpu", f"must be a string, found {_found(cpu_name)}")
@@ -312,6 +317,8 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
     if isinstance(opt, bool) or not isinstance(opt, int) or not 0 <= opt <= 3:
         raise cpu_table.error("opt", f"must be an integer from 0 to 3, found {_found(opt)}")
 
+    variants = _cpu_variants(cpu_table)
+
     ptx_table = _Table(path, "tool.aot.ptx", aot.data.get("ptx", {}), ("arch",))
     arch = ptx_table.string_list("arch", "architecture", _check_arch) or DEFAULT_ARCH
 
@@ -320,10 +327,26 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
         packages=packages,
         targets=targets,
         workload=workload,
-        cpu=CpuConfig(cpu=cpu_name, opt=opt),
+        cpu=CpuConfig(cpu=cpu_name, opt=opt, variants=variants),
         ptx=PtxConfig(arch=arch),
         backend=backend,
     )
+
+
+def _cpu_variants(table: _Table) -> tuple[str, ...]:
+    """``[tool.aot.cpu] variants``: CPU levels (``CPU_LEVELS``), at least one, each once; not with ``cpu``."""
+    from ..targets.cpu import CPU_LEVELS
+
+    if "variants" not in table.data:
+        return ()
+    if table.data.get("cpu") is not None:  # (the key, not the owner)
+        raise table.error("variants", "cannot be given with cpu (each variant is the cpu of its library)")
+
+    def check(name: str) -> str | None:
+        known = ", ".join(repr(n) for n in CPU_LEVELS)
+        return None if name in CPU_LEVELS else f"unknown cpu variant {name!r} (expected one of {known})"
+
+    return table.string_list("variants", "cpu variant", check) or ()
 
 
 def check_cpu_name(cfg: BuildConfig) -> None:
@@ -332,12 +355,17 @@ def check_cpu_name(cfg: BuildConfig) -> None:
     ``load_config`` only checks the spelling: asking LLVM imports llvmlite, which the commands that read a
     configuration without compiling (``aot inspect``, ``aot verify``) never need. ``aot build`` calls this
     before it imports anything of the project, so an unknown name is a ConfigError, not an abort in LLVM."""
-    name = cfg.cpu.cpu
-    if name in ("generic", "native"):
-        return
     from ..targets.cpu import CpuTarget, known_cpu_names
 
     triple = CpuTarget.named("generic").triple
+    for variant in cfg.cpu.variants:
+        if variant != "generic" and known_cpu_names(triple) and variant not in known_cpu_names(triple):
+            raise ConfigError(
+                cfg.pyproject, f"cpu variant {variant!r} is not a cpu of {triple}", "[tool.aot.cpu] variants"
+            )
+    name = cfg.cpu.cpu
+    if name in ("generic", "native"):
+        return
     known = known_cpu_names(triple)
     if not known or name in known:  # (an LLVM that does not list its CPUs: it has the last word)
         return

@@ -14,6 +14,7 @@ killed in the middle of a write leaves temporary files that the next build remov
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import importlib
 import os
@@ -55,6 +56,7 @@ from .objects import (
     ObjectJob,
     StoredInstance,
     compile_object,
+    warm_up,
 )
 
 RUNTIME_OBJECT = "aot_runtime"
@@ -153,21 +155,33 @@ class _Builder:
     def __init__(self, cfg: BuildConfig, jobs: int, progress: Callable[[str, int, int], None] | None):
         self.cfg = cfg
         self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
         self.progress = progress or (lambda what, done, total: None)
         self.rt = runtime()
         self.result = BuildResult()
 
     # ------------------------------------------------------------------ per package
-    def build_package(self, package: str) -> tuple[Path, dict[str, Any], ImageContents, list[bytes]] | None:
+    def targets(self) -> list[tuple[str | None, Any]]:
+        """The CPU targets of a package's libraries: ``(variant name, target)`` per ``[tool.aot.cpu] variants``,
+        the most portable first (fewest required features; the header's own target), or ``(None, target)``
+        for the one ``cpu``."""
         from ..targets import CpuTarget
 
+        cpu = self.cfg.cpu
+        if not cpu.variants:
+            return [(None, CpuTarget.named(cpu.cpu, cpu.opt))]
+        named = [(name, CpuTarget.variant(name, cpu.opt)) for name in cpu.variants]
+        return sorted(named, key=lambda nt: nt[1].features.count("+"))  # (stable: ties keep the listed order)
+
+    def build_package(self, package: str) -> tuple[Path, dict[str, Any], ImageContents, list[Library]] | None:
         rt = self.rt
         module = sys.modules[package]
         package_dir = Path(module.__file__).resolve().parent  # type: ignore[arg-type]  # a package: it has a file
         root = str(package_dir.parent)
         image_path, so_path = image_paths(package_dir, package)
-        target = CpuTarget.named(self.cfg.cpu.cpu, self.cfg.cpu.opt)
-        header = new_header(CPU, {"triple": target.triple, "cpu": target.cpu, "features": target.features}, package)
+        targets = self.targets()
+        target = targets[0][1]
+        header = new_header(CPU, _target_map(target), package)
         previous = self.previous_contents(image_path, header)
         world = CurrentWorld(rt.table)
         validator = Validator(previous, world) if previous is not None else None
@@ -199,9 +213,14 @@ class _Builder:
         self.result.reused += sum(1 for k in instances if k in reused)
         self.result.built += sum(1 for k in instances if k not in reused)
         contents = self.contents(instances, root, world)
-        header["build_id"] = build_identity(header["target"], [e.ir for e in contents.ordered()])
-        objects = self.objects(package, instances, target, contents, previous, build_info(header))
-        return image_path, header, contents, objects
+        irs = [e.ir for e in contents.ordered()]
+        libraries = []
+        for name, t in targets:
+            path = so_path if name is None else so_path.with_suffix(f".{name}.so")
+            libraries.append(Library(name, t, path, build_identity(_target_map(t), irs)))
+        header["build_id"] = libraries[0].build_id
+        self.objects(package, instances, libraries, contents, previous)
+        return image_path, header, contents, libraries
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
         """Make sure every callee of every instance is known (reused roots bring their callees' keys only)."""
@@ -298,11 +317,14 @@ class _Builder:
         self,
         package: str,
         instances: dict,
-        target: Any,
+        libraries: list[Library],
         contents: ImageContents,
         previous: ImageContents | None,
-        info: str,
-    ) -> list[bytes]:
+    ) -> None:
+        """Each library's object files (``Library.objects``), made by jobs that compile a module for every
+        library at once; an object whose job is unchanged is taken from the previous build."""
+        target = libraries[0].target
+        variants = tuple((lib.target.cpu, lib.target.features, "") for lib in libraries)
         jobs: list[ObjectJob] = []
         for module_name, exported in object_groups(instances):
             reach = self.reachable(exported, instances)
@@ -320,45 +342,69 @@ class _Builder:
                         (key, argtypes) in exported,
                     )
                 )
-            jobs.append(ObjectJob(module_name, target.triple, target.cpu, target.features, target.opt, tuple(stored)))
+            jobs.append(ObjectJob(module_name, target.triple, variants, target.opt, tuple(stored)))
         jobs.append(
             ObjectJob(
                 RUNTIME_OBJECT,
                 target.triple,
-                target.cpu,
-                target.features,
+                tuple((lib.target.cpu, lib.target.features, build_info(lib.header_fields())) for lib in libraries),
                 target.opt,
                 (),
                 True,
                 tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()),
-                info,
             )
         )
-        results: dict[str, bytes] = {}
+        results: dict[str, list[bytes]] = {}
         todo = []
+
+        def names(job: ObjectJob) -> list[str]:
+            """What a job's objects are kept under: one per library, and its wrappers' (``compile_object``)."""
+            wrappers = [f"{job.module}@wrappers"] if len(libraries) > 1 and not job.runtime else []
+            return [lib.object_name(job.module) for lib in libraries] + wrappers
+
         for job in jobs:
             key = job.cache_key()
-            old = previous.objects.get(job.module) if previous is not None else None
-            if old is not None and old[0] == key:
-                results[job.module] = old[1]
+            old = [previous.objects.get(name) for name in names(job)] if previous is not None else [None]
+            if all(o is not None and o[0] == key for o in old):
+                results[job.module] = [o[1] for o in old if o is not None]
                 self.result.objects_reused += 1
             else:
                 todo.append(job)
         if todo:
             payloads = [job.encode() for job in todo]
-            if self.jobs > 1 and len(todo) > 2:  # starting worker processes costs more than a few objects
-                with ProcessPoolExecutor(max_workers=self.jobs) as pool:
-                    for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
-                        self.progress(f"codegen {package}", i, len(todo))
-                        results[job.module] = data
+            pool = self._pool
+            if pool is not None and len(todo) > 2:  # (a few objects are made sooner here than sent away)
+                for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
+                    self.progress(f"codegen {package}", i, len(todo))
+                    results[job.module] = data
             else:
                 for i, (job, payload) in enumerate(zip(todo, payloads)):
                     self.progress(f"codegen {package}", i, len(todo))
                     results[job.module] = compile_object(payload)
             self.result.objects_built += len(todo)
         for job in jobs:
-            contents.objects[job.module] = (job.cache_key(), results[job.module])
-        return [results[job.module] for job in jobs]
+            made = results[job.module]
+            for name, obj in zip(names(job), made):
+                contents.objects[name] = (job.cache_key(), obj)
+            for lib, obj in zip(libraries, made):
+                lib.objects.append(obj)
+                lib.objects.extend(made[len(libraries) :])  # (the wrappers every variant links)
+
+    @contextmanager
+    def workers(self) -> Iterator[None]:
+        """With ``jobs > 1``, the worker processes that make object files, started now and warming up (they
+        import llvmlite and the code generator) while this process imports and infers."""
+        if self.jobs <= 1:
+            yield
+            return
+        with ProcessPoolExecutor(max_workers=self.jobs) as pool:
+            for _ in range(self.jobs):
+                pool.submit(warm_up)
+            self._pool = pool
+            try:
+                yield
+            finally:
+                self._pool = None
 
     @staticmethod
     def reachable(keys: set, instances: dict) -> set:
@@ -371,6 +417,31 @@ class _Builder:
             out.add(k)
             stack.extend(instances[k].callees)
         return out
+
+
+def _target_map(target: Any) -> dict[str, str]:
+    return {"triple": target.triple, "cpu": target.cpu, "features": target.features}
+
+
+@dataclass
+class Library:
+    """One shared library of a package's CPU image: a CPU variant (``name``; None without variants), its
+    target, its file, its build identity and its object files."""
+
+    name: str | None
+    target: Any
+    path: Path
+    build_id: str
+    objects: list[bytes] = field(default_factory=list)
+
+    def header_fields(self) -> dict[str, Any]:
+        """What the image's header says of this library (its ``variants`` item once ``native`` is added)."""
+        fields = {"target": _target_map(self.target), "build_id": self.build_id}
+        return fields if self.name is None else {"name": self.name, **fields}
+
+    def object_name(self, module: str) -> str:
+        """The name this library's object of ``module`` is kept under for incremental builds."""
+        return module if self.name is None else f"{module}@{self.name}"
 
 
 LINK_FLAGS: tuple[str, ...] = ("-Wl,-Bsymbolic", "-Wl,--strip-all") if sys.platform.startswith("linux") else ()
@@ -446,6 +517,17 @@ def build_project(
     rt = runtime()
     rt.building = True
     builder = _Builder(cfg, jobs, progress)
+    targets = tuple(targets or cfg.targets)
+    with builder.workers() if CPU in targets else contextlib.nullcontext():  # (warming up meanwhile)
+        _build(builder, cfg, project, targets, strict, link_shared)
+    builder.result.seconds = time.perf_counter() - started
+    return builder.result
+
+
+def _build(
+    builder: _Builder, cfg: BuildConfig, project: str, targets: tuple[str, ...], strict: bool, link_shared: Any
+) -> None:
+    """Import the packages, then build their images for ``targets`` (``build_project``)."""
     modules: dict[str, list[str]] = {}
     from .config import ConfigError
 
@@ -464,7 +546,6 @@ def build_project(
             ) from None
         except (Exception, SystemExit) as err:  # the user's code failed (or called sys.exit) while imported
             raise _import_failure(err, project) from None
-    targets = tuple(targets or cfg.targets)
     for package in cfg.packages if CPU in targets else ():
         package_dir = Path(sys.modules[package].__file__).resolve().parent  # type: ignore[arg-type]  # (a package)
         with locked(package_dir / "__aot__"):
@@ -473,13 +554,22 @@ def build_project(
                 continue
             if builder.result.failed and strict:
                 continue
-            image_path, header, contents, objects = built
-            so_path = image_path.with_suffix(".so")
-            link_shared(objects, so_path, extra_args=LINK_FLAGS, exports=EXPORTS)
-            add_native_sizes(contents, objects)
+            image_path, header, contents, libraries = built
+            variants = []
+            for lib in libraries:
+                link_shared(lib.objects, lib.path, extra_args=LINK_FLAGS, exports=EXPORTS)
+                data = lib.path.read_bytes()
+                native = {"file": lib.path.name, "crc32": crc32(data), "size": len(data)}
+                variants.append({**lib.header_fields(), "native": native})
+            add_native_sizes(contents, libraries[0].objects)
             image_path.with_suffix(".rt.so").unlink(missing_ok=True)  # what images of aot 0.1 needed
-            native = so_path.read_bytes()
-            header = dict(header, native={"file": so_path.name, "crc32": crc32(native), "size": len(native)})
+            header = dict(header, native=variants[0]["native"])
+            if libraries[0].name is not None:
+                header["variants"] = variants
+            ours = {lib.path for lib in libraries}  # (libraries of an earlier configuration go)
+            for stale in [image_path.with_suffix(".so"), *image_path.parent.glob(f"{package}.cpu.*.so")]:
+                if stale not in ours:
+                    stale.unlink(missing_ok=True)
             serializer.write_image(image_path, header, contents.to_tables(), INDEXED_TABLES)
             serializer.write_image(image_path.with_suffix(".objects"), header, contents.object_tables())
             builder.result.images.append(str(image_path))
@@ -488,8 +578,6 @@ def build_project(
             package_dir = Path(sys.modules[package].__file__).resolve().parent  # type: ignore[arg-type]  # (a package)
             with locked(package_dir / "__aot__"):
                 build_ptx(builder, package, package_dir, [sys.modules[m] for m in modules[package]], strict)
-    builder.result.seconds = time.perf_counter() - started
-    return builder.result
 
 
 def build_ptx(builder: _Builder, package: str, package_dir: Path, modules: list, strict: bool) -> None:

@@ -1,11 +1,15 @@
 """Object files from stored typed IR: one per Python module, compiled in worker processes.
 
-    job = ObjectJob("numkit.core", target, [StoredInstance(…), …])
-    data = compile_object(job.encode())     # → ELF object bytes (in a worker, or here)
+    job = ObjectJob("numkit.core", triple, ((cpu, features, info), …), opt, [StoredInstance(…), …])
+    objects = compile_object(job.encode())  # → ELF object bytes per CPU variant (in a worker, or here)
 
 A job carries everything as msgpack: the typed IR of the module's instances (exported, with their CPython
-wrappers) and of the callees they reach in other modules (internal copies, so LLVM can inline them).
-Its ``cache_key`` changes exactly when the object would, so unchanged modules are reused as they are.
+wrappers) and of the callees they reach in other modules (internal copies, so LLVM can inline them), and
+the CPU variants it is compiled for: its LLVM module is made once, then optimised and emitted per variant.
+With several variants the CPython wrappers (most of the machine code, and no faster on a newer CPU) are an
+object of their own, compiled once for the most portable variant and linked into every variant's library;
+each variant compiles only the methods' code.
+Its ``cache_key`` changes exactly when the objects would, so unchanged modules are reused as they are.
 """
 
 from __future__ import annotations
@@ -56,44 +60,40 @@ class StoredInstance:
 class ObjectJob:
     module: str
     triple: str
-    cpu: str
-    features: str
+    # per CPU variant (one object each, in this order): its cpu, its features, and (runtime object) what its
+    # library says it is (``build_info``)
+    variants: tuple[tuple[str, str, str], ...]
     opt: int
     instances: tuple[StoredInstance, ...]
     runtime: bool = False  # the object holding the shared dispatcher and the entry table
     # (runtime object) every code entry in the image's order: its symbol and its slot text (``slot_text``)
     entries: tuple[tuple[str, str], ...] = ()
-    build_info: str = ""  # (runtime object) what the library says it is (``build_info``)
 
     def encode(self) -> bytes:
         return msgpack.packb(
             [
                 self.module,
                 self.triple,
-                self.cpu,
-                self.features,
+                [list(v) for v in self.variants],
                 self.opt,
                 [i.record() for i in self.instances],
                 self.runtime,
                 [list(e) for e in self.entries],
-                self.build_info,
             ],
             use_bin_type=True,
         )
 
     @classmethod
     def decode(cls, data: bytes) -> ObjectJob:
-        m, triple, cpu, features, opt, insts, runtime, entries, info = msgpack.unpackb(data, raw=False)
+        m, triple, variants, opt, insts, runtime, entries = msgpack.unpackb(data, raw=False)
         return cls(
             m,
             triple,
-            cpu,
-            features,
+            tuple((cpu, features, info) for cpu, features, info in variants),
             opt,
             tuple(StoredInstance.from_record(r) for r in insts),
             runtime,
             tuple((symbol, text) for symbol, text in entries),
-            info,
         )
 
     def cache_key(self) -> str:
@@ -105,11 +105,11 @@ DISPATCHER = "aot_dispatch"  # the native dispatcher of method objects with seve
 ENTRY_WORDS = 5  # words per entry in ``aot_entries``: try_, vc_, def_, and where its slot text starts and ends
 
 
-def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "") -> None:
+def emit_entry_table(module, entries: tuple[tuple[str, str], ...]) -> None:
     """``aot_entries``: per code entry, in the image's order, the addresses of ``try_<symbol>``,
     ``vc_<symbol>`` and ``def_<symbol>`` (its PyMethodDef) and where its slot text (``slot_text``) starts
     and ends in ``aot_entry_keys`` (the texts back to back, UTF-8, NUL-terminated; positions in characters);
-    ``aot_entry_count``; and ``aot_build_id`` (``build_info``). Loading binds
+    ``aot_entry_count``; ``aot_build_id`` (``build_info``) is added per variant (``_add_build_id``). Loading binds
     an entry by indexing this table (one read of the whole table per library, no name looked up), and only
     when the slot says it holds that entry's key and argument types: never by position alone."""
     from llvmlite import ir
@@ -131,8 +131,6 @@ def emit_entry_table(module, entries: tuple[tuple[str, str], ...], info: str = "
     _constant(module, ir.ArrayType(ptr, len(words)), ENTRY_TABLE, words)
     _constant(module, i64, ENTRY_COUNT, len(entries))
     _constant(module, ir.ArrayType(ir.IntType(8), len(keys)), ENTRY_KEYS, bytearray(keys))
-    identity = info.encode() + b"\0"
-    _constant(module, ir.ArrayType(ir.IntType(8), len(identity)), BUILD_ID, bytearray(identity))
 
 
 def _constant(module, ltype, name: str, value) -> None:
@@ -150,8 +148,19 @@ class _KeyOnly:
         self.key = key
 
 
-def compile_object(payload: bytes) -> bytes:
-    """Code generation for one job (runs in a worker process: imports llvmlite there, not in the driver)."""
+def warm_up() -> None:
+    """What every job needs first, done before the jobs come (in a worker, while the build infers)."""
+    from ..codegen import cpython, module  # noqa: F401  (llvmlite, and the code generator)
+    from ..targets.cpu import _llvm
+
+    _llvm()
+
+
+def compile_object(payload: bytes) -> list[bytes]:
+    """Code generation for one job: an object per CPU variant, and with several variants (and methods) one
+    more, last, of the CPython wrappers every variant's library links (runs in a worker process: imports
+    llvmlite there, not in the driver). The LLVM module is made once (it does not depend on the CPU); each
+    variant parses, optimises and emits it with its own target machine."""
     from llvmlite import ir
 
     from serializer.irformat import decode_function
@@ -159,14 +168,13 @@ def compile_object(payload: bytes) -> bytes:
     from ..codegen.context import ModuleContext
     from ..codegen.cpython import emit_dispatcher
     from ..codegen.function import CodegenOptions
-    from ..codegen.module import build_module, optimize
+    from ..codegen.module import build_module
     from ..infer.solver import InferredInstance
     from ..targets import CpuTarget
     from ..types import parse_type
 
     job = ObjectJob.decode(payload)
-    target = CpuTarget(job.triple, job.cpu, job.features, job.opt)
-    tm = target.target_machine(jit=False)
+    targets = [CpuTarget(job.triple, cpu, features, job.opt) for cpu, features, _ in job.variants]
     instances = {}
     options = {}
     for s in job.instances:
@@ -176,20 +184,62 @@ def compile_object(payload: bytes) -> bytes:
         instances[inst.key] = (inst, s.exported)
         options[s.method] = CodegenOptions(boundscheck=s.boundscheck)
     roots = [inst for inst, exported in instances.values() if exported]
+    split = len(targets) > 1 and not job.runtime
+    wrappers = None
     if job.runtime:
         module = ir.Module(name=job.module)
-        emit_dispatcher(ModuleContext(module, target), DISPATCHER)
-        emit_entry_table(module, job.entries, job.build_info)
+        emit_dispatcher(ModuleContext(module, targets[0]), DISPATCHER)
+        emit_entry_table(module, job.entries)
     else:
-        module, _ = build_module(
-            job.module, roots, lambda k: instances[k][0], target, lambda key: options.get(key, CodegenOptions())
-        )
-    module.triple = target.triple
-    module.data_layout = str(tm.target_data)
+        lookup = lambda k: instances[k][0]  # noqa: E731
+        choose = lambda key: options.get(key, CodegenOptions())  # noqa: E731
+        module, _ = build_module(job.module, roots, lookup, targets[0], choose, wrappers=not split)
+        if split:
+            wrappers, _ = build_module(job.module + "@wrappers", roots, lookup, targets[0], choose, code=False)
+    # The data layout is in the text the parser reads: it gives loads, stores and allocas their alignments
+    # there (set after parsing, it would leave them the defaults', and the vectoriser another cost model).
+    # The variants of one triple share it.
+    layout = str(targets[0].target_machine(jit=False).target_data)
+    module.triple, module.data_layout = job.triple, layout
+    text = str(module)  # (once: each variant parses it)
+    objects: list[bytes] = []
+    for target, (_, _, info) in zip(targets, job.variants):
+        objects.append(_emit(text, target, job.module, info if job.runtime else None, verify=not objects))
+    if wrappers is not None:
+        wrappers.triple, wrappers.data_layout = job.triple, layout
+        objects.append(_emit(str(wrappers), targets[0], job.module + "@wrappers", None, verify=True))
+    return objects
+
+
+def _emit(text: str, target, name: str, build_id: str | None, verify: bool) -> bytes:
+    """LLVM IR ``text`` compiled for ``target``: parsed, optimised, emitted as an object file (with
+    ``aot_build_id`` when ``build_id`` is given)."""
     import llvmlite.binding as llvm
 
-    llmod = llvm.parse_assembly(str(module))
-    llmod.name = job.module
-    llmod.verify()
+    from ..codegen.module import optimize
+
+    tm = target.target_machine(jit=False)
+    llmod = llvm.parse_assembly(text)
+    llmod.name = name
+    if llmod.data_layout != str(tm.target_data):  # (the variants of one triple share one: never here)
+        raise ValueError(f"{target.cpu}: data layout {tm.target_data} is not the module's {llmod.data_layout}")
+    if build_id is not None:
+        _add_build_id(llmod, build_id)
+    if verify:
+        llmod.verify()
     optimize(llmod, tm, target.opt)
     return tm.emit_object(llmod)
+
+
+def _add_build_id(llmod, info: str) -> None:
+    """``aot_build_id`` (``build_info``) into a parsed runtime module: the one part of it each variant has
+    its own."""
+    import llvmlite.binding as llvm
+    from llvmlite import ir
+
+    module = ir.Module()
+    identity = info.encode() + b"\0"
+    _constant(module, ir.ArrayType(ir.IntType(8), len(identity)), BUILD_ID, bytearray(identity))
+    module.triple = llmod.triple
+    module.data_layout = llmod.data_layout
+    llmod.link_in(llvm.parse_assembly(str(module)))

@@ -1,6 +1,8 @@
 """Assemble LLVM modules from inferred instances, and optimise them.
 
     module = build_module([root], lookup, target, exported={root.key: "aot_demo__f_…"})
+    build_module(…, wrappers=False)  → the code alone: the roots and their callees, no CPython wrappers
+    build_module(…, code=False)      → the wrappers alone, calling the roots of another object
 
 A module holds its roots (exported, with their CPython wrappers) and every callee they reach (internal,
 so LLVM inlines them), which makes each module self-contained: it links against nothing but the C API
@@ -104,10 +106,14 @@ def build_module(
     suffix: str = "",
     wrappers: bool = True,
     data_prefix: str = "",
+    code: bool = True,
 ) -> tuple[ir.Module, list[Export]]:
+    """A module of ``roots``: with ``code``, their implementations and every callee they reach (callees
+    internal); with ``wrappers``, their CPython wrappers. The two apart (CPU variants: one object of wrappers
+    for every variant's code) make two objects that link together: the wrappers then call the roots."""
     module = ir.Module(name=name)
     ctx = ModuleContext(module, target, data_prefix)
-    instances = reachable(roots, lookup)
+    instances = reachable(roots, lookup) if code else list(roots)
     root_keys = {r.key for r in roots}
     symbols = {inst.key: symbol_name(inst.method.key, inst.argtypes, target.owner) + suffix for inst in instances}
     functions = {}
@@ -120,7 +126,7 @@ def build_module(
     def callee(key: str, argtypes: tuple[Type, ...]) -> ir.Function:
         return functions[(key, argtypes)]
 
-    for inst in instances:
+    for inst in instances if code else ():
         FunctionCodegen(ctx, inst.function, functions[inst.key], callee, options(inst.method.key)).lower()
     exports = []
     for root in roots:

@@ -59,6 +59,26 @@ class AuditedImage:
         return {k: str(target.get(k, "")) for k in _TARGET_STRINGS}
 
     @property
+    def variants(self) -> list[dict[str, Any]]:
+        """The CPU variants of an image built with them: name, cpu, required features, library file and size
+        (empty without variants)."""
+        variants = self.header.get("variants")
+        out = []
+        for v in variants if isinstance(variants, list) else ():
+            if isinstance(v, dict) and isinstance(v.get("target"), dict) and isinstance(v.get("native"), dict):
+                target, native = v["target"], v["native"]
+                out.append(
+                    {
+                        "name": v.get("name"),
+                        "cpu": target.get("cpu"),
+                        "features": target.get("features"),
+                        "file": native.get("file"),
+                        "size": native.get("size"),
+                    }
+                )
+        return out
+
+    @property
     def compiler_version(self) -> str:
         return str(self.header.get("compiler_version", "?"))
 
@@ -81,18 +101,26 @@ class AuditedImage:
 
     def native_problem(self) -> str | None:
         """Why the native artifacts cannot be used as they are (``native-missing``,
-        ``native-checksum-mismatch``), naming the file, or None."""
-        return self._artifact_problem("native")
+        ``native-checksum-mismatch``), naming the file, or None; of an image with CPU variants, each
+        variant's library."""
+        problem = self._artifact_problem("native")
+        variants = self.header.get("variants")
+        for variant in variants if isinstance(variants, list) else ():
+            if problem is None and isinstance(variant, dict):
+                problem = self._artifact_problem("native", variant)
+        return problem
 
-    def _artifact_problem(self, what: str) -> str | None:
-        path = self.artifact(what)
-        if path is None:
+    def _artifact_problem(self, what: str, fields: dict[str, Any] | None = None) -> str | None:
+        info = (fields if fields is not None else self.header).get(what)
+        name = info.get("file") if isinstance(info, dict) else None
+        if not isinstance(info, dict) or not isinstance(name, str) or not name or Path(name).name != name:
             return f"native-missing (no {what} file named in the header)"
+        path = self.path.parent / name
         try:
             data = path.read_bytes()
         except OSError:
             return f"native-missing ({path.name})"
-        if crc32(data) != self.header[what].get("crc32"):
+        if crc32(data) != info.get("crc32"):
             return f"native-checksum-mismatch ({path.name})"
         return None
 

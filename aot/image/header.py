@@ -5,6 +5,8 @@
     incompatibility(header)         → None, or why this process cannot use the image (``compiler-version …``,
                                       ``python-abi …``, ``target …``, ``cpu-features missing here: …``,
                                       ``damaged: header field native.file is missing``)
+    usable_variants(header, "x86-64-v3")  → (the libraries this CPU can run, best first, each as a header of
+                                      its own; a line for stderr when the named variant cannot be had)
     header_problem(header, complete=False)   → what the tools cannot read in a header, or None
 
 The header says which compiler wrote the image, for which Python ABI, owner and target, and which native
@@ -13,6 +15,12 @@ file name in the image's own folder with its checksum. ``FIELDS`` names every fi
 reads nothing it has not checked (msgpack decodes exact types: a bool is no int here). The loader asks the
 gate for CPU images, ``aot.runtime.ptximage`` for ptx images; the tools ask it for images of any owner (a ptx
 image's target is chosen per device when a kernel is launched, so it has no target checks).
+
+A CPU image built with ``[tool.aot.cpu] variants`` lists them (``variants``: per variant its ``name``, its
+``target`` with the features it requires, its library as ``native`` and its ``build_id``); the top-level
+``target``, ``native`` and ``build_id`` are those of its most portable variant, so the gate asks what every
+variant needs, and ``usable_variants`` which of them this CPU runs (CPU flags are read only when a variant
+requires features).
 
 A CPU image and its library share a build identity (``build_identity``: a hash of the target and of every
 entry's typed IR, in order); the library says it as ``build_info`` (its ``aot_build_id`` symbol).
@@ -46,12 +54,14 @@ FIELDS: dict[str, type] = {
     "native": dict,
     "cubin": dict,
     "build_id": str,
+    "variants": list,
 }
 _MAPS: dict[str, dict[str, type]] = {
     "target": {"triple": str, "cpu": str, "features": str},
     "native": {"file": str, "crc32": int, "size": int},
     "cubin": {"file": str, "crc32": int, "size": int},
 }
+_VARIANT: dict[str, type] = {"name": str, "target": dict, "native": dict, "build_id": str}
 ARTIFACTS = ("native", "cubin")
 """The header fields that name a file in the image's folder."""
 
@@ -128,9 +138,37 @@ def header_problem(header: Any, complete: bool = True) -> str | None:
                 return f"header field {name}.{field} is {_type_name(inner)}"
         if name in ARTIFACTS and "file" in checked and not bare_file_name(checked["file"]):
             return f"header field {name}.file is not a file name in the image's folder: {checked['file']!r}"
+    variants = fields.get("variants")
+    if variants is not None:
+        problem = _variants_problem(variants, fields.get("target"))
+        if problem is not None:
+            return problem
     package = fields.get("package")
     if package is not None and not all(part.isidentifier() for part in package.split(".")):
         return f"header field package is not a package name: {package!r}"
+    return None
+
+
+def _variants_problem(variants: list, target: Any) -> str | None:
+    """What is malformed in a header's ``variants`` (each complete, of the image's triple), or None."""
+    if not variants:
+        return "header field variants is empty"
+    for i, variant in enumerate(variants):
+        where = f"variants[{i}]"
+        if type(variant) is not dict:
+            return f"header field {where} is {_type_name(variant)}"
+        for name, kind in _VARIANT.items():
+            value: Any = variant.get(name)
+            if type(value) is not kind:
+                return f"header field {where}.{name} is {_type_name(value)}"
+            for field, inner_kind in _MAPS.get(name, {}).items():
+                inner: Any = variant[name].get(field)
+                if type(inner) is not inner_kind:
+                    return f"header field {where}.{name}.{field} is {_type_name(inner)}"
+        if not bare_file_name(variant["native"]["file"]):
+            return f"header field {where}.native.file is not a file name in the image's folder"
+        if type(target) is dict and variant["target"]["triple"] != target.get("triple"):
+            return f"header field {where}.target.triple is not the image's"
     return None
 
 
@@ -158,6 +196,44 @@ def incompatibility(header: dict[str, Any], owner: str = _CPU) -> str | None:
     return None
 
 
+def usable_variants(header: dict[str, Any], wanted: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """The libraries of a CPU image (the gate passed) this CPU can run, best first (the variant requiring the
+    most features; ``wanted``, ``AOT_CPU_VARIANT``, first when this CPU runs it), each as the header of
+    an image of that one library (``target``, ``native``, ``build_id`` its own; ``variant`` its name); the
+    header itself for an image without variants. And a line for stderr when ``wanted`` names no variant of
+    the image or one this CPU cannot run (it falls back to the best), else None. A variant whose features
+    the CPU lacks is never listed."""
+    variants = header.get("variants")
+    if variants is None:
+        return [header], None
+    usable = []
+    for i, variant in enumerate(variants):
+        features = variant["target"]["features"]
+        if "+" not in features:  # (no flags read for a variant requiring none)
+            runs = True
+        elif _host_features() is None:  # (flags unknown: only the variant the gate passed, the most portable)
+            runs = features == header["target"]["features"]
+        else:
+            runs = not _missing_features(features)
+        if runs:
+            lib = {"target": variant["target"], "native": variant["native"], "build_id": variant["build_id"]}
+            usable.append((-features.count("+"), i, dict(header, **lib, variant=variant["name"])))
+    usable.sort(key=lambda u: (u[0], u[1]))
+    best = [u[2] for u in usable]
+    note = None
+    if wanted:
+        chosen = [h for h in best if h["variant"] == wanted]
+        if chosen:
+            best.remove(chosen[0])
+            best.insert(0, chosen[0])
+        else:
+            names = [v["name"] for v in variants]
+            why = "this CPU lacks its features" if wanted in names else f"the image has {', '.join(names)}"
+            fallback = best[0]["variant"] if best else "none"
+            note = f"AOT_CPU_VARIANT={wanted} cannot be used ({why}): using {fallback}"
+    return best, note
+
+
 def build_info(header: Mapping[str, Any]) -> str:
     """What the library of the image with this header says it is (its ``aot_build_id``): the image's build
     identity (``build_identity``) and the target, one per line."""
@@ -180,8 +256,17 @@ def build_identity(target: Mapping[str, Any], irs: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- CPU features
+_HOST: list = []  # the flags once read: [set or None]
+
+
 def _host_features() -> set[str] | None:
-    """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown."""
+    """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown (read once)."""
+    if not _HOST:
+        _HOST.append(_read_host_features())
+    return _HOST[0]
+
+
+def _read_host_features() -> set[str] | None:
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -200,6 +285,9 @@ _FEATURE_ALIASES = {
     "cx16": "cx16",
     "64bit": "lm",
     "lzcnt": "abm",
+    "sse3": "pni",
+    "bmi": "bmi1",
+    "sahf": "lahf_lm",
 }
 
 

@@ -13,6 +13,10 @@ call (then only the records of the modules used are decoded, ``aot.image.entries
 only if an entry must be cured. A rejected or damaged image is reported once, as one line, and none of its
 native code is ever executed.
 
+An image built with CPU variants has a library per variant: the best one this CPU runs is loaded
+(``AOT_CPU_VARIANT`` names another it runs; ``aot.image.header.usable_variants``), the next-best when its
+library cannot be used; a variant whose features this CPU lacks is never loaded.
+
 The shared library must be a bare file name in the image's own folder. It is loaded only after its
 checksum matches the header, and through the very descriptor it was checksummed from (a build renaming
 another library over it meanwhile changes nothing); then it must say it is of the image's build (its
@@ -33,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from serializer import crc32
 
-from ..image.header import build_info, incompatibility
+from ..image.header import build_info, incompatibility, usable_variants
 
 if TYPE_CHECKING:  # validation machinery loads on the first call that needs an image entry
     from ..image.entries import CodeEntry, ImageIndex
@@ -76,6 +80,10 @@ class PackageImage:
         self.ir_problem: str | None = None  # why its stored IR is not used (``distrust_ir``)
         self._bad_ir: set[int] = set()  # entries whose own IR is not used (``instance``)
         self.rejected: str | None = None
+        # the libraries this CPU runs, best first, each as the header of an image of that library alone
+        # (``usable_variants``); and the CPU variant of the one loaded
+        self.libraries: list[dict[str, Any]] = [header]
+        self.variant: str | None = None
 
     # ------------------------------------------------------------------ body
     @property
@@ -185,13 +193,13 @@ class PackageImage:
             )
 
     # ------------------------------------------------------------------ native code
-    def _load_checked(self) -> tuple[Any, Cause | None]:
-        """Load the library the header names if its bytes match their checksum and it says it is of this
+    def _load_checked(self, header: dict[str, Any]) -> tuple[Any, Cause | None]:
+        """Load the library ``header`` names if its bytes match their checksum and it says it is of this
         image's build; else why not. It is loaded through the descriptor its bytes were checksummed from
         (``/proc/self/fd/N``), which stays open, so that the number never names another library."""
         from serializer import ImageError, map_file, open_regular
 
-        native = self.header["native"]  # (its fields' types are checked by the gate: ``header_problem``)
+        native = header["native"]  # (its fields' types are checked by the gate: ``header_problem``)
         so = os.path.join(os.path.dirname(self.path), native["file"])
         try:  # mapped, not read: no copy of the library into fresh memory just to checksum it
             f = open_regular(so)
@@ -214,16 +222,30 @@ class PackageImage:
             return None, _cause("NATIVE_UNLOADABLE")
         self._native_file = f
         at = _dlsym(lib._handle, b"aot_build_id")
-        if not at or ctypes.string_at(at) != build_info(self.header).encode():
+        if not at or ctypes.string_at(at) != build_info(header).encode():
             return None, _cause("NATIVE_OTHER_BUILD")  # (loaded, and never used)
         return lib, None
 
     @property
     def lib(self) -> Any:
         """The shared library, loaded only if it exists, matches the checksum in the header and says it is of
-        this image's build."""
+        this image's build: of an image with variants, the first of ``libraries`` that does (the best this
+        CPU runs; the next-best, said once on stderr, when one cannot be used)."""
         if self._lib is None and self.native_problem is None:
-            self._lib, self.native_problem = self._load_checked()
+            problems: list[str] = []
+            for header in self.libraries:
+                lib, problem = self._load_checked(header)
+                if lib is not None:
+                    self._lib, self.variant = lib, header.get("variant")
+                    if problems:
+                        print(f"aot: {self.path}: {'; '.join(problems)}: using {self.variant}", file=sys.stderr)
+                    break
+                problems.append(f"the {header.get('variant')} library cannot be used ({problem})")
+                if self.native_problem is None:
+                    self.native_problem = problem
+            else:
+                return None
+            self.native_problem = None
         return self._lib
 
     def address(self, symbol: str) -> int | None:
@@ -303,4 +325,8 @@ class Loader:
         why = incompatibility(image_file.header)
         if why:
             image.reject(why)
+        elif "variants" in image_file.header:
+            image.libraries, note = usable_variants(image_file.header, self.rt.env.cpu_variant)
+            if note is not None:
+                print(f"aot: {path}: {note}", file=sys.stderr)
         return image

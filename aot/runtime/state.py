@@ -2,10 +2,10 @@
 
     rt = runtime()
     rt.record("inferred", "numkit.core:clamp", (F64, F64, F64), cause="no-entry")
-    rt.stats()   → {"loaded": 0, "inferred": 1, "cured": 0, "invalidated": 0, "spurious": 0}
+    rt.stats()   → {"loaded": 0, "inferred": 1, "cured": 0, "invalidated": 0, "spurious": 0, "variant": None}
 
-Environment switches (``AOT_STRICT``, ``AOT_LOG``, ``AOT_DEBUG_REJECT``, ``AOT_VERIFY_PASSES``) are read here and
-nowhere else.
+Environment switches (``AOT_STRICT``, ``AOT_LOG``, ``AOT_DEBUG_REJECT``, ``AOT_VERIFY_PASSES``,
+``AOT_CPU_VARIANT``) are read here and nowhere else.
 The compiler (llvmlite) is imported only when something must be compiled.
 
 Hot path (import, and every first call's event),
@@ -64,18 +64,27 @@ _EVENT_FIELDS = len(Event._fields)
 
 class Environment:
     """The switches the runtime reads from the environment once: ``AOT_STRICT``, ``AOT_LOG``,
-    ``AOT_DEBUG_REJECT`` (method keys, comma-separated) and ``AOT_VERIFY_PASSES`` (the IR verifier after
-    every pass; the test suite turns it on)."""
+    ``AOT_DEBUG_REJECT`` (method keys, comma-separated), ``AOT_VERIFY_PASSES`` (the IR verifier after
+    every pass; the test suite turns it on) and ``AOT_CPU_VARIANT`` (the CPU variant of images to bind, when
+    this CPU runs it)."""
 
-    __slots__ = ("strict", "log", "debug_reject", "verify_passes")
+    __slots__ = ("strict", "log", "debug_reject", "verify_passes", "cpu_variant")
 
-    def __init__(self, strict: bool, log: bool, debug_reject: frozenset[str], verify_passes: bool = False):
+    def __init__(
+        self,
+        strict: bool,
+        log: bool,
+        debug_reject: frozenset[str],
+        verify_passes: bool = False,
+        cpu_variant: str = "",
+    ):
         self.strict, self.log, self.debug_reject, self.verify_passes = strict, log, debug_reject, verify_passes
+        self.cpu_variant = cpu_variant
 
     def __repr__(self) -> str:
         return (
             f"Environment(strict={self.strict}, log={self.log}, debug_reject={set(self.debug_reject) or '{}'}, "
-            f"verify_passes={self.verify_passes})"
+            f"verify_passes={self.verify_passes}, cpu_variant={self.cpu_variant!r})"
         )
 
     @classmethod
@@ -86,6 +95,7 @@ class Environment:
             os.environ.get("AOT_LOG", "") not in ("", "0"),
             frozenset(k.strip() for k in reject.split(",") if k.strip()),
             os.environ.get("AOT_VERIFY_PASSES", "") not in ("", "0"),
+            os.environ.get("AOT_CPU_VARIANT", "").strip(),
         )
 
 
@@ -203,13 +213,18 @@ class Runtime:
             return None
         return image.instance(entry, method)
 
-    def stats(self) -> dict[str, int]:
-        out = {"loaded": 0, "inferred": 0, "cured": 0, "invalidated": 0, "spurious": 0}
+    def stats(self) -> dict[str, Any]:
+        """Events by kind, and ``variant``: the CPU variant of the libraries bound (their names joined by
+        commas if packages bound different ones), None when none of an image with variants is bound."""
+        out: dict[str, Any] = {"loaded": 0, "inferred": 0, "cured": 0, "invalidated": 0, "spurious": 0}
         fields = self._events
         for kind in fields[::_EVENT_FIELDS]:
             if kind in out:
                 out[kind] += 1
         out["spurious"] = sum(fields[_EVENT_FIELDS - 1 :: _EVENT_FIELDS])
+        images = self._loader.images.values() if self._loader is not None else ()
+        bound = sorted({image.variant for image in images if image is not None and image.variant})
+        out["variant"] = ",".join(bound) or None
         return out
 
     def check_strict(self, method: str, argtypes: tuple, cause: Cause) -> None:

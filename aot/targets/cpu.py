@@ -4,6 +4,8 @@ CpuTarget.host()                → the machine this process runs on (JIT)
 CpuTarget.named("generic")      → portable code for ``aot build`` (``cpu = "generic"``)
 CpuTarget.named("x86-64-v3")    → any LLVM CPU name
 known_cpu_names("x86_64-unknown-linux-gnu")  → frozenset({"generic", "x86-64-v3", "skylake", …})
+CpuTarget.variant("x86-64-v3")  → that level with the features it requires spelled out (``+avx2,…``), which
+                                  the image's gate checks before its library is bound
 """
 
 from __future__ import annotations
@@ -62,6 +64,20 @@ def known_cpu_names(triple: str) -> frozenset[str]:
     return frozenset(names)
 
 
+_V2 = ("cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3")
+_V3 = _V2 + ("avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave")
+_V4 = _V3 + ("avx512bw", "avx512cd", "avx512dq", "avx512f", "avx512vl")
+CPU_LEVELS: dict[str, tuple[str, ...]] = {
+    "generic": (),
+    "x86-64": (),
+    "x86-64-v2": _V2,
+    "x86-64-v3": _V3,
+    "x86-64-v4": _V4,
+}
+"""The CPU variants an image can hold (``[tool.aot.cpu] variants``), each with the features it requires in
+LLVM's spelling: the x86-64 psABI microarchitecture levels."""
+
+
 @dataclass(frozen=True)
 class CpuTarget(Target):
     OWNER = "cpu"
@@ -77,6 +93,11 @@ class CpuTarget(Target):
             return cls.host(opt)
         llvm = _llvm()
         return cls(llvm.get_process_triple(), cpu, "", opt)
+
+    @classmethod
+    def variant(cls, name: str, opt: int = 3) -> CpuTarget:
+        """The CPU variant ``name`` (a key of ``CPU_LEVELS``), its required features explicit."""
+        return cls(_llvm().get_process_triple(), name, ",".join("+" + f for f in CPU_LEVELS[name]), opt)
 
     def target_machine(self, jit: bool = False):
         llvm = _llvm()

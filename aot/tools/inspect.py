@@ -65,9 +65,10 @@ def inspect_json(sel: Selection, report: VerifyReport | None = None) -> dict[str
             entry_json(image, entry, sizes.get(key), report.verdict(image, key) if report is not None else None)
             for key, entry in image.contents.code.items()
         ]
-        images.append(
-            {"path": str(image.path.resolve()), "owner": image.owner, "target": image.target, "entries": entries}
-        )
+        shown: dict[str, Any] = {"path": str(image.path.resolve()), "owner": image.owner, "target": image.target}
+        if image.variants:  # (``[tool.aot.cpu] variants``: one library each)
+            shown["variants"] = image.variants
+        images.append({**shown, "entries": entries})
     return {
         "format_version": serializer.FORMAT_VERSION,
         "compiler_version": COMPILER_VERSION,

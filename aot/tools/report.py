@@ -86,6 +86,8 @@ def image_heading(image: AuditedImage) -> str:
     target = image.target
     cpu = f" ({target['cpu']})" if target["cpu"] else ""
     features = f" [{target['features']}]" if target["features"] else ""
+    if image.variants:  # (each variant's features are those of its level)
+        cpu, features = f" variants {', '.join(str(v['name']) for v in image.variants)}", ""
     count = len(image.contents.code)
     return (
         f"{show_path(image.path)}: {image.owner} {target['triple']}{cpu}{features}, "

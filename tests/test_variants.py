@@ -1,0 +1,360 @@
+"""CPU variants in one image (``[tool.aot.cpu] variants``, SPEC.md §7, issue 18 item 3).
+
+the choice (``usable_variants``), with this CPU's flags made up   → the best it runs; an override first;
+                                                                     one line for a name it cannot use
+a built package with v2 and v3 libraries                          → the best bound, results of py_func,
+                                                                     AOT_CPU_VARIANT picks another
+a CPU without AVX2 (its flags made up in the child)               → the v3 library is never loaded
+the best variant's library deleted                                → the next-best, one line; all deleted:
+                                                                     cured from the IR, never a crash
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import serializer
+from aot.builder.config import ConfigError, load_config
+from aot.image import header as header_mod
+from aot.image.header import header_problem, incompatibility, new_header, usable_variants
+from aot.targets.cpu import CPU_LEVELS, CpuTarget
+from buildsupport import aot_build, aot_cli, image_path, pyproject, run_python, write_project
+
+VARIANTS = ["x86-64-v2", "x86-64-v3"]
+
+
+def _flags(*llvm_names: str) -> set[str]:
+    """A CPU's flags as ``_host_features`` reads them: /proc/cpuinfo's names and their LLVM spellings."""
+    spelled = {"sse3": "pni", "bmi": "bmi1", "sahf": "lahf_lm", "lzcnt": "abm"}
+    names = {spelled.get(n, n.replace(".", "_")) for n in llvm_names}
+    return names | {n.replace("_", ".") for n in names}
+
+
+def _variant_header(names: list[str]) -> dict[str, Any]:
+    """The header a build with these variants writes (libraries made up)."""
+    variants = []
+    for name in names:
+        t = CpuTarget.variant(name)
+        target = {"triple": t.triple, "cpu": t.cpu, "features": t.features}
+        native = {"file": f"pkg.cpu.{name}.so", "crc32": 1, "size": 1}
+        variants.append({"name": name, "target": target, "native": native, "build_id": f"id-{name}"})
+    first = variants[0]
+    header = new_header("cpu", first["target"], "pkg", native=first["native"])
+    header["build_id"] = first["build_id"]
+    header["variants"] = variants
+    return header
+
+
+def _chosen(header: dict[str, Any], wanted: str | None = None) -> tuple[list[str], str | None]:
+    libraries, note = usable_variants(header, wanted)
+    return [lib["variant"] for lib in libraries], note
+
+
+# --------------------------------------------------------------------------------------------- the choice
+ALL = ["x86-64-v2", "x86-64-v3", "x86-64-v4"]
+
+
+@pytest.mark.parametrize(
+    ("cpu", "best_first"),
+    [
+        (CPU_LEVELS["x86-64-v4"], ["x86-64-v4", "x86-64-v3", "x86-64-v2"]),
+        (CPU_LEVELS["x86-64-v3"], ["x86-64-v3", "x86-64-v2"]),
+        (CPU_LEVELS["x86-64-v3"][:-1], ["x86-64-v2"]),  # (no xsave: not a v3)
+        (CPU_LEVELS["x86-64-v2"] + ("avx512f",), ["x86-64-v2"]),
+    ],
+)
+def test_the_best_variant_this_cpu_runs_comes_first(monkeypatch, cpu, best_first) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [_flags(*cpu)])
+    header = _variant_header(ALL)
+    assert incompatibility(header) is None
+    assert _chosen(header) == (best_first, None)
+
+
+def test_a_cpu_below_every_variant_rejects_the_image(monkeypatch) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [_flags("sse3", "cx16")])
+    header = _variant_header(ALL)
+    assert (incompatibility(header) or "").startswith("cpu-features missing here:")
+    assert _chosen(header) == ([], None)
+
+
+def test_the_listed_order_does_not_decide(monkeypatch) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [_flags(*CPU_LEVELS["x86-64-v4"])])
+    header = _variant_header(["x86-64-v2", "x86-64-v4", "x86-64-v3"])
+    assert _chosen(header)[0] == ["x86-64-v4", "x86-64-v3", "x86-64-v2"]
+
+
+def test_an_override_this_cpu_runs_comes_first(monkeypatch) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [_flags(*CPU_LEVELS["x86-64-v4"])])
+    assert _chosen(_variant_header(ALL), "x86-64-v2") == (["x86-64-v2", "x86-64-v4", "x86-64-v3"], None)
+
+
+def test_an_override_this_cpu_cannot_run_is_one_line_and_the_best(monkeypatch) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [_flags(*CPU_LEVELS["x86-64-v3"])])
+    order, note = _chosen(_variant_header(ALL), "x86-64-v4")
+    assert order == ["x86-64-v3", "x86-64-v2"]
+    assert note == "AOT_CPU_VARIANT=x86-64-v4 cannot be used (this CPU lacks its features): using x86-64-v3"
+
+
+def test_an_unknown_override_names_the_variants(monkeypatch) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [_flags(*CPU_LEVELS["x86-64-v3"])])
+    order, note = _chosen(_variant_header(VARIANTS), "znver9")
+    assert order == ["x86-64-v3", "x86-64-v2"]
+    assert note == "AOT_CPU_VARIANT=znver9 cannot be used (the image has x86-64-v2, x86-64-v3): using x86-64-v3"
+
+
+def test_unknown_cpu_flags_allow_only_the_most_portable(monkeypatch) -> None:
+    monkeypatch.setattr(header_mod, "_HOST", [None])
+    assert _chosen(_variant_header(ALL), "x86-64-v4")[0] == ["x86-64-v2"]
+
+
+def test_no_flags_are_read_when_no_variant_needs_any(monkeypatch) -> None:
+    def unread() -> None:
+        raise AssertionError("/proc/cpuinfo was read")
+
+    monkeypatch.setattr(header_mod, "_HOST", [])
+    monkeypatch.setattr(header_mod, "_read_host_features", unread)
+    assert _chosen(_variant_header(["generic", "x86-64"])) == (["generic", "x86-64"], None)
+
+
+def test_an_image_without_variants_is_its_own_library() -> None:
+    header = new_header("cpu", {"triple": "x", "cpu": "generic", "features": ""}, "pkg")
+    assert usable_variants(header, "x86-64-v3") == ([header], None)
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (lambda v: v.clear(), "header field variants is empty"),
+        (lambda v: v.append("x86-64-v4"), "header field variants[2] is a str"),
+        (lambda v: v[1].pop("build_id"), "header field variants[1].build_id is missing"),
+        (lambda v: v[1]["target"].update(features=1), "header field variants[1].target.features is a int"),
+        (lambda v: v[1]["native"].update(file="../x.so"), "header field variants[1].native.file is not a file name"),
+        (lambda v: v[1]["target"].update(triple="aarch64"), "header field variants[1].target.triple is not the"),
+    ],
+)
+def test_malformed_variants_are_damage(damage, problem) -> None:
+    header = _variant_header(VARIANTS)
+    damage(header["variants"])
+    assert (header_problem(header) or "").startswith(problem)
+    assert (incompatibility(header) or "").startswith("damaged: " + problem)
+
+
+# ------------------------------------------------------------------------------------------ configuration
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("variants = []", "[tool.aot.cpu] variants: must name at least one cpu variant"),
+        ("variants = 'x86-64-v3'", "[tool.aot.cpu] variants: must be an array of strings"),
+        ("variants = ['x86-64-v9']", "[tool.aot.cpu] variants: unknown cpu variant 'x86-64-v9' (expected one of"),
+        ("variants = ['x86-64-v2', 'x86-64-v2']", "[tool.aot.cpu] variants: cpu variant 'x86-64-v2' is listed twice"),
+        ("cpu = 'x86-64-v3'\nvariants = ['x86-64-v2']", "[tool.aot.cpu] variants: cannot be given with cpu"),
+    ],
+)
+def test_bad_variants_are_configuration_errors(tmp_path: Path, text: str, expected: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(pyproject("pkg") + "[tool.aot.cpu]\n" + text + "\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path)
+    assert expected in str(err.value)
+
+
+def test_variants_are_read_in_their_order(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(pyproject("pkg") + "[tool.aot.cpu]\nvariants = ['x86-64-v3', 'generic']\n")
+    assert load_config(tmp_path).cpu.variants == ("x86-64-v3", "generic")
+
+
+# ---------------------------------------------------------------------------------------- a built package
+SOURCE = """\
+    import aot
+
+    @aot.jit
+    def axpy(a: float, x: aot.f64[::1], y: aot.f64[::1]) -> float:
+        s = 0.0
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+            s += y[i]
+        return s
+
+    @aot.jit
+    def poly(x: float) -> float:
+        return ((0.5 * x + 1.25) * x - 3.0) * x + 0.125
+
+    @aot.jit
+    def total(n: int) -> float:
+        s = 0.0
+        for i in range(n):
+            s += poly(i * 0.5)
+        return s
+    """
+
+CALLS = """
+import numpy as np
+import vk
+x = np.linspace(-1.0, 3.0, 37)
+got = [vk.axpy(1.5, x, np.ones(37)), vk.poly(0.75), vk.total(50)]
+want = [vk.axpy.py_func(1.5, x, np.ones(37)), vk.poly.py_func(0.75), vk.total.py_func(50)]
+"""
+
+
+def _best_here(project: Path) -> str:
+    return usable_variants(serializer.read_image(image_path(project, "vk")).header)[0][0]["variant"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the variants offered are x86-64 levels")
+    project = write_project(
+        tmp_path_factory.mktemp("variants") / "vk",
+        {
+            "pyproject.toml": pyproject("vk") + f"\n[tool.aot.cpu]\nvariants = {json.dumps(VARIANTS)}\n",
+            "vk/__init__.py": SOURCE,
+        },
+    )
+    done = aot_build(project, "--json")
+    assert done.rc == 0, done.stderr
+    return project
+
+
+def _fresh_copy(built: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    copy = tmp_path / "vk"
+    shutil.copytree(built, copy, ignore=shutil.ignore_patterns("__pycache__", "_probes"))
+    return copy
+
+
+def test_one_image_lists_a_library_per_variant(built: Path) -> None:
+    folder = built / "vk" / "__aot__"
+    header = serializer.read_image(image_path(built, "vk")).header
+    assert [v["name"] for v in header["variants"]] == VARIANTS
+    assert [v["native"]["file"] for v in header["variants"]] == [f"vk.cpu.{n}.so" for n in VARIANTS]
+    assert header["native"] == header["variants"][0]["native"]  # (the gate's: the most portable)
+    assert len({v["build_id"] for v in header["variants"]}) == 2
+    assert sorted(p.name for p in folder.glob("*.so")) == [f"vk.cpu.{n}.so" for n in VARIANTS]
+    assert "+avx2" in header["variants"][1]["target"]["features"]
+
+
+def test_the_best_variant_is_bound_and_gives_py_funcs_results(built: Path) -> None:
+    run = run_python(built, CALLS + "report(got=got, want=want)")
+    assert run["got"] == run["want"]
+    assert run["stats"]["loaded"] == 3 and run["stats"]["cured"] == 0 and run["stats"]["inferred"] == 0
+    assert run["stats"]["variant"] == _best_here(built)
+    assert not run["llvmlite"]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_aot_cpu_variant_picks_one_this_cpu_runs(built: Path, name: str) -> None:
+    if name != "x86-64-v2" and _best_here(built) == "x86-64-v2":
+        pytest.skip("this CPU does not run x86-64-v3")
+    run = run_python(built, CALLS + "report(got=got, want=want)", env={"AOT_CPU_VARIANT": name})
+    assert run["got"] == run["want"]
+    assert run["stats"]["variant"] == name and run["stats"]["loaded"] == 3
+    assert "AOT_CPU_VARIANT" not in run.stderr
+
+
+def test_an_unknown_aot_cpu_variant_is_one_line_and_the_best(built: Path) -> None:
+    run = run_python(built, CALLS + "report(got=got, want=want)", env={"AOT_CPU_VARIANT": "pentium"})
+    assert run["got"] == run["want"] and run["stats"]["loaded"] == 3
+    assert run["stats"]["variant"] == _best_here(built)
+    lines = [line for line in run.stderr.splitlines() if "AOT_CPU_VARIANT" in line]
+    assert len(lines) == 1 and "AOT_CPU_VARIANT=pentium cannot be used (the image has x86-64-v2, x86-64-v3)" in lines[0]
+
+
+def test_a_variant_this_cpu_lacks_is_never_loaded(built: Path) -> None:
+    """The child's CPU is made one without AVX2 (its flags are set before the first call), and the v3
+    library is asked for: its constructor would say if it were loaded."""
+    code = f"""
+    import aot.image.header as h
+    h._HOST[:] = [{sorted(_flags(*CPU_LEVELS["x86-64-v2"]))!r}]
+    {CALLS.strip().replace(chr(10), chr(10) + "    ")}
+    import os
+    maps = open(f"/proc/{{os.getpid()}}/maps").read()
+    report(got=got, want=want, v3_mapped="x86-64-v3" in maps)
+    """
+    run = run_python(built, code, env={"AOT_CPU_VARIANT": "x86-64-v3"})
+    assert run["got"] == run["want"]
+    assert run["stats"]["variant"] == "x86-64-v2" and run["stats"]["loaded"] == 3
+    assert not run["v3_mapped"]
+    assert "AOT_CPU_VARIANT=x86-64-v3 cannot be used (this CPU lacks its features): using x86-64-v2" in run.stderr
+
+
+def test_a_missing_library_falls_back_to_the_next_best(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    best = _best_here(project)
+    if best == "x86-64-v2":
+        pytest.skip("this CPU runs only x86-64-v2: there is no next-best")
+    (project / "vk" / "__aot__" / f"vk.cpu.{best}.so").unlink()
+    run = run_python(project, CALLS + "report(got=got, want=want)")
+    assert run["got"] == run["want"]
+    assert run["stats"]["variant"] == "x86-64-v2"
+    assert run["stats"]["loaded"] == 3 and run["stats"]["cured"] == 0
+    assert f"the {best} library cannot be used (native-missing): using x86-64-v2" in run.stderr
+
+
+def test_a_damaged_library_falls_back_too(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    best = _best_here(project)
+    if best == "x86-64-v2":
+        pytest.skip("this CPU runs only x86-64-v2: there is no next-best")
+    so = project / "vk" / "__aot__" / f"vk.cpu.{best}.so"
+    so.write_bytes(so.read_bytes()[:-1] + b"\x01")
+    run = run_python(project, CALLS + "report(got=got, want=want)")
+    assert run["got"] == run["want"] and run["stats"]["variant"] == "x86-64-v2"
+    assert "native-checksum-mismatch" in run.stderr
+
+
+def test_every_library_missing_cures_from_the_ir(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    for so in (project / "vk" / "__aot__").glob("*.so"):
+        so.unlink()
+    run = run_python(project, CALLS + "report(got=got, want=want)")
+    assert run["got"] == run["want"]
+    assert run["stats"]["variant"] is None and run["stats"]["loaded"] == 0
+    assert {e["cause"] for e in run["events"]} == {"native-missing"}
+
+
+def test_a_rebuild_reuses_every_variants_objects_byte_for_byte(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    folder = project / "vk" / "__aot__"
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix in (".so", ".aotimg")}
+    for p in folder.iterdir():
+        if p.suffix in (".so", ".aotimg"):
+            p.unlink()
+    assert aot_build(project).rc == 0
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix in (".so", ".aotimg")}
+    assert after == before
+
+
+def test_dropping_variants_removes_their_libraries(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    (project / "pyproject.toml").write_text(pyproject("vk"))
+    assert aot_build(project).rc == 0
+    folder = project / "vk" / "__aot__"
+    assert sorted(p.name for p in folder.glob("*.so")) == ["vk.cpu.so"]
+    assert "variants" not in serializer.read_image(image_path(project, "vk")).header
+    run = run_python(project, CALLS + "report(got=got, want=want)")
+    assert run["got"] == run["want"] and run["stats"]["variant"] is None and run["stats"]["loaded"] == 3
+
+
+def test_inspect_says_which_variants(built: Path) -> None:
+    done = aot_cli("inspect", str(built), "--json")
+    assert done.rc == 0, done.stderr
+    (image,) = json.loads(done.stdout)["images"]
+    assert [v["name"] for v in image["variants"]] == VARIANTS
+    assert image["variants"][1]["file"] == "vk.cpu.x86-64-v3.so"
+    text = aot_cli("inspect", str(built)).stdout
+    assert "variants x86-64-v2, x86-64-v3" in text
+
+
+def test_verify_names_a_missing_variant_library(built: Path, tmp_path: Path) -> None:
+    project = _fresh_copy(built, tmp_path)
+    assert aot_cli("verify", str(project)).rc == 0
+    (project / "vk" / "__aot__" / "vk.cpu.x86-64-v3.so").unlink()
+    done = aot_cli("verify", str(project))
+    assert done.rc == 1
+    assert "native-missing (vk.cpu.x86-64-v3.so)" in done.stdout + done.stderr
