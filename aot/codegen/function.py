@@ -24,6 +24,7 @@ from llvmlite import ir
 
 from ..analysis.definite import maybe_unassigned
 from ..analysis.ranges import Fact, LoopVersion, loop_versions
+from ..infer import elementwise as elementwise_rules
 from ..infer.rules import fold_int_binop
 from ..ir import (
     BinOp,
@@ -31,7 +32,6 @@ from ..ir import (
     Block,
     Branch,
     Call,
-    CmpKind,
     Compare,
     Const,
     Convert,
@@ -54,7 +54,7 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, gpu_intrinsics, npfuncs, parallel, views
+from . import arrays, elementwise, gpu_intrinsics, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -63,6 +63,7 @@ from .numerics import (
     check_true_division,
     checked_float_to_int,
     coerce,
+    compare,
     float_binop,
     floor_by_constant,
     int_binop,
@@ -70,8 +71,6 @@ from .numerics import (
     truth,
 )
 from .types import value_type
-
-_FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">", CmpKind.GE: ">="}
 
 
 @dataclass(frozen=True)
@@ -271,8 +270,29 @@ class FunctionCodegen(Emitter):
             out = self.b.insert_value(out, coerce(self, self.load(item), self.t(item), it), i)
         self.assign(op.dest.name, out)
 
+    def literal(self, *operands: Var) -> tuple[bool, ...]:
+        """Which operands are Python literals (a frontend temporary holding a constant), which adapt to an
+        array's dtype as in inference (``aot.infer.elementwise``)."""
+        return tuple(v.name.isdigit() and v.name in self.consts for v in operands)
+
+    def elementwise(self, op: Op, operands: tuple[Var, ...], element: elementwise.Element) -> None:
+        """A whole-array operation: its new array goes into ``op.dest``'s slot before it is filled."""
+        dest_t = self.t(op.dest)  # type: ignore[attr-defined]
+        assert isinstance(dest_t, ArrayType)
+        name = op.dest.name  # type: ignore[attr-defined]
+        pairs = [(self.load(v), self.t(v)) for v in operands]
+        if name in self.owned and all(v.name != name for v in operands):
+            elementwise.lower(self, pairs, dest_t, element, lambda out: self.assign(name, out, fresh=True))
+        else:
+            self.assign(name, elementwise.lower(self, pairs, dest_t, element), fresh=True)
+
     def op_UnaryOp(self, op: UnaryOp) -> None:
         src = self.t(op.operand)
+        if isinstance(src, ArrayType):
+            rt = self.t(op.dest)
+            assert isinstance(rt, ArrayType)
+            self.elementwise(op, (op.operand,), elementwise.unary_element(self, op.op, rt.dtype))
+            return
         v = self.load(op.operand)
         if op.op is UnaryKind.NOT:
             self.store(op.dest, self.b.not_(truth(self, v, src)), BOOL)
@@ -288,24 +308,22 @@ class FunctionCodegen(Emitter):
 
     def op_Compare(self, op: Compare) -> None:
         a, b_ = self.t(op.lhs), self.t(op.rhs)
+        if isinstance(a, ArrayType) or isinstance(b_, ArrayType):
+            common = elementwise_rules.compare_operand_dtype(a, b_, *self.literal(op.lhs, op.rhs))
+            self.elementwise(op, (op.lhs, op.rhs), elementwise.compare_element(self, op.op, [a, b_], common))
+            return
         assert isinstance(a, ScalarType) and isinstance(b_, ScalarType)
         common = promote(a, b_)
         lhs = coerce(self, self.load(op.lhs), a, common)
         rhs = coerce(self, self.load(op.rhs), b_, common)
-        pred = _FCMP[op.op]
-        if common.is_float:
-            result = (
-                self.b.fcmp_unordered(pred, lhs, rhs) if op.op is CmpKind.NE else self.b.fcmp_ordered(pred, lhs, rhs)
-            )
-        elif common.is_signed:
-            result = self.b.icmp_signed(pred, lhs, rhs)
-        else:
-            result = self.b.icmp_unsigned(pred, lhs, rhs)
-        self.store(op.dest, result, BOOL)
+        self.store(op.dest, compare(self, op.op, lhs, rhs, common), BOOL)
 
     def op_BinOp(self, op: BinOp) -> None:
         rt = self.t(op.dest)
         at, bt = self.t(op.lhs), self.t(op.rhs)
+        if isinstance(rt, ArrayType):
+            self.elementwise(op, (op.lhs, op.rhs), elementwise.binop_element(self, op.op, [at, bt], rt.dtype))
+            return
         assert isinstance(rt, ScalarType) and isinstance(at, ScalarType) and isinstance(bt, ScalarType)
         a, b_ = self.load(op.lhs), self.load(op.rhs)
         kind = op.op
@@ -450,6 +468,21 @@ class FunctionCodegen(Emitter):
             args = [self.load(a) for a in op.args]
             result = arrays.lower_allocation(self, op.fn, args, argtypes, self.t(op.dest), op.span)
             self.assign(op.dest.name, result, fresh=True)
+            return
+        elif op.fn in elementwise_rules.KIND_OF_INPLACE:
+            target, value = op.args
+            tt, vt = self.t(target), self.t(value)
+            assert isinstance(tt, ArrayType)
+            kind = elementwise_rules.KIND_OF_INPLACE[op.fn]
+            computed = elementwise_rules.binop_type(kind, tt, vt, False, self.literal(target, value)[1])
+            elementwise.inplace(self, kind, self.load(target), tt, self.load(value), vt, computed)
+            result = self.load(target)
+        elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
+            rt = self.t(op.dest)
+            assert isinstance(rt, ArrayType)
+            self.elementwise(
+                op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
+            )
             return
         elif op.fn.value.startswith("np."):
             argtypes = [self.t(a) for a in op.args]

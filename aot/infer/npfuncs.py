@@ -203,8 +203,6 @@ def _scalar(t: Type, name: str, bool_ok: bool) -> ScalarType:
         if t.kind == "b" and not bool_ok:
             raise RuleError(f"np.{name} of a boolean is not supported; convert it with int() first")
         return t
-    if isinstance(t, ArrayType):
-        raise RuleError(f"np.{name} of a whole array is not supported yet; loop over the elements")
     if isinstance(t, TupleType):
         raise RuleError(f"np.{name} of a tuple is not supported; apply it to each element")
     raise RuleError(f"np.{name} is not supported on {t}")
@@ -212,7 +210,8 @@ def _scalar(t: Type, name: str, bool_ok: bool) -> ScalarType:
 
 def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tuple[bool, ...]) -> Type:
     """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
-    to the other operand as NumPy's Python scalars do)."""
+    to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
+    of the element type, broadcast as ``aot.infer.elementwise`` says."""
     if len(args) != entry.arity:
         plural = "s" if entry.arity > 1 else ""
         raise RuleError(f"np.{name}() takes {entry.arity} argument{plural} here, got {len(args)}")
@@ -222,7 +221,16 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return dot_type(args[0], args[1])
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
-    scalars = tuple(_scalar(a, name, entry.bool_ok) for a in args)
+    scalars = tuple(_scalar(a.dtype if isinstance(a, ArrayType) else a, name, entry.bool_ok) for a in args)
+    arrays = [a.ndim for a in args if isinstance(a, ArrayType)]
+    if arrays:  # (Python's scalars beside an array adapt to it: aot.infer.elementwise.weak)
+        literal = tuple(lit or a in (I64, F64, BOOL) for a, lit in zip(args, literal))
+    weak = tuple(lit and not isinstance(a, ArrayType) for a, lit in zip(args, literal))
+    element = _element_type(name, entry, scalars, weak)
+    return ArrayType(element, max(arrays), "C") if arrays else element  # (a ufunc of arrays: a new array)
+
+
+def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
     if entry.rule == "float":
         return float_type(scalars[0], name)
     if entry.rule == "same":

@@ -74,7 +74,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import arrays, calls, constructs, npfuncs, optional, rules, views
+from . import arrays, calls, constructs, elementwise, npfuncs, optional, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -512,6 +512,8 @@ class _BodyState:
             used, maybe = next((v, t) for v, t in zip(uses(op), operands) if isinstance(t, OptionalType))
             assert isinstance(maybe, OptionalType)
             raise RuleError(optional.unnarrowed_message(used.name, maybe))
+        if isinstance(op, BinOp) and elementwise.involves_array(*operands):
+            return self.array_binop(op, label, index)
         if isinstance(op, BinOp):
             negative = False
             if op.op is BinOpKind.POW:
@@ -522,6 +524,8 @@ class _BodyState:
             )
         if isinstance(op, UnaryOp) and op.op is UnaryKind.NOT and isinstance(self.t(op.operand), PyValueType):
             return self.folded(op.dest, not self.t(op.operand).value, label, index)  # type: ignore[attr-defined]
+        if isinstance(op, UnaryOp) and isinstance(self.t(op.operand), ArrayType):
+            return elementwise.unary_type(op.op, self.t(op.operand))  # type: ignore[arg-type]
         if isinstance(op, UnaryOp):
             result = rules.unary_type(op.op, self.t(op.operand))
             value: Any = self.consts.get(op.operand.name)  # a number when the test below passes
@@ -538,6 +542,8 @@ class _BodyState:
             folded = constructs.compare_constants(op.op, self.t(op.lhs), self.t(op.rhs))
             if folded is not None:
                 return self.folded(op.dest, folded, label, index)
+            if elementwise.involves_array(*operands):
+                return elementwise.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
             return rules.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
         if isinstance(op, Truth) and not self.t(op.src).is_runtime:  # (a string, a module, a tuple of classes)
             src = self.t(op.src)
@@ -574,12 +580,39 @@ class _BodyState:
         if isinstance(op, IntrinsicCall):
             if op.fn in views.METHODS:
                 return views.method_type(op.fn, tuple(operands))
+            if op.fn in elementwise.KIND_OF_INPLACE:
+                written = operands[0]
+                assert isinstance(written, ArrayType)
+                return elementwise.inplace_type(elementwise.KIND_OF_INPLACE[op.fn], written, operands[1])
             if op.fn is Intrinsic.NP_DOT:  # ``a @ b``
                 return npfuncs.dot_type(*operands)
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
         return BOTTOM  # terminators and ops without results
+
+    def array_binop(self, op: BinOp, label: str, index: int) -> Type:
+        """``a op b`` with an array operand: a new array; ``a op= b`` on an array name writes ``a`` in place
+        (the frontend lowers ``a op= b`` to a binop and a copy into ``a`` with the statement's span, which
+        ``a = a op b`` never gives its binop)."""
+        a, b = self.t(op.lhs), self.t(op.rhs)
+        ops = self.blocks[label].ops
+        after = ops[index + 1] if index + 1 < len(ops) else None
+        if (
+            isinstance(a, ArrayType)
+            and isinstance(after, Copy)
+            and after.src == op.dest
+            and after.dest == op.lhs
+            and after.span == op.span
+        ):
+            if op.op not in elementwise.INPLACE:
+                raise RuleError(f"'{op.op.value}=' on an array is not supported; loop over the elements")
+            result = elementwise.inplace_type(op.op, a, b, self.is_literal(op.rhs))
+            if self.sweep is not None:
+                fn = elementwise.INPLACE[op.op]
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.lhs, op.rhs), op.span)
+            return result
+        return elementwise.binop_type(op.op, a, b, self.is_literal(op.lhs), self.is_literal(op.rhs))
 
     def folded(self, dest: Var, value: bool, label: str, index: int) -> Type:
         """A boolean decided at compile time (``isinstance``, strings compared): a constant from now on."""
@@ -770,6 +803,11 @@ class _BodyState:
         if numpy_call is not None:
             return numpy_call
         intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
+        if intrinsic is Intrinsic.ABS and len(argtypes) == 1 and isinstance(argtypes[0], ArrayType):
+            result = npfuncs.function_type("abs", npfuncs.TABLE["abs"], argtypes, (False,))  # abs(a): np.abs(a)
+            if sweep is not None:
+                sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.NP_ABS, op.args, op.span)
+            return result
         if intrinsic is not None:
             result = rules.intrinsic_type(intrinsic, argtypes)
             if sweep is not None:
@@ -873,10 +911,11 @@ class _BodyState:
             result = npfuncs.function_type(name, entry, argtypes, literal)
             meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
             if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
-                assert isinstance(result, ScalarType)
-                symbol = self.inf.overlay(entry.libm, result)  # (the owner's function the code calls)
+                element = result.dtype if isinstance(result, ArrayType) else result
+                assert isinstance(element, ScalarType)
+                symbol = self.inf.overlay(entry.libm, element)  # (the owner's function the code calls)
                 if symbol is not None:
-                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({result})", symbol))
+                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({element})", symbol))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = meaning
         return result

@@ -200,6 +200,18 @@ class Intrinsic(enum.Enum):
     NP_LINSPACE = "np.linspace"
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
+    # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
+    # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)
+    ARRAY_IADD = "array.iadd"
+    ARRAY_ISUB = "array.isub"
+    ARRAY_IMUL = "array.imul"
+    ARRAY_ITRUEDIV = "array.itruediv"
+    ARRAY_IFLOORDIV = "array.ifloordiv"
+    ARRAY_IMOD = "array.imod"
+    ARRAY_IPOW = "array.ipow"
+    ARRAY_IAND = "array.iand"
+    ARRAY_IOR = "array.ior"
+    ARRAY_IXOR = "array.ixor"
 
 
 FLOAT_MATH_1 = frozenset(
