@@ -101,10 +101,14 @@ def lower(
     result: ArrayType,
     element: Element,
     hold: Callable[[ir.Value], None] | None = None,
+    reusable: list[bool] | None = None,
 ) -> ir.Value:
     """A new array (a new reference) of the operands broadcast, each element ``element(operand elements)``.
     ``hold(array)`` is called once it is allocated, before it is filled (so that an error raised while filling,
-    such as an integer power's, releases it)."""
+    such as an integer power's, releases it). ``reusable[k]``: operand ``k`` is a temporary no other code reads
+    (an expression's intermediate result), whose memory is written in place of a new array when it is the
+    only reference to it and already of the result's dtype and shape (NumPy's temporary elision: ``a * 2.0 +
+    b`` allocates once)."""
     b = em.b
     nd = result.ndim
     one = ir.Constant(lt.I64, 1)
@@ -124,7 +128,7 @@ def lower(
             bad = b.or_(bad, b.and_(differ, b.icmp_signed("!=", n, one)))
             shape[lead + k] = b.select(b.icmp_signed("==", current, one), n, current)
     em.check(bad, "ValueError", "operands could not be broadcast together (their shapes differ)")
-    out, _ = arrays.allocate(em, result, shape)
+    out = _reuse_or_allocate(em, operands, reusable or [False] * len(operands), result, shape)
     if hold is not None:
         hold(out)
     out_data = b.extract_value(out, arrays.DATA)
@@ -195,6 +199,37 @@ def lower(
 
             views.nd_loop(em, shape, nested)
     return out
+
+
+def _reuse_or_allocate(
+    em: Emitter, operands: list[tuple[ir.Value, Type]], reusable: list[bool], result: ArrayType, shape: list[ir.Value]
+) -> ir.Value:
+    b = em.b
+    candidates = [
+        value
+        for (value, t), ok in zip(operands, reusable)
+        if ok and isinstance(t, ArrayType) and t.layout == "C" and t.dtype == result.dtype and t.ndim == result.ndim
+    ]
+    if not candidates or not arrays.refcounted(em.ctx):
+        return arrays.allocate(em, result, shape)[0]
+    value = candidates[0]
+    owner = b.extract_value(value, arrays.OWNER)
+    with b.goto_entry_block():
+        slot = b.alloca(value.type, name="ewise.out")
+        sole = b.alloca(lt.I1, name="ewise.sole")
+    b.store(ir.Constant(lt.I1, 0), sole)
+    with b.if_then(b.icmp_unsigned("!=", owner, ir.Constant(lt.PTR, None))):  # (memory compiled code owns)
+        alone: ir.Value = b.icmp_signed("==", b.load(b.bitcast(owner, lt.I64.as_pointer())), ir.Constant(lt.I64, 1))
+        for n, m in zip(arrays.shape_of(b, value, result.ndim), shape):
+            alone = b.and_(alone, b.icmp_signed("==", n, m))
+        b.store(alone, sole)
+    with b.if_else(b.load(sole)) as (reuse, fresh):
+        with reuse:
+            arrays.incref(em.ctx, b, value, result)  # (the result is a new reference, as a new array is)
+            b.store(value, slot)
+        with fresh:
+            b.store(arrays.allocate(em, result, shape)[0], slot)
+    return b.load(slot)
 
 
 def inplace(

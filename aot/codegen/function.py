@@ -104,6 +104,12 @@ class FunctionCodegen(Emitter):
             op.dest.name: op.value for _, op in fn.ops() if isinstance(op, Const) and defs[op.dest.name] == 1
         }
         self.index_only = set() if options.boundscheck else _index_only_temps(fn)
+        read: dict[str, int] = {}
+        for _, op in fn.ops():
+            for v in uses(op):
+                read[v.name] = read.get(v.name, 0) + 1
+        self.read_once = {n for n, k in read.items() if k == 1 and n.isdigit() and defs.get(n) == 1}
+        """Temporaries defined once and read once (an expression's intermediate result)."""
         self.versions = loop_versions(fn)
         self.parallel = parallel.for_function(self)  # prange loops: outlined, run on threads
         if self.parallel is not None:
@@ -281,10 +287,12 @@ class FunctionCodegen(Emitter):
         assert isinstance(dest_t, ArrayType)
         name = op.dest.name  # type: ignore[attr-defined]
         pairs = [(self.load(v), self.t(v)) for v in operands]
+        reusable = [v.name in self.read_once and v.name != name for v in operands]
         if name in self.owned and all(v.name != name for v in operands):
-            elementwise.lower(self, pairs, dest_t, element, lambda out: self.assign(name, out, fresh=True))
+            hold = lambda out: self.assign(name, out, fresh=True)  # noqa: E731
+            elementwise.lower(self, pairs, dest_t, element, hold, reusable)
         else:
-            self.assign(name, elementwise.lower(self, pairs, dest_t, element), fresh=True)
+            self.assign(name, elementwise.lower(self, pairs, dest_t, element, None, reusable), fresh=True)
 
     def op_UnaryOp(self, op: UnaryOp) -> None:
         src = self.t(op.operand)
