@@ -54,7 +54,7 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, elementwise, gpu_intrinsics, npfuncs, parallel, views
+from . import arrays, elementwise, gpu_intrinsics, nparrays, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .intrinsics import lower_intrinsic
@@ -471,6 +471,16 @@ class FunctionCodegen(Emitter):
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
+        elif op.fn in nparrays.FUNCTIONS:
+            argtypes = [self.t(a) for a in op.args]
+            result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
+            self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
+            return
+        elif op.fn is Intrinsic.ARRAY_ASTYPE:
+            rt, src = self.t(op.dest), self.t(op.args[0])
+            assert isinstance(rt, ArrayType) and isinstance(src, ArrayType)
+            self.elementwise(op, op.args, elementwise.cast_element(self, src.dtype, rt.dtype))
+            return
         elif op.fn in ALLOCATING:
             argtypes = [self.t(a) for a in op.args]
             args = [self.load(a) for a in op.args]

@@ -55,7 +55,8 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     if fn in REDUCTIONS:
         at = argtypes[0]
         assert isinstance(at, ArrayType)
-        return _reduce(em, fn, args[0], at, result)
+        ddof = coerce(em, args[1], argtypes[1], result) if len(args) > 1 else None  # (std/var: ddof=)
+        return _reduce(em, fn, args[0], at, result, ddof)
     if fn is Intrinsic.NP_DOT:
         return _dot(em, args, argtypes, result)
     if fn is Intrinsic.NP_SEARCHSORTED:
@@ -98,8 +99,13 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
             return b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [x]), ir.Constant(x.type, float("inf")))
         bits = ir.IntType(t.bits)
         return b.icmp_signed("<", b.bitcast(x, bits), ir.Constant(bits, 0))
+    if fn is Intrinsic.NP_WHERE:
+        test = convert_scalar(em, args[0], types[0], BOOL) if types[0].kind != "b" else args[0]
+        return b.select(test, coerce(em, args[1], types[1], rt), coerce(em, args[2], types[2], rt))
     xs = [coerce(em, v, t, rt) for v, t in zip(args, types)]
     x = xs[0]
+    if fn is Intrinsic.NP_CLIP:  # NumPy's minimum(maximum(a, lo), hi): NaN anywhere gives NaN
+        return _min_max(b, Intrinsic.NP_MINIMUM, _min_max(b, Intrinsic.NP_MAXIMUM, x, xs[1], rt), xs[2], rt)
     if fn in _LIBM:
         return _libm(em, _LIBM[fn], rt, xs)
     if fn in _LLVM_UNARY:
@@ -517,7 +523,9 @@ def _over(
 _LANES = 8  # independent partial results of min/max/argmin/argmax (a chain of selects is latency-bound)
 
 
-def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
+def _reduce(
+    em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType, ddof: ir.Value | None = None
+) -> ir.Value:
     b = em.b
     size = _size(b, arr, at.ndim)
     name = fn.value.split(".", 1)[1]
@@ -530,7 +538,13 @@ def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: Scalar
         mean = b.fdiv(_float_sum(em, arr, at, rt), n)
         if fn is Intrinsic.NP_MEAN:
             return mean
-        var = b.fdiv(_float_sum(em, arr, at, rt, mean), n)
+        count = n
+        if ddof is not None:  # NumPy's max(n - ddof, 0): inf or NaN where nothing is left
+            fewer = b.fsub(n, ddof)
+            count = b.select(
+                b.fcmp_ordered(">", fewer, ir.Constant(fewer.type, 0.0)), fewer, ir.Constant(fewer.type, 0.0)
+            )
+        var = b.fdiv(_float_sum(em, arr, at, rt, mean), count)
         return em.call_intrinsic("llvm.sqrt", [var]) if fn is Intrinsic.NP_STD else var
     if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
         what = "minimum" if fn is Intrinsic.NP_MIN else "maximum"

@@ -116,13 +116,22 @@ TABLE: dict[str, Entry] = {
     "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
     "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
+    "where": Entry(Intrinsic.NP_WHERE, "where", 3),
+    "clip": Entry(Intrinsic.NP_CLIP, "clip", 3),
+    "cumsum": Entry(Intrinsic.NP_CUMSUM, "cumsum", 1),
+    "sort": Entry(Intrinsic.NP_SORT, "sort", 1),
+    "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
+    "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
 }
 
 LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.libm is not None}
 """NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
 
-ARRAY_METHODS: dict[str, Intrinsic] = {name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split()}
-"""``a.sum()`` and the other reductions as array methods."""
+ARRAY_METHODS: dict[str, Intrinsic] = {
+    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
+}
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()`` and ``a.clip(lo, hi)`` as array methods
+(not ``a.sort()``, which sorts in place)."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -221,6 +230,12 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return dot_type(args[0], args[1])
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
+    if entry.rule in ("cumsum", "sort", "median"):
+        return _sorting_type(entry.fn, _array(args[0], name), name)
+    if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
+        raise RuleError(
+            "np.where of three scalars gives a 0-d array, which compiled code does not have; write x if c else y"
+        )
     scalars = tuple(_scalar(a.dtype if isinstance(a, ArrayType) else a, name, entry.bool_ok) for a in args)
     arrays = [a.ndim for a in args if isinstance(a, ArrayType)]
     if arrays:  # (Python's scalars beside an array adapt to it: aot.infer.elementwise.weak)
@@ -230,7 +245,28 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     return ArrayType(element, max(arrays), "C") if arrays else element  # (a ufunc of arrays: a new array)
 
 
+def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
+    if fn is Intrinsic.NP_CUMSUM:  # (flattened in C order; NumPy's sum dtype)
+        return ArrayType(reduction_type(Intrinsic.NP_SUM, a, name), 1, "C")
+    if fn is Intrinsic.NP_MEDIAN:
+        if a.dtype.kind == "b":
+            raise RuleError("np.median of a boolean array is not supported; convert it to integers first")
+        return a.dtype if a.dtype.is_float else F64
+    if a.ndim != 1:
+        raise RuleError(
+            f"np.{name} is supported for 1-D arrays only (NumPy sorts along the last axis); sort "
+            f"each row, or ravel() the array first"
+        )
+    return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+
+
 def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
+    if entry.rule == "where":  # (the condition is a truth value; the values promote)
+        return weak_promote(scalars[1], scalars[2], literal[1], literal[2])
+    if entry.rule == "clip":
+        if any(s.kind == "b" for s in scalars):
+            raise RuleError("np.clip of booleans is not supported; use integers")
+        return weak_promote(weak_promote(scalars[0], scalars[1], literal[0], literal[1]), scalars[2], False, literal[2])
     if entry.rule == "float":
         return float_type(scalars[0], name)
     if entry.rule == "same":
@@ -295,13 +331,36 @@ def searchsorted_type(a: Type, x: Type) -> ScalarType:
     return I64
 
 
-def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> ScalarType:
+def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     name = fn.value.split(".", 1)[1]
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
+        if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
+            raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
+        return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))
     if args:
         raise RuleError(
             f"a.{name}() takes no arguments in compiled code (axis=, dtype= and out= are not supported yet)"
         )
     return reduction_type(fn, obj, name)
+
+
+def takes_ddof_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is ``np.std(a, ddof=k)``/``np.var``/``a.std(ddof=k)``/``a.var``, the one keyword they take."""
+    if keywords != ("ddof",):
+        return False
+    if isinstance(callee, BoundMethod):
+        return callee.fn in (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+    found = function_entry(callee)
+    return found is not None and found[1].fn in (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+
+
+def ddof_type(fn: Intrinsic, args: tuple[Type, ...]) -> ScalarType:
+    """``std``/``var`` with ``ddof=`` (the operands: the array, then ``ddof``): divided by ``max(n - ddof, 0)``."""
+    if len(args) != 2:
+        raise RuleError(f"{fn.value}() takes the array and ddof= here (axis= is not supported yet)")
+    if not (isinstance(args[1], ScalarType) and args[1].is_numeric and args[1].kind != "b"):
+        raise RuleError(f"ddof= must be a number, not {args[1]}")
+    return reduction_type(fn, args[0])
 
 
 @dataclass(frozen=True)

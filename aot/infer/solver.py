@@ -747,7 +747,12 @@ class _BodyState:
         plain_callee = not isinstance(callee, (Intrinsic, npfuncs.BoundMethod, arrays.ArrayMethod))
         intrinsic = self.inf.table.intrinsic_for(callee) if plain_callee else None
         method = self.inf.table.method_for(callee) if plain_callee and intrinsic is None else None
-        if op.keywords and method is None and not arrays.takes_dtype_keyword(callee, op.keyword_names):
+        if (
+            op.keywords
+            and method is None
+            and not arrays.takes_dtype_keyword(callee, op.keyword_names)
+            and not npfuncs.takes_ddof_keyword(callee, op.keyword_names)
+        ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
         if isinstance(callee, Intrinsic) and callee in views.METHODS:
@@ -883,7 +888,10 @@ class _BodyState:
     ) -> Type:
         obj = self.t(method.obj)
         assert isinstance(obj, ArrayType)
-        result = npfuncs.method_type(method.fn, obj, argtypes)
+        if op.keywords:  # (``ddof=`` of ``std``/``var``, the one keyword a method takes: call_value)
+            result: Type = npfuncs.ddof_type(method.fn, (obj, *argtypes))
+        else:
+            result = npfuncs.method_type(method.fn, obj, argtypes)
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, (method.obj, *op.args), op.span)
         return result
@@ -908,7 +916,10 @@ class _BodyState:
                 return None
             name, entry = found
             literal = tuple(self.is_literal(a) for a in op.args)
-            result = npfuncs.function_type(name, entry, argtypes, literal)
+            if op.keywords:  # (``ddof=``: call_value)
+                result = npfuncs.ddof_type(entry.fn, argtypes)
+            else:
+                result = npfuncs.function_type(name, entry, argtypes, literal)
             meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
             if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
                 element = result.dtype if isinstance(result, ArrayType) else result

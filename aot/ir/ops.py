@@ -170,6 +170,14 @@ class Intrinsic(enum.Enum):
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
     NP_SEARCHSORTED = "np.searchsorted"
+    # ``np.where(c, x, y)`` and ``np.clip(a, lo, hi)`` (elementwise on arrays, or of scalars); ``np.cumsum``,
+    # ``np.sort``, ``np.argsort`` give new arrays (``aot.codegen.nparrays``), ``np.median`` a scalar.
+    NP_WHERE = "np.where"
+    NP_CLIP = "np.clip"
+    NP_CUMSUM = "np.cumsum"
+    NP_SORT = "np.sort"
+    NP_ARGSORT = "np.argsort"
+    NP_MEDIAN = "np.median"
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
     # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
     # the GIL), so that the options live in the stored IR.
@@ -200,6 +208,7 @@ class Intrinsic(enum.Enum):
     NP_LINSPACE = "np.linspace"
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
+    ARRAY_ASTYPE = "array.astype"  # ``a.astype(dtype)``: a converted C-ordered copy (the dtype in the result type)
     # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
     # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)
     ARRAY_IADD = "array.iadd"
@@ -254,6 +263,10 @@ ALLOCATING = frozenset(
         Intrinsic.NP_LINSPACE,
         Intrinsic.NP_EYE,
         Intrinsic.ARRAY_COPY,
+        Intrinsic.ARRAY_ASTYPE,
+        Intrinsic.NP_CUMSUM,
+        Intrinsic.NP_SORT,
+        Intrinsic.NP_ARGSORT,
     }
 )
 """Intrinsics that give a new array owned by compiled code (a new reference)."""

@@ -1,0 +1,173 @@
+"""NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort`` (new
+arrays) and ``np.median`` (a scalar).
+
+    np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
+    np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
+
+Sorting uses the C library's ``qsort_r`` with a comparator emitted once per module and element type, in NumPy's
+order (NaN after every number). ``np.argsort`` breaks ties by index, so it gives the stable order (NumPy's
+``kind='stable'``; NumPy's default quicksort may order equal elements differently). ``np.sort`` orders
+``-0.0`` and ``0.0`` as equal, as NumPy does, so which comes first is unspecified. ``np.cumsum`` adds in C
+order, one element after the other, as NumPy's ``add.accumulate``; ``np.median`` sorts a copy and takes the
+middle element or the mean of the two middle ones (NaN when any element is NaN, and for an empty array).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..ir.ops import Intrinsic
+from ..types import ArrayType, ScalarType, Type
+from . import arrays
+from . import types as lt
+from .context import Emitter, ModuleContext
+from .npfuncs import _element as element
+from .numerics import coerce
+from .types import memory_type, value_type
+
+FUNCTIONS = frozenset({Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN})
+
+_CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
+_I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+
+
+def _element_of(b: ir.IRBuilder, t: ArrayType, arr: ir.Value, k: ir.Value) -> ir.Value:
+    return element(b, arr, t, k)  # (the one walk of an array of any strides in C order)
+
+
+def _size(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
+    size: ir.Value = _I64(1)
+    for n in arrays.shape_of(b, arr, ndim):
+        size = b.mul(size, n)
+    return size
+
+
+def _order(b: ir.IRBuilder, x: ir.Value, y: ir.Value, d: ScalarType) -> tuple[ir.Value, ir.Value]:
+    """(x sorts before y, y sorts before x) in NumPy's order: NaN after every number."""
+    if d.is_float:
+        nan_x, nan_y = b.fcmp_unordered("uno", x, x), b.fcmp_unordered("uno", y, y)
+        before = b.or_(b.fcmp_ordered("<", x, y), b.and_(b.not_(nan_x), nan_y))
+        after = b.or_(b.fcmp_ordered("<", y, x), b.and_(nan_x, b.not_(nan_y)))
+        return before, after
+    if d.is_signed:
+        return b.icmp_signed("<", x, y), b.icmp_signed("<", y, x)
+    return b.icmp_unsigned("<", x, y), b.icmp_unsigned("<", y, x)
+
+
+def _comparator(ctx: ModuleContext, d: ScalarType, by_index: bool) -> ir.Function:
+    """``int cmp(const void *p, const void *q, void *values)``: of two elements (``by_index``: of two i64
+    indices into ``values``, ties broken by the index)."""
+    name = f"aot_np_{'argcmp' if by_index else 'cmp'}_{d.name}"
+    fn, b = arrays._internal(ctx, name, _CMP)
+    if b is None:
+        return fn
+    p, q, values = fn.args
+    elem = memory_type(d).as_pointer()
+    if by_index:
+        i, j = (b.load(b.bitcast(v, lt.I64.as_pointer())) for v in (p, q))
+        base = b.bitcast(values, elem)
+        x, y = b.load(b.gep(base, [i])), b.load(b.gep(base, [j]))
+    else:
+        x, y = (b.load(b.bitcast(v, elem)) for v in (p, q))
+    before, after = _order(b, x, y, d if d.kind != "b" else ScalarType("u1", "u", 1))
+    if by_index:
+        tie = b.not_(b.or_(before, after))
+        before = b.or_(before, b.and_(tie, b.icmp_signed("<", i, j)))
+        after = b.or_(after, b.and_(tie, b.icmp_signed("<", j, i)))
+    b.ret(b.sub(b.zext(after, lt.I32), b.zext(before, lt.I32)))
+    return fn
+
+
+def _qsort(em: Emitter, base: ir.Value, n: ir.Value, itemsize: int, cmp: ir.Function, values: ir.Value) -> None:
+    qsort_r = em.ctx.declare(
+        "qsort_r", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I64, lt.I64, _CMP.as_pointer(), lt.PTR])
+    )
+    em.b.call(qsort_r, [em.b.bitcast(base, lt.PTR), n, _I64(itemsize), cmp, em.b.bitcast(values, lt.PTR)])
+
+
+def _sorted_copy(em: Emitter, arr: ir.Value, at: ArrayType) -> tuple[ir.Value, ir.Value]:
+    """A new 1-D C array of the elements of ``arr`` (C order) sorted, and its length."""
+    b = em.b
+    n = _size(b, arr, at.ndim)
+    flat_t = ArrayType(at.dtype, 1, "C")
+    out, _ = arrays.allocate(em, flat_t, [n])
+    data = b.extract_value(out, arrays.DATA)
+
+    def copy(k: ir.Value) -> None:
+        arrays._store_element(em, out, flat_t, k, _element_of(b, at, arr, k))
+
+    arrays._loop(em, _I64(0), n, copy, "sortcopy")
+    _qsort(em, data, n, _itemsize(at.dtype), _comparator(em.ctx, at.dtype, False), ir.Constant(lt.PTR, None))
+    return out, n
+
+
+def _itemsize(d: ScalarType) -> int:
+    return 1 if d.kind == "b" else d.itemsize
+
+
+def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
+    """``np.cumsum``/``np.sort``/``np.argsort`` (a new reference) or ``np.median`` (a scalar)."""
+    b = em.b
+    arr, at = args[0], argtypes[0]
+    assert isinstance(at, ArrayType)
+    if fn is Intrinsic.NP_SORT:
+        return _sorted_copy(em, arr, at)[0]
+    if fn is Intrinsic.NP_MEDIAN:
+        assert isinstance(result, ScalarType)
+        return _median(em, arr, at, result)
+    assert isinstance(result, ArrayType)
+    n = _size(b, arr, at.ndim)
+    out, _ = arrays.allocate(em, result, [n])
+    if fn is Intrinsic.NP_ARGSORT:
+        values, _ = arrays.allocate(em, ArrayType(at.dtype, 1, "C"), [n])  # (a C copy the comparator indexes)
+        flat_t = ArrayType(at.dtype, 1, "C")
+
+        def fill(k: ir.Value) -> None:
+            arrays._store_element(em, values, flat_t, k, _element_of(b, at, arr, k))
+            arrays._store_element(em, out, result, k, k)
+
+        arrays._loop(em, _I64(0), n, fill, "argsort")
+        data = b.extract_value(values, arrays.DATA)
+        _qsort(em, b.extract_value(out, arrays.DATA), n, 8, _comparator(em.ctx, at.dtype, True), data)
+        arrays.decref(em.ctx, b, values, flat_t)
+        return out
+    assert fn is Intrinsic.NP_CUMSUM
+    rt = result.dtype
+    with b.goto_entry_block():
+        total = b.alloca(value_type(rt))
+    b.store(ir.Constant(value_type(rt), 0.0 if rt.is_float else 0), total)
+
+    def step(k: ir.Value) -> None:
+        x = coerce(em, _element_of(b, at, arr, k), at.dtype, rt)
+        s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
+        b.store(s, total)
+        arrays._store_element(em, out, result, k, s)
+
+    arrays._loop(em, _I64(0), n, step, "cumsum")
+    return out
+
+
+def _median(em: Emitter, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
+    b = em.b
+    ft = value_type(rt)
+    copy, n = _sorted_copy(em, arr, at)
+    data = b.extract_value(copy, arrays.DATA)
+    with b.goto_entry_block():
+        slot = b.alloca(ft)
+    b.store(ir.Constant(ft, float("nan")), slot)
+
+    def at_index(k: ir.Value) -> ir.Value:
+        v = b.load(b.gep(data, [k]))
+        return coerce(em, v, at.dtype, rt)
+
+    with b.if_then(b.icmp_signed(">", n, _I64(0))):
+        half = b.sdiv(n, _I64(2))
+        upper = at_index(half)
+        lower = at_index(b.select(b.icmp_signed("==", b.srem(n, _I64(2)), _I64(0)), b.sub(half, _I64(1)), half))
+        mid = b.fdiv(b.fadd(lower, upper), ir.Constant(ft, 2.0))
+        odd = b.icmp_signed("!=", b.srem(n, _I64(2)), _I64(0))
+        value = b.select(odd, upper, mid)
+        last = at_index(b.sub(n, _I64(1)))
+        b.store(b.select(b.fcmp_unordered("uno", last, last), last, value), slot)
+    arrays.decref(em.ctx, b, copy, ArrayType(at.dtype, 1, "C"))
+    return b.load(slot)
