@@ -457,3 +457,91 @@ def test_temporaries_are_freed():
     finally:
         tracemalloc.stop()
     assert grown < 64 * 1024, f"{grown} bytes still live after 200 rounds"
+
+
+# ------------------------------------------------------------------------------------------ masks, index arrays
+
+
+@aot.jit
+def masks(a, idx):
+    b = a[a > 0]
+    c = a[idx]
+    a[a < 0] = 0.0
+    a[idx] = -1.0
+    return b, c, a
+
+
+@aot.jit
+def mask_arithmetic(a):
+    a[a > 2] -= 1.5
+    a[a > 0] = a[a > 0] * 10.0
+    a[np.isnan(a)] = np.arange(1.0, 2.0)
+    return a
+
+
+@aot.jit
+def take_assign(a, idx, v):
+    a[idx] = v
+    return a
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_masks_and_index_arrays(k):
+    a = arrays_1d()[k]
+    idx = np.array([0, -1, 0])[: len(a) and 3]
+    check(masks, a, idx)
+    check(mask_arithmetic, a)
+    check(take_assign, a, idx, np.arange(len(idx)) * 1.5)
+    check(take_assign, a, idx, np.ones(1))
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_masks_and_index_arrays_2d(k):
+    m = arrays_2d()[k]
+    idx = np.array([0, -1])[: m.shape[0] and 2]
+    check(masks, m, idx)
+    check(mask_arithmetic, m)
+
+
+def test_masks_with_nan():
+    check(mask_arithmetic, np.array([np.nan, 3.0, -1.0, 0.5]))
+
+
+def test_bad_selections_raise():
+    check_raises(masks, np.arange(3.0), np.array([5]), exc=IndexError)
+    check_raises(take_assign, np.arange(3.0), np.array([0, 1]), np.ones(3), exc=ValueError)
+    check_raises(take_assign, np.arange(3.0), np.array([0, -4]), 1.0, exc=IndexError)
+
+
+@aot.jit
+def mask_shape(a, m):
+    return a[m]
+
+
+def test_mask_of_another_shape_raises():
+    check_raises(mask_shape, np.arange(3.0), np.array([True, False]), exc=IndexError)
+
+
+# ------------------------------------------------------------------------------------------ prange, kernels
+
+
+@aot.jit(parallel=True)
+def rows_in_prange(a, out):
+    for i in aot.prange(a.shape[0]):
+        row = a[i] * 2.0 + 1.0
+        out[i] = row[0] + row[-1]
+    return out
+
+
+@aot.kernel
+def kernel_with_array_expression(a):
+    i = aot.gpu.global_id()
+    b = a * 2.0
+    a[i] = b[i]
+
+
+def test_operators_in_prange_and_refused_in_kernels():
+    a = np.arange(12.0).reshape(4, 3)
+    check(rows_in_prange, a, np.zeros(4))
+    with pytest.raises(aot.CompileError, match="whole-array operation"):
+        kernel_with_array_expression[1, 4](np.zeros(4))

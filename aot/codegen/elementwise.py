@@ -20,10 +20,11 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import ArrayType, ScalarType, Type
+from ..types import BOOL, ArrayType, ScalarType, Type
 from . import arrays, npfuncs, views
 from . import types as lt
 from .context import Emitter
+from .npfuncs import _element
 from .numerics import coerce, compare
 from .types import memory_type
 
@@ -270,3 +271,163 @@ def inplace(
     temp = lower(em, [(target, tt), (value, vt)], computed, binop_element(em, kind, [tt, vt], computed.dtype))
     views.assign(em, target, tt, temp, computed)
     arrays.decref(em.ctx, em.b, temp, computed)
+
+
+# ---------------------------------------------------------------------------- masks and index arrays
+
+
+def _i64(v: int) -> ir.Constant:
+    return ir.Constant(lt.I64, v)
+
+
+def _load(em: Emitter, ptr: ir.Value, t: ScalarType) -> ir.Value:
+    v = em.b.load(ptr)
+    return em.b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.kind == "b" else v
+
+
+def _store(em: Emitter, ptr: ir.Value, v: ir.Value, t: ScalarType) -> None:
+    em.b.store(em.b.zext(v, lt.I8) if t.kind == "b" else v, ptr)
+
+
+def _mask_shape_check(em: Emitter, shape: list[ir.Value], mshape: list[ir.Value]) -> None:
+    b = em.b
+    bad: ir.Value = ir.Constant(lt.I1, 0)
+    for n, m in zip(shape, mshape):
+        bad = b.or_(bad, b.icmp_signed("!=", n, m))
+    em.check(bad, "IndexError", "boolean index did not match the shape of the indexed array")
+
+
+def _count(em: Emitter, mask: ir.Value, mt: ArrayType) -> ir.Value:
+    b = em.b
+    mdata, mshape, mstrides = views.parts(em, mask, mt)
+    with b.goto_entry_block():
+        total = b.alloca(lt.I64, name="mask.count")
+    b.store(_i64(0), total)
+    views.nd_loop(
+        em,
+        mshape,
+        lambda idx: b.store(
+            b.add(b.load(total), b.zext(_load(em, views.element(em, mdata, mstrides, idx), BOOL), lt.I64)), total
+        ),
+    )
+    return b.load(total)
+
+
+def select(
+    em: Emitter,
+    arr: ir.Value,
+    at: ArrayType,
+    index: ir.Value,
+    it: ArrayType,
+    result: ArrayType,
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """``arr[mask]`` or ``arr[idx]`` (``aot.infer.elementwise.selection_type``): a new array."""
+    b = em.b
+    data, shape, strides = views.parts(em, arr, at)
+    if it.dtype.kind == "b":
+        mdata, mshape, mstrides = views.parts(em, index, it)
+        _mask_shape_check(em, shape, mshape)
+        out, _ = arrays.allocate(em, result, [_count(em, index, it)])
+        if hold is not None:
+            hold(out)
+        out_data = b.extract_value(out, arrays.DATA)
+        with b.goto_entry_block():
+            k = b.alloca(lt.I64, name="mask.k")
+        b.store(_i64(0), k)
+
+        def pick(idx: list[ir.Value]) -> None:
+            with b.if_then(_load(em, views.element(em, mdata, mstrides, idx), BOOL)):
+                value = b.load(views.element(em, data, strides, idx))
+                b.store(value, b.gep(out_data, [b.load(k)], inbounds=True))
+                b.store(b.add(b.load(k), _i64(1)), k)
+
+        views.nd_loop(em, shape, pick)
+        return out
+    idata, ishape, istrides = views.parts(em, index, it)
+    dims = [ishape[0]] + shape[1:]
+    out, _ = arrays.allocate(em, result, dims)
+    if hold is not None:
+        hold(out)
+    out_data = b.extract_value(out, arrays.DATA)
+    out_strides = views.c_strides(em, dims, result.dtype)
+
+    def take(idx: list[ir.Value]) -> None:
+        i = b.load(views.element(em, idata, istrides, idx[:1]))
+        row = views.checked_index(em, i, it.dtype, shape[0])
+        value = b.load(views.element(em, data, strides, [row] + idx[1:]))
+        b.store(value, views.element(em, out_data, out_strides, idx))
+
+    views.nd_loop(em, dims, take)
+    return out
+
+
+def assign_selection(
+    em: Emitter, arr: ir.Value, at: ArrayType, index: ir.Value, it: ArrayType, value: ir.Value, vt: Type
+) -> None:
+    """``arr[mask] = value`` / ``arr[idx] = value``: a number into every selected element, or a 1-D array of
+    one value per selected element (or of one value), copied first (it may be a view of ``arr``)."""
+    b = em.b
+    data, shape, strides = views.parts(em, arr, at)
+    d = at.dtype
+    is_mask = it.dtype.kind == "b"
+    idata, ishape, istrides = views.parts(em, index, it)
+    if is_mask:
+        _mask_shape_check(em, shape, ishape)
+        selected = _count(em, index, it)
+    else:
+        selected = ishape[0]
+
+        def bounds(idx: list[ir.Value]) -> None:  # (every index checked before anything is written)
+            views.checked_index(em, b.load(views.element(em, idata, istrides, idx)), it.dtype, shape[0])
+
+        views.nd_loop(em, [selected], bounds)
+    if isinstance(vt, ArrayType):
+        n = arrays.shape_of(b, value, 1)[0]
+        em.check(
+            b.and_(b.icmp_signed("!=", n, selected), b.icmp_signed("!=", n, _i64(1))),
+            "ValueError",
+            "cannot assign this many values to the selected elements (give one per selected element, or one)",
+        )
+        copy_t = ArrayType(d, 1, "C")
+        copy, _ = arrays.allocate(em, copy_t, [n])
+        arrays._loop(
+            em,
+            _i64(0),
+            n,
+            lambda k: arrays._store_element(em, copy, copy_t, k, coerce(em, _element(b, value, vt, k), vt.dtype, d)),
+            "selcopy",
+        )
+        copy_data = b.extract_value(copy, arrays.DATA)
+        step = b.select(b.icmp_signed("==", n, _i64(1)), _i64(0), _i64(1))
+
+        def source(k: ir.Value) -> ir.Value:
+            return _load(em, b.gep(copy_data, [b.mul(k, step)]), d)
+    else:
+        fill = coerce(em, value, vt, d)
+
+        def source(k: ir.Value) -> ir.Value:
+            return fill
+
+    if is_mask:
+        with b.goto_entry_block():
+            k_slot = b.alloca(lt.I64, name="mask.k")
+        b.store(_i64(0), k_slot)
+
+        def put(idx: list[ir.Value]) -> None:
+            with b.if_then(_load(em, views.element(em, idata, istrides, idx), BOOL)):
+                k = b.load(k_slot)
+                _store(em, views.element(em, data, strides, idx), source(k), d)
+                b.store(b.add(k, _i64(1)), k_slot)
+
+        views.nd_loop(em, shape, put)
+    else:
+
+        def put_rows(idx: list[ir.Value]) -> None:
+            i = b.load(views.element(em, idata, istrides, idx[:1]))
+            row = views.checked_index(em, i, it.dtype, shape[0])
+            _store(em, views.element(em, data, strides, [row] + idx[1:]), source(idx[0]), d)
+
+        views.nd_loop(em, [selected] + shape[1:], put_rows)
+    if isinstance(vt, ArrayType):
+        arrays.decref(em.ctx, b, copy, copy_t)

@@ -409,6 +409,17 @@ class FunctionCodegen(Emitter):
         obj_t = self.t(op.obj)
         obj = self.load(op.obj)
         dest_t = self.t(op.dest)
+        if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
+            it = self.t(op.index[0])  # a[mask], a[idx]: a new array
+            assert isinstance(dest_t, ArrayType) and isinstance(it, ArrayType)
+            index = self.load(op.index[0])
+            name = op.dest.name
+            if name in self.owned and name not in (op.obj.name, op.index[0].name):
+                hold = lambda out: self.assign(name, out, fresh=True)  # noqa: E731
+                elementwise.select(self, obj, obj_t, index, it, dest_t, hold)
+            else:
+                self.assign(name, elementwise.select(self, obj, obj_t, index, it, dest_t, None), fresh=True)
+            return
         if isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType):  # a[i] of an N-D array
             index = [(self.load(i), self.t(i)) for i in op.index]
             self.store(op.dest, views.index_view(self, obj, obj_t, index, dest_t), dest_t)
@@ -439,6 +450,11 @@ class FunctionCodegen(Emitter):
     def op_SetItem(self, op: SetItem) -> None:
         obj_t = self.t(op.obj)
         assert isinstance(obj_t, ArrayType)
+        it = self.t(op.index[0]) if len(op.index) == 1 else None
+        if isinstance(it, ArrayType):  # a[mask] = v, a[idx] = v
+            obj, index, value = self.load(op.obj), self.load(op.index[0]), self.load(op.value)
+            elementwise.assign_selection(self, obj, obj_t, index, it, value, self.t(op.value))
+            return
         if len(op.index) < obj_t.ndim:  # assignment to a view: a[1:-1] = 0.0, a[i] = row
             index = [(self.load(i), self.t(i)) for i in op.index]
             target = ArrayType(obj_t.dtype, obj_t.ndim - len(index), obj_t.layout)

@@ -148,3 +148,37 @@ def inplace_type(op: BinOpKind, target: ArrayType, value: Type, value_literal: b
             f"(NumPy's same_kind rule); write a new array instead (x = x {op.value} y)"
         )
     return target
+
+
+# ---------------------------------------------------------------------------- masks and index arrays
+
+
+def selection_type(a: ArrayType, index: ArrayType) -> ArrayType:
+    """``a[mask]`` (a boolean array of ``a``'s shape: the selected elements in C order, 1-D) or ``a[idx]`` (a
+    1-D integer array indexing the first axis: ``a.ndim`` axes, the first of ``len(idx)``): a new array."""
+    if index.dtype.kind == "b":
+        if index.ndim != a.ndim:
+            raise RuleError(
+                f"a boolean mask must have the array's {a.ndim} axes here (a[mask] with mask of its shape), "
+                f"not {index.ndim}"
+            )
+        return ArrayType(a.dtype, 1, "C")
+    if index.dtype.is_float:
+        raise RuleError("arrays used as indices must be of integer or boolean type, not float")
+    if index.ndim != 1:
+        raise RuleError("an index array must be 1-D here (it indexes the first axis): a[idx]")
+    return ArrayType(a.dtype, a.ndim, "C")
+
+
+def selection_assign_check(a: ArrayType, index: ArrayType, value: Type) -> None:
+    """``a[mask] = v`` / ``a[idx] = v``: ``v`` a number, or a 1-D array of one value per selected element
+    (or of one value) for a 1-D selection."""
+    result = selection_type(a, index)
+    if isinstance(value, ArrayType):
+        if value.ndim != 1 or result.ndim != 1:
+            raise RuleError(
+                "a[mask] = values and a[idx] = values take a number, or a 1-D array of values for a 1-D result; "
+                "loop over the elements"
+            )
+        return
+    element_type(value, "assignment")

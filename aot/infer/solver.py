@@ -560,6 +560,8 @@ class _BodyState:
             return self.view(op)
         if isinstance(op, GetItem):
             obj_t = self.t(op.obj)
+            if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
+                return elementwise.selection_type(obj_t, self.t(op.index[0]))  # type: ignore[arg-type]
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # a[i] of an N-D array: a view
                 return views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
             const_index = None
@@ -569,6 +571,9 @@ class _BodyState:
             return rules.getitem_type(self.t(op.obj), tuple(self.t(v) for v in op.index), const_index)
         if isinstance(op, SetItem):
             obj_t = self.t(op.obj)
+            if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
+                elementwise.selection_assign_check(obj_t, self.t(op.index[0]), self.t(op.value))  # type: ignore[arg-type]
+                return BOTTOM
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # assignment to a view
                 target = views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
                 views.assign_check(target, self.t(op.value))

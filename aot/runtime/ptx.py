@@ -29,7 +29,7 @@ from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
 from ..infer import Inferencer, InferredInstance
-from ..ir import BinOp, Compare, IntrinsicCall, Return, UnaryOp
+from ..ir import BinOp, Compare, GetItem, IntrinsicCall, Return, UnaryOp
 from ..ir.ops import ALLOCATING
 from ..passes import pipeline
 from ..targets import PtxTarget
@@ -89,9 +89,11 @@ def check_no_allocation(inst: InferredInstance, lookup: Any) -> None:
             if isinstance(op, IntrinsicCall) and op.fn in ALLOCATING:
                 what = f"{op.fn.value}() allocates an array"
             elif (
-                isinstance(op, (BinOp, UnaryOp, Compare))
+                isinstance(op, (BinOp, UnaryOp, Compare, GetItem))
                 or (isinstance(op, IntrinsicCall) and op.fn.value.startswith(("np.", "array.i")))
             ) and isinstance(fn.types.get(dest.name if dest is not None else ""), ArrayType):
+                if isinstance(op, GetItem) and not any(isinstance(fn.types.get(v.name), ArrayType) for v in op.index):
+                    continue  # (a[i] of an N-D array: a view)
                 what = "a whole-array operation makes a new array"  # (aot.infer.elementwise)
             else:
                 continue
