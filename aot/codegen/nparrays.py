@@ -14,11 +14,13 @@ middle element or the mean of the two middle ones (NaN when any element is NaN, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
-from ..types import ArrayType, ScalarType, Type
-from . import arrays
+from ..types import I64, ArrayType, ScalarType, Type
+from . import arrays, npfuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .npfuncs import _element as element
@@ -171,3 +173,38 @@ def _median(em: Emitter, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Val
         b.store(b.select(b.fcmp_unordered("uno", last, last), last, value), slot)
     arrays.decref(em.ctx, b, copy, ArrayType(at.dtype, 1, "C"))
     return b.load(slot)
+
+
+def reduce_axis(
+    em: Emitter,
+    fn: Intrinsic,
+    args: list[ir.Value],
+    argtypes: list[Type],
+    result: ArrayType,
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """A reduction of a 2-D array along ``axis`` (the second operand; a third is ``ddof``): a new 1-D array,
+    each element the full reduction (``aot.codegen.npfuncs``) of one line along the axis."""
+    b = em.b
+    arr, at = args[0], argtypes[0]
+    assert isinstance(at, ArrayType)
+    axis = coerce(em, args[1], argtypes[1], I64)
+    axis = b.select(b.icmp_signed("<", axis, _I64(0)), b.add(axis, _I64(2)), axis)
+    em.check(b.icmp_unsigned(">=", axis, _I64(2)), "ValueError", "axis is out of bounds for an array of dimension 2")
+    data, shape, strides = views.parts(em, arr, at)
+    first = b.icmp_signed("==", axis, _I64(0))
+    n, step = b.select(first, shape[0], shape[1]), b.select(first, strides[0], strides[1])
+    m, across = b.select(first, shape[1], shape[0]), b.select(first, strides[1], strides[0])
+    out, _ = arrays.allocate(em, result, [m])
+    if hold is not None:
+        hold(out)
+    ddof = coerce(em, args[2], argtypes[2], result.dtype) if len(args) > 2 else None
+    line_t = ArrayType(at.dtype, 1)
+
+    def one(j: ir.Value) -> None:
+        line = views.view_of(em, arr, views.offset(em, data, b.mul(j, across)), [n], [step], line_t)
+        value = npfuncs._reduce(em, fn, line, line_t, result.dtype, ddof)
+        arrays._store_element(em, out, result, j, value)
+
+    arrays._loop(em, _I64(0), m, one, "axis")
+    return out

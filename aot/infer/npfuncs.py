@@ -221,11 +221,11 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
     to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
     of the element type, broadcast as ``aot.infer.elementwise`` says."""
-    if len(args) != entry.arity:
+    if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
         plural = "s" if entry.arity > 1 else ""
         raise RuleError(f"np.{name}() takes {entry.arity} argument{plural} here, got {len(args)}")
     if entry.rule == "reduce":
-        return reduction_type(entry.fn, args[0], name)
+        return reduction_call(entry.fn, args)[0]
     if entry.rule == "dot":
         return dot_type(args[0], args[1])
     if entry.rule == "searchsorted":
@@ -337,30 +337,56 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
         return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))
-    if args:
-        raise RuleError(
-            f"a.{name}() takes no arguments in compiled code (axis=, dtype= and out= are not supported yet)"
-        )
-    return reduction_type(fn, obj, name)
+    return reduction_call(fn, (obj, *args))[0]
 
 
-def takes_ddof_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
-    """Whether a call is ``np.std(a, ddof=k)``/``np.var``/``a.std(ddof=k)``/``a.var``, the one keyword they take."""
-    if keywords != ("ddof",):
-        return False
+REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split())
+_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+
+
+def takes_reduction_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is a reduction given ``axis=`` (and, for ``std``/``var``, ``ddof=``) by keyword."""
     if isinstance(callee, BoundMethod):
-        return callee.fn in (Intrinsic.NP_STD, Intrinsic.NP_VAR)
-    found = function_entry(callee)
-    return found is not None and found[1].fn in (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+        fn = callee.fn
+    else:
+        found = function_entry(callee)
+        if found is None:
+            return False
+        fn = found[1].fn
+    allowed = {"axis", "ddof"} if fn in _SPREAD else {"axis"}
+    return fn in REDUCE_FNS and bool(keywords) and set(keywords) <= allowed and len(set(keywords)) == len(keywords)
 
 
-def ddof_type(fn: Intrinsic, args: tuple[Type, ...]) -> ScalarType:
-    """``std``/``var`` with ``ddof=`` (the operands: the array, then ``ddof``): divided by ``max(n - ddof, 0)``."""
-    if len(args) != 2:
-        raise RuleError(f"{fn.value}() takes the array and ddof= here (axis= is not supported yet)")
-    if not (isinstance(args[1], ScalarType) and args[1].is_numeric and args[1].kind != "b"):
-        raise RuleError(f"ddof= must be a number, not {args[1]}")
-    return reduction_type(fn, args[0])
+def reduction_call(
+    fn: Intrinsic, args: tuple[Type, ...], keywords: tuple[str, ...] = ()
+) -> tuple[Type, tuple[int, ...]]:
+    """A reduction called with its arguments (the array first; the last ``len(keywords)`` by keyword): its
+    type, and which arguments are its operands in order: the array, then ``axis`` (when given: a 1-D result of
+    a 2-D array), then ``ddof``. ``axis`` is the second positional argument, as in NumPy's signatures."""
+    name = fn.value.split(".", 1)[1]
+    positional = len(args) - len(keywords)
+    if positional > 2:
+        raise RuleError(f"np.{name}(): give ddof= by keyword (other arguments, dtype= and out=, are not supported)")
+    where = dict(zip(keywords, range(positional, len(args))))
+    if positional == 2:
+        where["axis"] = 1
+    order = [0] + [where[k] for k in ("axis", "ddof") if k in where]
+    a = _array(args[0], name)
+    if "ddof" in where:
+        ddof = args[where["ddof"]]
+        if not (isinstance(ddof, ScalarType) and ddof.is_numeric and ddof.kind != "b"):
+            raise RuleError(f"ddof= must be a number, not {ddof}")
+    scalar = reduction_type(fn, a, name)
+    if "axis" not in where:
+        return scalar, tuple(order)
+    axis = args[where["axis"]]
+    if not (isinstance(axis, ScalarType) and axis.is_int):
+        raise RuleError(f"np.{name}(): axis must be an integer here (one axis), not {axis}")
+    if a.ndim != 2:
+        raise RuleError(
+            f"np.{name}() with axis= is supported for 2-D arrays here (a 1-D result); of a 1-D array, leave axis out"
+        )
+    return ArrayType(scalar, 1, "C"), tuple(order)
 
 
 @dataclass(frozen=True)

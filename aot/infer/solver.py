@@ -756,7 +756,7 @@ class _BodyState:
             op.keywords
             and method is None
             and not arrays.takes_dtype_keyword(callee, op.keyword_names)
-            and not npfuncs.takes_ddof_keyword(callee, op.keyword_names)
+            and not npfuncs.takes_reduction_keywords(callee, op.keyword_names)
         ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
@@ -893,12 +893,14 @@ class _BodyState:
     ) -> Type:
         obj = self.t(method.obj)
         assert isinstance(obj, ArrayType)
-        if op.keywords:  # (``ddof=`` of ``std``/``var``, the one keyword a method takes: call_value)
-            result: Type = npfuncs.ddof_type(method.fn, (obj, *argtypes))
+        args = (method.obj, *op.args)
+        if method.fn in npfuncs.REDUCE_FNS:  # (``axis``, ``ddof=``: npfuncs.reduction_call)
+            result, order = npfuncs.reduction_call(method.fn, (obj, *argtypes), op.keyword_names)
+            args = tuple(args[i] for i in order)
         else:
             result = npfuncs.method_type(method.fn, obj, argtypes)
         if self.sweep is not None:
-            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, (method.obj, *op.args), op.span)
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, args, op.span)
         return result
 
     def numpy_call(self, op: CallValue, callee: Any, argtypes: tuple[Type, ...], label: str, index: int) -> Type | None:
@@ -921,11 +923,13 @@ class _BodyState:
                 return None
             name, entry = found
             literal = tuple(self.is_literal(a) for a in op.args)
-            if op.keywords:  # (``ddof=``: call_value)
-                result = npfuncs.ddof_type(entry.fn, argtypes)
+            args = op.args
+            if entry.rule == "reduce":  # (``axis``, ``ddof=``: npfuncs.reduction_call)
+                result, order = npfuncs.reduction_call(entry.fn, argtypes, op.keyword_names)
+                args = tuple(args[i] for i in order)
             else:
                 result = npfuncs.function_type(name, entry, argtypes, literal)
-            meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
+            meaning = IntrinsicCall(op.dest, entry.fn, args, op.span)
             if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
                 element = result.dtype if isinstance(result, ArrayType) else result
                 assert isinstance(element, ScalarType)
