@@ -199,12 +199,88 @@ def reduce_axis(
     if hold is not None:
         hold(out)
     ddof = coerce(em, args[2], argtypes[2], result.dtype) if len(args) > 2 else None
-    line_t = ArrayType(at.dtype, 1)
+    rt = result.dtype
+    unit = _I64(at.dtype.itemsize if at.dtype.kind != "b" else 1)
 
-    def one(j: ir.Value) -> None:
-        line = views.view_of(em, arr, views.offset(em, data, b.mul(j, across)), [n], [step], line_t)
-        value = npfuncs._reduce(em, fn, line, line_t, result.dtype, ddof)
-        arrays._store_element(em, out, result, j, value)
+    def lines() -> None:
+        def one(j: ir.Value) -> None:
+            start = views.offset(em, data, b.mul(j, across))
+            with b.goto_entry_block():
+                slot = b.alloca(value_type(rt), name="axis.value")
+            with b.if_else(b.icmp_signed("==", step, unit)) as (dense, strided):
+                for branch, layout in ((dense, "C"), (strided, "A")):  # (a contiguous line: vector loads)
+                    with branch:
+                        line_t = ArrayType(at.dtype, 1, layout)
+                        line = views.view_of(em, arr, start, [n], [step], line_t)
+                        b.store(npfuncs._reduce(em, fn, line, line_t, rt, ddof), slot)
+            arrays._store_element(em, out, result, j, b.load(slot))
 
-    arrays._loop(em, _I64(0), m, one, "axis")
+        arrays._loop(em, _I64(0), m, one, "axis")
+
+    if fn not in (Intrinsic.NP_SUM, Intrinsic.NP_MEAN, Intrinsic.NP_PROD) or not rt.is_float:
+        lines()
+        return out
+    # NumPy adds the lines one after the other where the kept axis is the inner one in memory (row by row
+    # for axis=0 of a C array): in that order, over rows read as they lie
+    inner = b.icmp_signed("<", _abs(b, across), _abs(b, step))
+    with b.if_else(inner) as (by_rows, by_lines):
+        with by_rows:
+            _by_rows(em, fn, data, at, n, step, m, across, out, result)
+        with by_lines:
+            lines()
     return out
+
+
+def _abs(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", v, _I64(0)), b.neg(v), v)
+
+
+def _by_rows(
+    em: Emitter,
+    fn: Intrinsic,
+    data: ir.Value,
+    at: ArrayType,
+    n: ir.Value,
+    step: ir.Value,
+    m: ir.Value,
+    across: ir.Value,
+    out: ir.Value,
+    result: ArrayType,
+) -> None:
+    """``out[j] = x[0, j] op x[1, j] op …`` (0 or 1 first), ``/ n`` for the mean, line ``i`` at ``i * step``."""
+    b = em.b
+    rt = result.dtype
+    out_data = b.extract_value(out, arrays.DATA)
+    product = fn is Intrinsic.NP_PROD
+    start = ir.Constant(value_type(rt), 1.0 if product else 0.0)
+    arrays._loop(em, _I64(0), m, lambda j: b.store(start, b.gep(out_data, [j], inbounds=True)), "rows.init")
+    elem = memory_type(at.dtype).as_pointer()
+
+    unit = _I64(at.dtype.itemsize)
+
+    def row(i: ir.Value) -> None:
+        base = views.offset(em, data, b.mul(i, step))
+        dense_base = b.bitcast(base, elem)
+
+        def add(j: ir.Value, dense: bool) -> None:
+            ptr = b.gep(out_data, [j], inbounds=True)
+            source = b.gep(dense_base, [j]) if dense else b.bitcast(views.offset(em, base, b.mul(j, across)), elem)
+            x = coerce(em, b.load(source), at.dtype, rt)
+            b.store(b.fmul(b.load(ptr), x) if product else b.fadd(b.load(ptr), x), ptr)
+
+        with b.if_else(b.icmp_signed("==", across, unit)) as (dense, strided):  # (contiguous rows: vectorised)
+            with dense:
+                arrays._loop(em, _I64(0), m, lambda j: add(j, True), "rows.add")
+            with strided:
+                arrays._loop(em, _I64(0), m, lambda j: add(j, False), "rows.add")
+
+    arrays._loop(em, _I64(0), n, row, "rows")
+    if fn is Intrinsic.NP_MEAN:
+        count = b.sitofp(n, value_type(rt))
+        arrays._loop(
+            em,
+            _I64(0),
+            m,
+            lambda j: b.store(b.fdiv(b.load(b.gep(out_data, [j])), count), b.gep(out_data, [j], inbounds=True)),
+            "rows.mean",
+        )

@@ -30,3 +30,27 @@ def test_axpy(per_element, column, impl):
     a, b = rng.standard_normal(N), rng.standard_normal(N)
     np.testing.assert_array_equal(fn(a[:1000], b[:1000]), axpy.py_func(a[:1000], b[:1000]))
     per_element(N, fn, a, b)
+
+
+@aot.jit
+def column_means(m):
+    return m.mean(axis=0)
+
+
+@aot.jit
+def row_sums(m):
+    return m.sum(axis=1)
+
+
+ROWS, COLS = 1000, 1000
+
+
+@pytest.mark.benchmark(group=f"reductions with axis=: {ROWS}x{COLS} float64")
+@pytest.mark.parametrize("impl", ["aot", "numpy", "numba"])
+@pytest.mark.parametrize("kernel", ["mean axis=0", "sum axis=1"])
+def test_axis_reduction(per_element, column, impl, kernel):
+    method = column_means if kernel == "mean axis=0" else row_sums
+    fn = method.py_func if impl == "numpy" else column(method, impl)
+    m = np.random.default_rng(8).standard_normal((ROWS, COLS))
+    np.testing.assert_allclose(fn(m[:50, :40]), method.py_func(m[:50, :40]), rtol=1e-12)
+    per_element(ROWS * COLS, fn, m)
