@@ -220,6 +220,10 @@ def unary_ufuncs(a):
         np.isinf(a),
         np.isfinite(a),
         np.signbit(a),
+        np.radians(a),
+        np.deg2rad(a),
+        np.degrees(a),
+        np.rad2deg(a),
     )
 
 

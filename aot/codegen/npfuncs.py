@@ -13,6 +13,8 @@ rank and mode, emitted once per module.
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -70,6 +72,11 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     return lower_scalar(em, fn, args, scalars, result)
 
 
+def struct_f32(x: float) -> float:
+    """``x`` rounded to single precision."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
 def _isnan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     return b.fcmp_unordered("uno", v, v)
 
@@ -110,6 +117,10 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
         return _libm(em, _LIBM[fn], rt, xs)
     if fn in _LLVM_UNARY:
         return em.call_intrinsic(_LLVM_UNARY[fn], [x]) if rt.is_float else x
+    if fn in (Intrinsic.NP_RADIANS, Intrinsic.NP_DEGREES):  # NumPy's loops: x * (pi/180), x * (180/pi)
+        pi, half_turn = (math.pi, 180.0) if rt.bits == 64 else (float(struct_f32(math.pi)), 180.0)
+        factor = pi / half_turn if fn is Intrinsic.NP_RADIANS else half_turn / pi
+        return b.fmul(x, ir.Constant(x.type, factor if rt.bits == 64 else float(struct_f32(factor))))
     if fn is Intrinsic.NP_COPYSIGN:
         return em.call_intrinsic("llvm.copysign", xs)
     zero = ir.Constant(x.type, 0.0 if rt.is_float else 0)

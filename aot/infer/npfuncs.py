@@ -86,6 +86,10 @@ _REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
 
 TABLE: dict[str, Entry] = {
     **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
+    "radians": Entry(Intrinsic.NP_RADIANS, "float"),
+    "deg2rad": Entry(Intrinsic.NP_RADIANS, "float"),
+    "degrees": Entry(Intrinsic.NP_DEGREES, "float"),
+    "rad2deg": Entry(Intrinsic.NP_DEGREES, "float"),
     "floor": Entry(Intrinsic.NP_FLOOR, "same"),
     "ceil": Entry(Intrinsic.NP_CEIL, "same"),
     "trunc": Entry(Intrinsic.NP_TRUNC, "same"),

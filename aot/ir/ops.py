@@ -133,6 +133,8 @@ class Intrinsic(enum.Enum):
     NP_COSH = "np.cosh"
     NP_TANH = "np.tanh"
     NP_FABS = "np.fabs"
+    NP_RADIANS = "np.radians"
+    NP_DEGREES = "np.degrees"
     NP_RINT = "np.rint"
     NP_FLOOR = "np.floor"
     NP_CEIL = "np.ceil"
