@@ -173,6 +173,7 @@ def check_close_arrays(f, *args):
     """Float results of reductions along an axis: NumPy adds rows in order where the axis is not contiguous
     and pairwise where it is, so the last bits may differ; dtypes, shapes and NaN positions are exact."""
     for x, y in zip(f(*args), f.py_func(*args)):
+        x, y = np.asarray(x), np.asarray(y)
         assert x.dtype == y.dtype and x.shape == y.shape, (x, y)
         assert np.allclose(x, y, rtol=1e-12, atol=0.0, equal_nan=True), (x, y)
 
@@ -208,3 +209,24 @@ def axis_of_1d(a):
 def test_axis_of_a_1d_array_is_a_compile_error():
     err = expect_compile_error(axis_of_1d, np.ones(3), at=locate(axis_of_1d, "a.sum(axis=0)"), node_type=ast.Call)
     assert "2-D" in str(err)
+
+
+# ------------------------------------------------------------------------------------------ np.dot, @
+
+
+@aot.jit
+def products(a, b, v):
+    return a @ b, np.dot(a, v), v @ b, np.dot(v, v), a.T @ a
+
+
+def test_matrix_products():
+    a, b, v = np.arange(12.0).reshape(3, 4) - 5, np.arange(8.0).reshape(4, 2) / 3, np.arange(4.0) + 0.5
+    for args in ((a, b, v), (np.asfortranarray(a), b[::-1], v[::-1]), (a[:, :0], b[:0], v[:0])):
+        check_close_arrays(products, *args)
+    check(products, np.arange(12).reshape(3, 4), np.arange(8).reshape(4, 2), np.arange(4))
+    check(products, np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(8).reshape(4, 2), np.arange(4))
+
+
+def test_matrix_products_of_shapes_that_do_not_align_raise():
+    with pytest.raises(ValueError):
+        products(np.ones((3, 4)), np.ones((3, 4)), np.ones(4))

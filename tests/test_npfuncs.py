@@ -906,10 +906,10 @@ def test_float16_results_are_a_clean_error():
     assert "float16" in str(err)
 
 
-def test_dot_of_matrices_is_a_clean_error():
-    m = np.ones((2, 2))
+def test_dot_of_3d_arrays_is_a_clean_error():  # (1-D and 2-D: tests/test_nparrays.py)
+    m = np.ones((2, 2, 2))
     err = expect_compile_error(dot_of_matrices, m, m, at=locate(dot_of_matrices, "a @ b"), node_type=ast.BinOp)
-    assert "1-D" in str(err)
+    assert "2-D" in str(err)
 
 
 def test_unsupported_numpy_function_is_a_clean_error():

@@ -511,16 +511,21 @@ class FunctionCodegen(Emitter):
             computed = elementwise_rules.binop_type(kind, tt, vt, False, self.literal(target, value)[1])
             elementwise.inplace(self, kind, self.load(target), tt, self.load(value), vt, computed)
             result = self.load(target)
-        elif op.fn in npfuncs.REDUCTIONS and isinstance(self.t(op.dest), ArrayType):  # (axis=)
-            rt = self.t(op.dest)
-            assert isinstance(rt, ArrayType)
+        elif (op.fn in npfuncs.REDUCTIONS or op.fn is Intrinsic.NP_DOT) and isinstance(self.t(op.dest), ArrayType):
+            made = self.t(op.dest)  # (a reduction along an axis, a matrix product: a new array)
+            assert isinstance(made, ArrayType)
             args, argtypes = [self.load(a) for a in op.args], [self.t(a) for a in op.args]
-            name = op.dest.name
+            name, fn = op.dest.name, op.fn
+
+            def lower(hold: Callable[[ir.Value], None] | None) -> ir.Value:
+                if fn is Intrinsic.NP_DOT:
+                    return nparrays.dot(self, args, argtypes, made, hold)
+                return nparrays.reduce_axis(self, fn, args, argtypes, made, hold)
+
             if name in self.owned and all(a.name != name for a in op.args):
-                hold = lambda out: self.assign(name, out, fresh=True)  # noqa: E731
-                nparrays.reduce_axis(self, op.fn, args, argtypes, rt, hold)
+                lower(lambda out: self.assign(name, out, fresh=True))
             else:
-                self.assign(name, nparrays.reduce_axis(self, op.fn, args, argtypes, rt, None), fresh=True)
+                self.assign(name, lower(None), fresh=True)
             return
         elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
             rt = self.t(op.dest)

@@ -284,3 +284,56 @@ def _by_rows(
             lambda j: b.store(b.fdiv(b.load(b.gep(out_data, [j])), count), b.gep(out_data, [j], inbounds=True)),
             "rows.mean",
         )
+
+
+def dot(
+    em: Emitter,
+    args: list[ir.Value],
+    argtypes: list[Type],
+    result: ArrayType,
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """``x @ y`` with a 2-D operand: rows of ``x`` (a 1-D ``x`` is one row) times ``y`` (a 1-D ``y`` is one
+    column), accumulated ``out[i, :] += x[i, p] * y[p, :]`` in the promoted type; shapes that do not align
+    raise NumPy's ``ValueError``."""
+    b = em.b
+    (x, y), (xt, yt) = args, argtypes
+    assert isinstance(xt, ArrayType) and isinstance(yt, ArrayType)
+    rt = result.dtype
+    xdata, xshape, xstrides = views.parts(em, x, xt)
+    ydata, yshape, ystrides = views.parts(em, y, yt)
+    zero = _I64(0)
+    if xt.ndim == 1:  # (one row)
+        xshape, xstrides = [_I64(1)] + xshape, [zero] + xstrides
+    if yt.ndim == 1:  # (one column)
+        yshape, ystrides = yshape + [_I64(1)], ystrides + [zero]
+    n, k, m = xshape[0], xshape[1], yshape[1]
+    em.check(b.icmp_signed("!=", k, yshape[0]), "ValueError", "shapes not aligned for np.dot / '@'")
+    dims = ([n] if xt.ndim == 2 else []) + ([m] if yt.ndim == 2 else [])
+    out, nbytes = arrays.allocate(em, result, dims)
+    if hold is not None:
+        hold(out)
+    arrays._zero(em, out, nbytes)
+    out_data = b.extract_value(out, arrays.DATA)
+
+    def row(i: ir.Value) -> None:
+        def term(p: ir.Value) -> None:
+            a = coerce(em, _load(em, views.element(em, xdata, xstrides, [i, p]), xt.dtype), xt.dtype, rt)
+
+            def add(j: ir.Value) -> None:
+                c = coerce(em, _load(em, views.element(em, ydata, ystrides, [p, j]), yt.dtype), yt.dtype, rt)
+                ptr = b.gep(out_data, [b.add(b.mul(i, m), j)], inbounds=True)
+                product = b.fmul(a, c) if rt.is_float else b.mul(a, c)
+                b.store(b.fadd(b.load(ptr), product) if rt.is_float else b.add(b.load(ptr), product), ptr)
+
+            arrays._loop(em, zero, m, add, "dot.j")
+
+        arrays._loop(em, zero, k, term, "dot.p")
+
+    arrays._loop(em, zero, n, row, "dot.i")
+    return out
+
+
+def _load(em: Emitter, ptr: ir.Value, t: ScalarType) -> ir.Value:
+    v = em.b.load(ptr)
+    return em.b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.kind == "b" else v

@@ -316,14 +316,17 @@ def reduction_type(fn: Intrinsic, a: Type, name: str | None = None) -> ScalarTyp
     return d if d.is_float else F64
 
 
-def dot_type(a: Type, b: Type) -> ScalarType:
+def dot_type(a: Type, b: Type) -> Type:
+    """``np.dot(x, y)`` / ``x @ y`` of 1-D and 2-D arrays: the inner product of two 1-D arrays (a scalar), a
+    matrix times a vector (1-D), a vector times a matrix (1-D), a matrix product (2-D): a new array."""
     x, y = _array(a, "dot"), _array(b, "dot")
-    if x.ndim != 1 or y.ndim != 1:
-        raise RuleError("np.dot and '@' are supported for two 1-D arrays only (their inner product)")
+    if x.ndim > 2 or y.ndim > 2:
+        raise RuleError("np.dot and '@' are supported for 1-D and 2-D arrays only")
     t = promote(x.dtype, y.dtype)
     if t.kind == "b":
         raise RuleError("np.dot of boolean arrays is not supported; use integer arrays")
-    return t
+    ndim = x.ndim + y.ndim - 2
+    return ArrayType(t, ndim, "C") if ndim else t
 
 
 def searchsorted_type(a: Type, x: Type) -> ScalarType:
