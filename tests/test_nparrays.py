@@ -230,3 +230,50 @@ def test_matrix_products():
 def test_matrix_products_of_shapes_that_do_not_align_raise():
     with pytest.raises(ValueError):
         products(np.ones((3, 4)), np.ones((3, 4)), np.ones(4))
+
+
+# ------------------------------------------------------------------------------------------ a.sort, np.round, side=
+
+
+@aot.jit
+def sort_in_place(a):
+    b = a.copy()
+    b.sort()
+    a[::-2].sort()  # (a strided view: sorted through a copy)
+    return b, a
+
+
+@aot.jit
+def rounding(a, x):
+    return np.round(a), np.around(x), np.round(a.astype(np.int64))
+
+
+@aot.jit
+def search(edges, x):
+    return np.searchsorted(edges, x, side="right"), np.searchsorted(edges, x, side="left"), np.searchsorted(edges, x)
+
+
+def test_sort_in_place():
+    check(sort_in_place, np.array([3.5, -1.5, 2.5, 2.0, np.nan, -7.0, 0.5]))
+    check(sort_in_place, np.array([3, 1, 2]))
+    check(sort_in_place, np.zeros(0))
+
+
+def test_round_half_to_even():
+    check(rounding, np.array([0.5, 1.5, 2.5, -0.5, -1.5, np.nan, 2.675, -0.0]), 2.5)
+
+
+def test_searchsorted_sides():
+    edges = np.array([0.0, 1.0, 1.0, 2.0, np.nan])
+    for x in (1.0, 0.5, np.nan, -3.0, 5.0, 2.0):
+        check(search, edges, x)
+
+
+@aot.jit
+def bad_side(edges, x):
+    return np.searchsorted(edges, x, side="middle")
+
+
+def test_searchsorted_bad_side_is_a_compile_error():
+    err = expect_compile_error(bad_side, np.ones(2), 1.0, at=locate(bad_side, "np.searchsorted(edges, x, side"))
+    assert "'left' or 'right'" in str(err)

@@ -492,6 +492,11 @@ class FunctionCodegen(Emitter):
             result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
             self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
             return
+        elif op.fn is Intrinsic.ARRAY_SORT:
+            at = self.t(op.args[0])
+            assert isinstance(at, ArrayType)
+            nparrays.sort_in_place(self, self.load(op.args[0]), at)
+            result = ir.Constant(lt.I8, 0)  # (None)
         elif op.fn is Intrinsic.ARRAY_ASTYPE:
             rt, src = self.t(op.dest), self.t(op.args[0])
             assert isinstance(rt, ArrayType) and isinstance(src, ArrayType)

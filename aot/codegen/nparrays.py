@@ -337,3 +337,18 @@ def dot(
 def _load(em: Emitter, ptr: ir.Value, t: ScalarType) -> ir.Value:
     v = em.b.load(ptr)
     return em.b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.kind == "b" else v
+
+
+def sort_in_place(em: Emitter, arr: ir.Value, at: ArrayType) -> None:
+    """``a.sort()`` of a 1-D array: sorted where it lies when contiguous, else through a sorted copy."""
+    b = em.b
+    data, shape, strides = views.parts(em, arr, at)
+    cmp = _comparator(em.ctx, at.dtype, False)
+    with b.if_else(b.icmp_signed("==", strides[0], _I64(_itemsize(at.dtype)))) as (dense, strided):
+        with dense:
+            _qsort(em, data, shape[0], _itemsize(at.dtype), cmp, ir.Constant(lt.PTR, None))
+        with strided:
+            copy, _ = _sorted_copy(em, arr, at)
+            copy_t = ArrayType(at.dtype, 1, "C")
+            views.assign(em, arr, at, copy, copy_t)
+            arrays.decref(em.ctx, b, copy, copy_t)

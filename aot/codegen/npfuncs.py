@@ -61,8 +61,8 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         return _reduce(em, fn, args[0], at, result, ddof)
     if fn is Intrinsic.NP_DOT:
         return _dot(em, args, argtypes, result)
-    if fn is Intrinsic.NP_SEARCHSORTED:
-        return _searchsorted(em, args, argtypes)
+    if fn in (Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT):
+        return _searchsorted(em, args, argtypes, right=fn is Intrinsic.NP_SEARCHSORTED_RIGHT)
     if fn is Intrinsic.NP_CAST:
         src = argtypes[0]
         assert isinstance(src, ScalarType)
@@ -694,9 +694,9 @@ def _dot(em: Emitter, args: list[ir.Value], argtypes: list[Type], rt: ScalarType
     return b.load(total)
 
 
-def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
+def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type], right: bool = False) -> ir.Value:
     """``np.searchsorted(a, x)`` (side='left'): the first index whose element is not less than ``x``, in
-    NumPy's order where NaN sorts last."""
+    NumPy's order where NaN sorts last; ``right``: the first whose element is greater than ``x``."""
     b = em.b
     arr, x = args
     at, xt = argtypes
@@ -713,9 +713,14 @@ def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir
     b.position_at_end(body)
     mid = b.add(b.load(lo), b.lshr(b.sub(b.load(hi), b.load(lo)), ir.Constant(lt.I64, 1)))
     v = coerce(em, _element(b, arr, at, mid), at.dtype, common)
-    less = _less(b, v, key, common)
-    if common.is_float:  # NaN is the largest: v < NaN for every number v
-        less = b.or_(less, b.and_(_isnan(b, key), b.not_(_isnan(b, v))))
+    if right:  # v <= x, NaN the largest: every v <= NaN
+        less = b.not_(_less(b, key, v, common))
+        if common.is_float:
+            less = b.or_(b.and_(less, b.not_(_isnan(b, v))), _isnan(b, key))
+    else:
+        less = _less(b, v, key, common)
+        if common.is_float:  # NaN is the largest: v < NaN for every number v
+            less = b.or_(less, b.and_(_isnan(b, key), b.not_(_isnan(b, v))))
     b.store(b.select(less, b.add(mid, ir.Constant(lt.I64, 1)), b.load(lo)), lo)
     b.store(b.select(less, b.load(hi), mid), hi)
     b.branch(head)

@@ -26,6 +26,7 @@ from ..types import (
     I16,
     I32,
     I64,
+    NONE,
     U8,
     U16,
     U32,
@@ -90,6 +91,8 @@ TABLE: dict[str, Entry] = {
     "deg2rad": Entry(Intrinsic.NP_RADIANS, "float"),
     "degrees": Entry(Intrinsic.NP_DEGREES, "float"),
     "rad2deg": Entry(Intrinsic.NP_DEGREES, "float"),
+    "round": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),  # (decimals=0: half to even, ints unchanged)
+    "around": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),
     "floor": Entry(Intrinsic.NP_FLOOR, "same"),
     "ceil": Entry(Intrinsic.NP_CEIL, "same"),
     "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
@@ -134,8 +137,9 @@ LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.li
 ARRAY_METHODS: dict[str, Intrinsic] = {
     name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
 }
-"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()`` and ``a.clip(lo, hi)`` as array methods
-(not ``a.sort()``, which sorts in place)."""
+ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)`` and ``a.sort()`` (in
+place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -340,6 +344,10 @@ def searchsorted_type(a: Type, x: Type) -> ScalarType:
 
 def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     name = fn.value.split(".", 1)[1]
+    if fn is Intrinsic.ARRAY_SORT:
+        if args or obj.ndim != 1:
+            raise RuleError("a.sort() sorts a 1-D array in place here (no arguments); use np.sort(a) for a copy")
+        return NONE
     if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
@@ -349,6 +357,17 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
 
 REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split())
 _SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+
+
+def searchsorted_side(callee: Any, keywords: tuple[str, ...], side: Type | None) -> Intrinsic | None:
+    """``np.searchsorted(a, x, side="left"|"right")``: the intrinsic of that side; None for other calls."""
+    found = function_entry(callee)
+    if keywords != ("side",) or found is None or found[1].fn is not Intrinsic.NP_SEARCHSORTED:
+        return None
+    value = side.value if isinstance(side, PyValueType) else None
+    if value not in ("left", "right"):
+        raise RuleError("np.searchsorted(): side= must be the constant 'left' or 'right'")
+    return Intrinsic.NP_SEARCHSORTED if value == "left" else Intrinsic.NP_SEARCHSORTED_RIGHT
 
 
 def takes_reduction_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:

@@ -757,6 +757,7 @@ class _BodyState:
             and method is None
             and not arrays.takes_dtype_keyword(callee, op.keyword_names)
             and not npfuncs.takes_reduction_keywords(callee, op.keyword_names)
+            and op.keyword_names != ("side",)  # (np.searchsorted: npfuncs.searchsorted_side)
         ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
@@ -771,6 +772,13 @@ class _BodyState:
         allocating = arrays.numpy_function(callee)
         if allocating is not None or isinstance(callee, arrays.ArrayMethod):
             return self.allocation_call(op, allocating, callee, argtypes, label, index)
+        side = npfuncs.searchsorted_side(callee, op.keyword_names, argtypes[-1] if argtypes else None)
+        if side is not None:  # np.searchsorted(a, x, side="right"): the side picks the intrinsic
+            if len(argtypes) != 3:
+                raise RuleError("np.searchsorted() takes (a, x, side=…) here")
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, side, op.args[:2], op.span)
+            return npfuncs.searchsorted_type(*argtypes[:2])
         for a, t in zip(op.args, argtypes):
             if constructs.is_string(t):
                 raise RuleError(

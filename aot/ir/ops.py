@@ -172,6 +172,7 @@ class Intrinsic(enum.Enum):
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
     NP_SEARCHSORTED = "np.searchsorted"
+    NP_SEARCHSORTED_RIGHT = "np.searchsorted_right"  # ``side="right"``
     # ``np.where(c, x, y)`` and ``np.clip(a, lo, hi)`` (elementwise on arrays, or of scalars); ``np.cumsum``,
     # ``np.sort``, ``np.argsort`` give new arrays (``aot.codegen.nparrays``), ``np.median`` a scalar.
     NP_WHERE = "np.where"
@@ -210,6 +211,7 @@ class Intrinsic(enum.Enum):
     NP_LINSPACE = "np.linspace"
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
+    ARRAY_SORT = "array.sort"  # ``a.sort()``: sorts a 1-D array in place (aot.codegen.nparrays); gives None
     ARRAY_ASTYPE = "array.astype"  # ``a.astype(dtype)``: a converted C-ordered copy (the dtype in the result type)
     # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
     # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)

@@ -30,7 +30,7 @@ from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
 from ..infer import Inferencer, InferredInstance
 from ..ir import BinOp, Compare, GetItem, IntrinsicCall, Return, UnaryOp
-from ..ir.ops import ALLOCATING
+from ..ir.ops import ALLOCATING, Intrinsic
 from ..passes import pipeline
 from ..targets import PtxTarget
 from ..types import NONE, ArrayType, Type
@@ -88,6 +88,8 @@ def check_no_allocation(inst: InferredInstance, lookup: Any) -> None:
             dest = op.dest_var
             if isinstance(op, IntrinsicCall) and op.fn in ALLOCATING:
                 what = f"{op.fn.value}() allocates an array"
+            elif isinstance(op, IntrinsicCall) and op.fn is Intrinsic.ARRAY_SORT:
+                what = "a.sort() sorts through the C library"
             elif (
                 isinstance(op, (BinOp, UnaryOp, Compare, GetItem))
                 or (isinstance(op, IntrinsicCall) and op.fn.value.startswith(("np.", "array.i")))
