@@ -549,3 +549,40 @@ def test_operators_in_prange_and_refused_in_kernels():
     check(rows_in_prange, a, np.zeros(4))
     with pytest.raises(aot.CompileError, match="whole-array operation"):
         kernel_with_array_expression[1, 4](np.zeros(4))
+
+
+# ------------------------------------------------------------------------------------------ fused expressions
+
+
+@aot.jit
+def bump(a):
+    a[0] = 100.0
+    return 1.0
+
+
+@aot.jit
+def fused(a, b, m):
+    return (
+        a * 2.0 + b,
+        np.sqrt(np.abs(a * b)) - (a > 0) * 1.5,
+        (m * 2.0 + a[: m.shape[1]]) / (1.0 + m * m),
+        np.where(a > 0, a * 3.0, -b),
+    )
+
+
+@aot.jit
+def not_fused_across_a_call(a):
+    return a * 2.0 + bump(a)  # (the product is made before bump writes a[0])
+
+
+def test_fused_expressions_match_numpy():
+    a, b = np.linspace(-2.0, 3.0, 6), np.arange(6.0)[::-1]
+    m = np.arange(12.0).reshape(2, 6)
+    check(fused, a, b, m)
+    check(fused, a[::-1], b, np.asfortranarray(m))
+    check(fused, a[:0], b[:0], m[:, :0])
+    check(not_fused_across_a_call, np.arange(4.0))
+
+
+def test_fused_shapes_that_do_not_broadcast_raise():
+    check_raises(fused, np.ones(3), np.ones(4), np.ones((2, 3)), exc=ValueError)

@@ -8,9 +8,10 @@ the result's shape — the common case — one flat loop over plain element poin
 it does a hand-written loop; otherwise nested loops read each operand through its strides (a broadcast axis
 with stride 0). The element functions are the scalar ones: ``aot.codegen.npfuncs.lower_scalar`` for ufuncs and
 for ``/ // % **`` (NumPy's semantics: no ZeroDivisionError), plain wrapping arithmetic for ``+ - *``.
-``inplace`` is ``a op= b``: the result computed as a new array, then copied into ``a`` by slice assignment
-(``aot.codegen.views.assign``: broadcasting, the cast back), so that an operand overlapping ``a`` reads its
-old values, as in NumPy.
+An expression's chain (``a * 2.0 + b``) is one loop: ``FunctionCodegen`` composes the element functions of
+operations whose result only the next one reads, over all their operands. ``inplace`` is ``a op= b``: the
+result computed as a new array, then copied into ``a`` by slice assignment (``aot.codegen.views.assign``:
+broadcasting, the cast back), so that an operand overlapping ``a`` reads its old values, as in NumPy.
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ from ..types import BOOL, I64, NONE, ArrayType, ScalarType, TupleType, Type, ari
 from . import arrays, elementwise, gpu_intrinsics, nparrays, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
+from .elementwise import Element
 from .intrinsics import lower_intrinsic
 from .numerics import (
     WRAPPING_INT_OPS,
@@ -110,6 +111,9 @@ class FunctionCodegen(Emitter):
                 read[v.name] = read.get(v.name, 0) + 1
         self.read_once = {n for n, k in read.items() if k == 1 and n.isdigit() and defs.get(n) == 1}
         """Temporaries defined once and read once (an expression's intermediate result)."""
+        self.fused = _fused_temporaries(fn, self.read_once)
+        self.deferred: dict[str, tuple[tuple[Var, ...], Element]] = {}
+        """Whole-array operations whose loop is their one reader's (``a * 2.0 + b``: one loop, one array)."""
         self.versions = loop_versions(fn)
         self.parallel = parallel.for_function(self)  # prange loops: outlined, run on threads
         if self.parallel is not None:
@@ -281,11 +285,17 @@ class FunctionCodegen(Emitter):
         array's dtype as in inference (``aot.infer.elementwise``)."""
         return tuple(v.name.isdigit() and v.name in self.consts for v in operands)
 
-    def elementwise(self, op: Op, operands: tuple[Var, ...], element: elementwise.Element) -> None:
-        """A whole-array operation: its new array goes into ``op.dest``'s slot before it is filled."""
+    def elementwise(self, op: Op, operands: tuple[Var, ...], element: Element) -> None:
+        """A whole-array operation: its new array goes into ``op.dest``'s slot before it is filled. One whose
+        result is an operand of the next (``fused``) emits nothing: its element function runs inside its
+        reader's loop, on its own operands (broadcasting all of them together gives the same shape)."""
         dest_t = self.t(op.dest)  # type: ignore[attr-defined]
         assert isinstance(dest_t, ArrayType)
         name = op.dest.name  # type: ignore[attr-defined]
+        if name in self.fused:
+            self.deferred[name] = (operands, element)
+            return
+        operands, element = self.expand(operands, element)
         pairs = [(self.load(v), self.t(v)) for v in operands]
         reusable = [v.name in self.read_once and v.name != name for v in operands]
         if name in self.owned and all(v.name != name for v in operands):
@@ -293,6 +303,28 @@ class FunctionCodegen(Emitter):
             elementwise.lower(self, pairs, dest_t, element, hold, reusable)
         else:
             self.assign(name, elementwise.lower(self, pairs, dest_t, element, None, reusable), fresh=True)
+
+    def expand(self, operands: tuple[Var, ...], element: Element) -> tuple[tuple[Var, ...], Element]:
+        """``operands`` with each deferred one replaced by its own operands, and the element function over
+        those (composed with the deferred ones' element functions)."""
+        if not any(v.name in self.deferred for v in operands):
+            return operands, element
+        leaves: list[Var] = []
+        parts: list[tuple[int, int, Element | None]] = []
+        for v in operands:
+            if v.name in self.deferred:
+                inner, inner_element = self.expand(*self.deferred[v.name])
+                parts.append((len(leaves), len(inner), inner_element))
+                leaves.extend(inner)
+            else:
+                parts.append((len(leaves), 1, None))
+                leaves.append(v)
+
+        def composed(values: list[ir.Value]) -> ir.Value:
+            args = [values[at] if inner is None else inner(values[at : at + n]) for at, n, inner in parts]
+            return element(args)
+
+        return tuple(leaves), composed
 
     def op_UnaryOp(self, op: UnaryOp) -> None:
         src = self.t(op.operand)
@@ -662,3 +694,42 @@ def declare_function(module: ir.Module, name: str, fn: Function) -> ir.Function:
     llfn = ir.Function(module, fnty, name)
     llfn.args[0].add_attribute("noalias")
     return llfn
+
+
+def _elementwise_op(op: Op, types: Mapping[str, Type]) -> bool:
+    """Whether ``op`` is lowered by ``FunctionCodegen.elementwise`` (one loop over a scalar element function)."""
+    dest = op.dest_var
+    if dest is None or not isinstance(types.get(dest.name), ArrayType):
+        return False
+    if isinstance(op, (BinOp, UnaryOp, Compare)):
+        return True
+    return isinstance(op, IntrinsicCall) and (
+        op.fn is Intrinsic.ARRAY_ASTYPE or op.fn in elementwise_rules.ELEMENTWISE_FUNCTIONS
+    )
+
+
+def _fused_temporaries(fn: Function, read_once: set[str]) -> set[str]:
+    """The temporaries of whole-array operations read once, by a whole-array operation later in the same
+    block, with only operations that define other temporaries and write no memory in between (so that every
+    operand still holds its value when the reader's loop runs)."""
+    out: set[str] = set()
+    pure = (Const, BinOp, UnaryOp, Compare, GetItem, GetView)
+    for block in fn.blocks:
+        ops = block.ops
+        for i, op in enumerate(ops):
+            dest = op.dest_var
+            if dest is None or dest.name not in read_once or not _elementwise_op(op, fn.types):
+                continue
+            for later in ops[i + 1 :]:
+                if dest in uses(later):
+                    if _elementwise_op(later, fn.types):
+                        out.add(dest.name)
+                    break
+                inner = later.dest_var
+                if not (
+                    (isinstance(later, pure) or _elementwise_op(later, fn.types))
+                    and inner is not None
+                    and inner.name.isdigit()
+                ):
+                    break
+    return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
 from ..types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from .npfuncs import TABLE
 from .rules import RuleError, weak_promote
 
 INPLACE: dict[BinOpKind, Intrinsic] = {
@@ -33,6 +34,11 @@ INPLACE: dict[BinOpKind, Intrinsic] = {
 """``a op= b`` on an array variable: the in-place intrinsic of each operator (operands: the array, ``b``)."""
 
 KIND_OF_INPLACE = {fn: kind for kind, fn in INPLACE.items()}
+
+ELEMENTWISE_FUNCTIONS = frozenset(
+    {e.fn for e in TABLE.values() if e.rule in ("float", "same", "bool", "binary", "binfloat", "where", "clip")}
+)
+"""The NumPy intrinsics that apply a scalar function to every element (ufuncs, ``np.where``, ``np.clip``)."""
 
 _UFUNC = {
     BinOpKind.ADD: "add",
