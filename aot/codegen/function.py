@@ -24,6 +24,7 @@ from llvmlite import ir
 
 from ..analysis.definite import maybe_unassigned
 from ..analysis.ranges import Fact, LoopVersion, loop_versions
+from ..infer import elementwise as elementwise_rules
 from ..infer.rules import fold_int_binop
 from ..ir import (
     BinOp,
@@ -31,7 +32,6 @@ from ..ir import (
     Block,
     Branch,
     Call,
-    CmpKind,
     Compare,
     Const,
     Convert,
@@ -54,15 +54,17 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, gpu_intrinsics, lists, npfuncs, parallel, views
+from . import arrays, elementwise, gpu_intrinsics, lists, nparrays, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
+from .elementwise import Element
 from .intrinsics import lower_intrinsic
 from .numerics import (
     WRAPPING_INT_OPS,
     check_true_division,
     checked_float_to_int,
     coerce,
+    compare,
     float_binop,
     floor_by_constant,
     int_binop,
@@ -70,8 +72,6 @@ from .numerics import (
     truth,
 )
 from .types import value_type
-
-_FCMP = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">", CmpKind.GE: ">="}
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,15 @@ class FunctionCodegen(Emitter):
             op.dest.name: op.value for _, op in fn.ops() if isinstance(op, Const) and defs[op.dest.name] == 1
         }
         self.index_only = set() if options.boundscheck else _index_only_temps(fn)
+        read: dict[str, int] = {}
+        for _, op in fn.ops():
+            for v in uses(op):
+                read[v.name] = read.get(v.name, 0) + 1
+        self.read_once = {n for n, k in read.items() if k == 1 and n.isdigit() and defs.get(n) == 1}
+        """Temporaries defined once and read once (an expression's intermediate result)."""
+        self.fused = _fused_temporaries(fn, self.read_once)
+        self.deferred: dict[str, tuple[tuple[Var, ...], Element]] = {}
+        """Whole-array operations whose loop is their one reader's (``a * 2.0 + b``: one loop, one array)."""
         self.versions = loop_versions(fn)
         self.parallel = parallel.for_function(self)  # prange loops: outlined, run on threads
         if self.parallel is not None:
@@ -277,8 +286,59 @@ class FunctionCodegen(Emitter):
             out = self.b.insert_value(out, coerce(self, self.load(item), self.t(item), it), i)
         self.assign(op.dest.name, out)
 
+    def literal(self, *operands: Var) -> tuple[bool, ...]:
+        """Which operands are Python literals (a frontend temporary holding a constant), which adapt to an
+        array's dtype as in inference (``aot.infer.elementwise``)."""
+        return tuple(v.name.isdigit() and v.name in self.consts for v in operands)
+
+    def elementwise(self, op: Op, operands: tuple[Var, ...], element: Element) -> None:
+        """A whole-array operation: its new array goes into ``op.dest``'s slot before it is filled. One whose
+        result is an operand of the next (``fused``) emits nothing: its element function runs inside its
+        reader's loop, on its own operands (broadcasting all of them together gives the same shape)."""
+        dest_t = self.t(op.dest)  # type: ignore[attr-defined]
+        assert isinstance(dest_t, ArrayType)
+        name = op.dest.name  # type: ignore[attr-defined]
+        if name in self.fused:
+            self.deferred[name] = (operands, element)
+            return
+        operands, element = self.expand(operands, element)
+        pairs = [(self.load(v), self.t(v)) for v in operands]
+        reusable = [v.name in self.read_once and v.name != name for v in operands]
+        if name in self.owned and all(v.name != name for v in operands):
+            hold = lambda out: self.assign(name, out, fresh=True)  # noqa: E731
+            elementwise.lower(self, pairs, dest_t, element, hold, reusable)
+        else:
+            self.assign(name, elementwise.lower(self, pairs, dest_t, element, None, reusable), fresh=True)
+
+    def expand(self, operands: tuple[Var, ...], element: Element) -> tuple[tuple[Var, ...], Element]:
+        """``operands`` with each deferred one replaced by its own operands, and the element function over
+        those (composed with the deferred ones' element functions)."""
+        if not any(v.name in self.deferred for v in operands):
+            return operands, element
+        leaves: list[Var] = []
+        parts: list[tuple[int, int, Element | None]] = []
+        for v in operands:
+            if v.name in self.deferred:
+                inner, inner_element = self.expand(*self.deferred[v.name])
+                parts.append((len(leaves), len(inner), inner_element))
+                leaves.extend(inner)
+            else:
+                parts.append((len(leaves), 1, None))
+                leaves.append(v)
+
+        def composed(values: list[ir.Value]) -> ir.Value:
+            args = [values[at] if inner is None else inner(values[at : at + n]) for at, n, inner in parts]
+            return element(args)
+
+        return tuple(leaves), composed
+
     def op_UnaryOp(self, op: UnaryOp) -> None:
         src = self.t(op.operand)
+        if isinstance(src, ArrayType):
+            rt = self.t(op.dest)
+            assert isinstance(rt, ArrayType)
+            self.elementwise(op, (op.operand,), elementwise.unary_element(self, op.op, rt.dtype))
+            return
         v = self.load(op.operand)
         if op.op is UnaryKind.NOT:
             self.store(op.dest, self.b.not_(self.truth(v, src)), BOOL)
@@ -294,24 +354,22 @@ class FunctionCodegen(Emitter):
 
     def op_Compare(self, op: Compare) -> None:
         a, b_ = self.t(op.lhs), self.t(op.rhs)
+        if isinstance(a, ArrayType) or isinstance(b_, ArrayType):
+            common = elementwise_rules.compare_operand_dtype(a, b_, *self.literal(op.lhs, op.rhs))
+            self.elementwise(op, (op.lhs, op.rhs), elementwise.compare_element(self, op.op, [a, b_], common))
+            return
         assert isinstance(a, ScalarType) and isinstance(b_, ScalarType)
         common = promote(a, b_)
         lhs = coerce(self, self.load(op.lhs), a, common)
         rhs = coerce(self, self.load(op.rhs), b_, common)
-        pred = _FCMP[op.op]
-        if common.is_float:
-            result = (
-                self.b.fcmp_unordered(pred, lhs, rhs) if op.op is CmpKind.NE else self.b.fcmp_ordered(pred, lhs, rhs)
-            )
-        elif common.is_signed:
-            result = self.b.icmp_signed(pred, lhs, rhs)
-        else:
-            result = self.b.icmp_unsigned(pred, lhs, rhs)
-        self.store(op.dest, result, BOOL)
+        self.store(op.dest, compare(self, op.op, lhs, rhs, common), BOOL)
 
     def op_BinOp(self, op: BinOp) -> None:
         rt = self.t(op.dest)
         at, bt = self.t(op.lhs), self.t(op.rhs)
+        if isinstance(rt, ArrayType):
+            self.elementwise(op, (op.lhs, op.rhs), elementwise.binop_element(self, op.op, [at, bt], rt.dtype))
+            return
         assert isinstance(rt, ScalarType) and isinstance(at, ScalarType) and isinstance(bt, ScalarType)
         a, b_ = self.load(op.lhs), self.load(op.rhs)
         kind = op.op
@@ -389,6 +447,17 @@ class FunctionCodegen(Emitter):
         obj_t = self.t(op.obj)
         obj = self.load(op.obj)
         dest_t = self.t(op.dest)
+        if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
+            it = self.t(op.index[0])  # a[mask], a[idx]: a new array
+            assert isinstance(dest_t, ArrayType) and isinstance(it, ArrayType)
+            index = self.load(op.index[0])
+            name = op.dest.name
+            if name in self.owned and name not in (op.obj.name, op.index[0].name):
+                hold = lambda out: self.assign(name, out, fresh=True)  # noqa: E731
+                elementwise.select(self, obj, obj_t, index, it, dest_t, hold)
+            else:
+                self.assign(name, elementwise.select(self, obj, obj_t, index, it, dest_t, None), fresh=True)
+            return
         if isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType):  # a[i] of an N-D array
             index = [(self.load(i), self.t(i)) for i in op.index]
             self.store(op.dest, views.index_view(self, obj, obj_t, index, dest_t), dest_t)
@@ -428,6 +497,11 @@ class FunctionCodegen(Emitter):
             lists.set_item(self, self.load(op.obj), obj_t, self.load(at), self.t(at), value)
             return
         assert isinstance(obj_t, ArrayType)
+        it = self.t(op.index[0]) if len(op.index) == 1 else None
+        if isinstance(it, ArrayType):  # a[mask] = v, a[idx] = v
+            obj, index, value = self.load(op.obj), self.load(op.index[0]), self.load(op.value)
+            elementwise.assign_selection(self, obj, obj_t, index, it, value, self.t(op.value))
+            return
         if len(op.index) < obj_t.ndim:  # assignment to a view: a[1:-1] = 0.0, a[i] = row
             index = [(self.load(i), self.t(i)) for i in op.index]
             target = ArrayType(obj_t.dtype, obj_t.ndim - len(index), obj_t.layout)
@@ -467,11 +541,57 @@ class FunctionCodegen(Emitter):
             return
         if op.fn.value.startswith("gpu."):
             result = self.gpu_intrinsic(op)
+        elif op.fn in nparrays.FUNCTIONS:
+            argtypes = [self.t(a) for a in op.args]
+            result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
+            self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
+            return
+        elif op.fn is Intrinsic.ARRAY_SORT:
+            at = self.t(op.args[0])
+            assert isinstance(at, ArrayType)
+            nparrays.sort_in_place(self, self.load(op.args[0]), at)
+            result = ir.Constant(lt.I8, 0)  # (None)
+        elif op.fn is Intrinsic.ARRAY_ASTYPE:
+            rt, src = self.t(op.dest), self.t(op.args[0])
+            assert isinstance(rt, ArrayType) and isinstance(src, ArrayType)
+            self.elementwise(op, op.args, elementwise.cast_element(self, src.dtype, rt.dtype))
+            return
         elif op.fn in ALLOCATING:
             argtypes = [self.t(a) for a in op.args]
             args = [self.load(a) for a in op.args]
             result = arrays.lower_allocation(self, op.fn, args, argtypes, self.t(op.dest), op.span)
             self.assign(op.dest.name, result, fresh=True)
+            return
+        elif op.fn in elementwise_rules.KIND_OF_INPLACE:
+            target, value = op.args
+            tt, vt = self.t(target), self.t(value)
+            assert isinstance(tt, ArrayType)
+            kind = elementwise_rules.KIND_OF_INPLACE[op.fn]
+            computed = elementwise_rules.binop_type(kind, tt, vt, False, self.literal(target, value)[1])
+            elementwise.inplace(self, kind, self.load(target), tt, self.load(value), vt, computed)
+            result = self.load(target)
+        elif (op.fn in npfuncs.REDUCTIONS or op.fn is Intrinsic.NP_DOT) and isinstance(self.t(op.dest), ArrayType):
+            made = self.t(op.dest)  # (a reduction along an axis, a matrix product: a new array)
+            assert isinstance(made, ArrayType)
+            args, argtypes = [self.load(a) for a in op.args], [self.t(a) for a in op.args]
+            name, fn = op.dest.name, op.fn
+
+            def lower(hold: Callable[[ir.Value], None] | None) -> ir.Value:
+                if fn is Intrinsic.NP_DOT:
+                    return nparrays.dot(self, args, argtypes, made, hold)
+                return nparrays.reduce_axis(self, fn, args, argtypes, made, hold)
+
+            if name in self.owned and all(a.name != name for a in op.args):
+                lower(lambda out: self.assign(name, out, fresh=True))
+            else:
+                self.assign(name, lower(None), fresh=True)
+            return
+        elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
+            rt = self.t(op.dest)
+            assert isinstance(rt, ArrayType)
+            self.elementwise(
+                op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
+            )
             return
         elif op.fn.value.startswith("np."):
             argtypes = [self.t(a) for a in op.args]
@@ -631,3 +751,42 @@ def declare_function(module: ir.Module, name: str, fn: Function) -> ir.Function:
     llfn = ir.Function(module, fnty, name)
     llfn.args[0].add_attribute("noalias")
     return llfn
+
+
+def _elementwise_op(op: Op, types: Mapping[str, Type]) -> bool:
+    """Whether ``op`` is lowered by ``FunctionCodegen.elementwise`` (one loop over a scalar element function)."""
+    dest = op.dest_var
+    if dest is None or not isinstance(types.get(dest.name), ArrayType):
+        return False
+    if isinstance(op, (BinOp, UnaryOp, Compare)):
+        return True
+    return isinstance(op, IntrinsicCall) and (
+        op.fn is Intrinsic.ARRAY_ASTYPE or op.fn in elementwise_rules.ELEMENTWISE_FUNCTIONS
+    )
+
+
+def _fused_temporaries(fn: Function, read_once: set[str]) -> set[str]:
+    """The temporaries of whole-array operations read once, by a whole-array operation later in the same
+    block, with only operations that define other temporaries and write no memory in between (so that every
+    operand still holds its value when the reader's loop runs)."""
+    out: set[str] = set()
+    pure = (Const, BinOp, UnaryOp, Compare, GetItem, GetView)
+    for block in fn.blocks:
+        ops = block.ops
+        for i, op in enumerate(ops):
+            dest = op.dest_var
+            if dest is None or dest.name not in read_once or not _elementwise_op(op, fn.types):
+                continue
+            for later in ops[i + 1 :]:
+                if dest in uses(later):
+                    if _elementwise_op(later, fn.types):
+                        out.add(dest.name)
+                    break
+                inner = later.dest_var
+                if not (
+                    (isinstance(later, pure) or _elementwise_op(later, fn.types))
+                    and inner is not None
+                    and inner.name.isdigit()
+                ):
+                    break
+    return out

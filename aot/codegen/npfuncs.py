@@ -13,6 +13,8 @@ rank and mode, emitted once per module.
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -55,11 +57,12 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     if fn in REDUCTIONS:
         at = argtypes[0]
         assert isinstance(at, ArrayType)
-        return _reduce(em, fn, args[0], at, result)
+        ddof = coerce(em, args[1], argtypes[1], result) if len(args) > 1 else None  # (std/var: ddof=)
+        return _reduce(em, fn, args[0], at, result, ddof)
     if fn is Intrinsic.NP_DOT:
         return _dot(em, args, argtypes, result)
-    if fn is Intrinsic.NP_SEARCHSORTED:
-        return _searchsorted(em, args, argtypes)
+    if fn in (Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT):
+        return _searchsorted(em, args, argtypes, right=fn is Intrinsic.NP_SEARCHSORTED_RIGHT)
     if fn is Intrinsic.NP_CAST:
         src = argtypes[0]
         assert isinstance(src, ScalarType)
@@ -67,6 +70,11 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     scalars = [t for t in argtypes if isinstance(t, ScalarType)]
     assert len(scalars) == len(argtypes)
     return lower_scalar(em, fn, args, scalars, result)
+
+
+def struct_f32(x: float) -> float:
+    """``x`` rounded to single precision."""
+    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 def _isnan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
@@ -98,12 +106,21 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
             return b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [x]), ir.Constant(x.type, float("inf")))
         bits = ir.IntType(t.bits)
         return b.icmp_signed("<", b.bitcast(x, bits), ir.Constant(bits, 0))
+    if fn is Intrinsic.NP_WHERE:
+        test = convert_scalar(em, args[0], types[0], BOOL) if types[0].kind != "b" else args[0]
+        return b.select(test, coerce(em, args[1], types[1], rt), coerce(em, args[2], types[2], rt))
     xs = [coerce(em, v, t, rt) for v, t in zip(args, types)]
     x = xs[0]
+    if fn is Intrinsic.NP_CLIP:  # NumPy's minimum(maximum(a, lo), hi): NaN anywhere gives NaN
+        return _min_max(b, Intrinsic.NP_MINIMUM, _min_max(b, Intrinsic.NP_MAXIMUM, x, xs[1], rt), xs[2], rt)
     if fn in _LIBM:
         return _libm(em, _LIBM[fn], rt, xs)
     if fn in _LLVM_UNARY:
         return em.call_intrinsic(_LLVM_UNARY[fn], [x]) if rt.is_float else x
+    if fn in (Intrinsic.NP_RADIANS, Intrinsic.NP_DEGREES):  # NumPy's loops: x * (pi/180), x * (180/pi)
+        pi, half_turn = (math.pi, 180.0) if rt.bits == 64 else (float(struct_f32(math.pi)), 180.0)
+        factor = pi / half_turn if fn is Intrinsic.NP_RADIANS else half_turn / pi
+        return b.fmul(x, ir.Constant(x.type, factor if rt.bits == 64 else float(struct_f32(factor))))
     if fn is Intrinsic.NP_COPYSIGN:
         return em.call_intrinsic("llvm.copysign", xs)
     zero = ir.Constant(x.type, 0.0 if rt.is_float else 0)
@@ -517,7 +534,9 @@ def _over(
 _LANES = 8  # independent partial results of min/max/argmin/argmax (a chain of selects is latency-bound)
 
 
-def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
+def _reduce(
+    em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType, ddof: ir.Value | None = None
+) -> ir.Value:
     b = em.b
     size = _size(b, arr, at.ndim)
     name = fn.value.split(".", 1)[1]
@@ -530,7 +549,13 @@ def _reduce(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: Scalar
         mean = b.fdiv(_float_sum(em, arr, at, rt), n)
         if fn is Intrinsic.NP_MEAN:
             return mean
-        var = b.fdiv(_float_sum(em, arr, at, rt, mean), n)
+        count = n
+        if ddof is not None:  # NumPy's max(n - ddof, 0): inf or NaN where nothing is left
+            fewer = b.fsub(n, ddof)
+            count = b.select(
+                b.fcmp_ordered(">", fewer, ir.Constant(fewer.type, 0.0)), fewer, ir.Constant(fewer.type, 0.0)
+            )
+        var = b.fdiv(_float_sum(em, arr, at, rt, mean), count)
         return em.call_intrinsic("llvm.sqrt", [var]) if fn is Intrinsic.NP_STD else var
     if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
         what = "minimum" if fn is Intrinsic.NP_MIN else "maximum"
@@ -669,9 +694,9 @@ def _dot(em: Emitter, args: list[ir.Value], argtypes: list[Type], rt: ScalarType
     return b.load(total)
 
 
-def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir.Value:
+def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type], right: bool = False) -> ir.Value:
     """``np.searchsorted(a, x)`` (side='left'): the first index whose element is not less than ``x``, in
-    NumPy's order where NaN sorts last."""
+    NumPy's order where NaN sorts last; ``right``: the first whose element is greater than ``x``."""
     b = em.b
     arr, x = args
     at, xt = argtypes
@@ -688,9 +713,14 @@ def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> ir
     b.position_at_end(body)
     mid = b.add(b.load(lo), b.lshr(b.sub(b.load(hi), b.load(lo)), ir.Constant(lt.I64, 1)))
     v = coerce(em, _element(b, arr, at, mid), at.dtype, common)
-    less = _less(b, v, key, common)
-    if common.is_float:  # NaN is the largest: v < NaN for every number v
-        less = b.or_(less, b.and_(_isnan(b, key), b.not_(_isnan(b, v))))
+    if right:  # v <= x, NaN the largest: every v <= NaN
+        less = b.not_(_less(b, key, v, common))
+        if common.is_float:
+            less = b.or_(b.and_(less, b.not_(_isnan(b, v))), _isnan(b, key))
+    else:
+        less = _less(b, v, key, common)
+        if common.is_float:  # NaN is the largest: v < NaN for every number v
+            less = b.or_(less, b.and_(_isnan(b, key), b.not_(_isnan(b, v))))
     b.store(b.select(less, b.add(mid, ir.Constant(lt.I64, 1)), b.load(lo)), lo)
     b.store(b.select(less, b.load(hi), mid), hi)
     b.branch(head)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir import BinOpKind
+from ..ir import BinOpKind, CmpKind
 from ..ir.ops import Intrinsic
 from ..types import F64, I64, ArrayType, ListType, ScalarType, TupleType, Type, arith_type
 from . import optional
@@ -31,6 +31,19 @@ WRAPPING_INT_OPS = {
     BinOpKind.XOR: "xor",
 }
 """Integer ops that are one LLVM instruction each, by the builder's method names (they wrap at the type's width)."""
+
+
+_PREDICATES = {CmpKind.EQ: "==", CmpKind.NE: "!=", CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">", CmpKind.GE: ">="}
+
+
+def compare(em: Emitter, op: CmpKind, lhs: ir.Value, rhs: ir.Value, t: ScalarType) -> ir.Value:
+    """``lhs op rhs`` of two values of type ``t`` (an i1): NaN compares unequal to everything."""
+    pred = _PREDICATES[op]
+    if t.is_float:
+        return em.b.fcmp_unordered(pred, lhs, rhs) if op is CmpKind.NE else em.b.fcmp_ordered(pred, lhs, rhs)
+    if t.is_signed:
+        return em.b.icmp_signed(pred, lhs, rhs)
+    return em.b.icmp_unsigned(pred, lhs, rhs)
 
 
 # ------------------------------------------------------------------------------------------ conversions

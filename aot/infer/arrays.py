@@ -1,5 +1,5 @@
 """Typing the calls that make arrays owned by compiled code: ``np.empty/zeros/ones/full``, their ``*_like``,
-``np.arange``, ``np.linspace``, ``np.eye`` and ``a.copy()``.
+``np.arange``, ``np.linspace``, ``np.eye``, ``a.copy()`` and ``a.astype(dtype)``.
 
     numpy_function(np.zeros)                          → Intrinsic.NP_ZEROS
     allocation_type(NP_ZEROS, ((i64, i64), pyobj<int32>)) → (i32[:, ::1], (0,))   the runtime operands' indices
@@ -113,7 +113,7 @@ class ArrayMethod:
         return cls._made[key]
 
 
-ARRAY_METHODS = {"copy": Intrinsic.ARRAY_COPY}
+ARRAY_METHODS = {"copy": Intrinsic.ARRAY_COPY, "astype": Intrinsic.ARRAY_ASTYPE}
 
 
 def _dtype_arg(t: Type, name: str) -> ScalarType:
@@ -223,6 +223,12 @@ def allocation_type(
         proto = args[0]
         assert isinstance(proto, ArrayType)
         return ArrayType(proto.dtype, proto.ndim, "C"), (0,)
+    if fn is Intrinsic.ARRAY_ASTYPE:  # (NumPy's casts, aot.codegen.elementwise.cast_element)
+        if len(args) != 2:
+            raise RuleError("a.astype(dtype) takes the dtype alone here (a new C-ordered array)")
+        proto = args[0]
+        assert isinstance(proto, ArrayType)
+        return ArrayType(_dtype_arg(args[1], "astype"), proto.ndim, "C"), (0,)
     if fn is Intrinsic.NP_ARANGE:
         _arity(args, 1, 4, name, "([start,] stop[, step][, dtype])")
         dtype, runtime = _split(args, len(args) - 1 if dtype_last else 3 if len(args) == 4 else None, name)

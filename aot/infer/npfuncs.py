@@ -26,6 +26,7 @@ from ..types import (
     I16,
     I32,
     I64,
+    NONE,
     U8,
     U16,
     U32,
@@ -86,6 +87,12 @@ _REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
 
 TABLE: dict[str, Entry] = {
     **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
+    "radians": Entry(Intrinsic.NP_RADIANS, "float"),
+    "deg2rad": Entry(Intrinsic.NP_RADIANS, "float"),
+    "degrees": Entry(Intrinsic.NP_DEGREES, "float"),
+    "rad2deg": Entry(Intrinsic.NP_DEGREES, "float"),
+    "round": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),  # (decimals=0: half to even, ints unchanged)
+    "around": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),
     "floor": Entry(Intrinsic.NP_FLOOR, "same"),
     "ceil": Entry(Intrinsic.NP_CEIL, "same"),
     "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
@@ -116,13 +123,23 @@ TABLE: dict[str, Entry] = {
     "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
     "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
+    "where": Entry(Intrinsic.NP_WHERE, "where", 3),
+    "clip": Entry(Intrinsic.NP_CLIP, "clip", 3),
+    "cumsum": Entry(Intrinsic.NP_CUMSUM, "cumsum", 1),
+    "sort": Entry(Intrinsic.NP_SORT, "sort", 1),
+    "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
+    "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
 }
 
 LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.libm is not None}
 """NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
 
-ARRAY_METHODS: dict[str, Intrinsic] = {name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split()}
-"""``a.sum()`` and the other reductions as array methods."""
+ARRAY_METHODS: dict[str, Intrinsic] = {
+    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
+}
+ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)`` and ``a.sort()`` (in
+place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -203,8 +220,6 @@ def _scalar(t: Type, name: str, bool_ok: bool) -> ScalarType:
         if t.kind == "b" and not bool_ok:
             raise RuleError(f"np.{name} of a boolean is not supported; convert it with int() first")
         return t
-    if isinstance(t, ArrayType):
-        raise RuleError(f"np.{name} of a whole array is not supported yet; loop over the elements")
     if isinstance(t, TupleType):
         raise RuleError(f"np.{name} of a tuple is not supported; apply it to each element")
     raise RuleError(f"np.{name} is not supported on {t}")
@@ -212,17 +227,54 @@ def _scalar(t: Type, name: str, bool_ok: bool) -> ScalarType:
 
 def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tuple[bool, ...]) -> Type:
     """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
-    to the other operand as NumPy's Python scalars do)."""
-    if len(args) != entry.arity:
+    to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
+    of the element type, broadcast as ``aot.infer.elementwise`` says."""
+    if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
         plural = "s" if entry.arity > 1 else ""
         raise RuleError(f"np.{name}() takes {entry.arity} argument{plural} here, got {len(args)}")
     if entry.rule == "reduce":
-        return reduction_type(entry.fn, args[0], name)
+        return reduction_call(entry.fn, args)[0]
     if entry.rule == "dot":
         return dot_type(args[0], args[1])
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
-    scalars = tuple(_scalar(a, name, entry.bool_ok) for a in args)
+    if entry.rule in ("cumsum", "sort", "median"):
+        return _sorting_type(entry.fn, _array(args[0], name), name)
+    if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
+        raise RuleError(
+            "np.where of three scalars gives a 0-d array, which compiled code does not have; write x if c else y"
+        )
+    scalars = tuple(_scalar(a.dtype if isinstance(a, ArrayType) else a, name, entry.bool_ok) for a in args)
+    arrays = [a.ndim for a in args if isinstance(a, ArrayType)]
+    if arrays:  # (Python's scalars beside an array adapt to it: aot.infer.elementwise.weak)
+        literal = tuple(lit or a in (I64, F64, BOOL) for a, lit in zip(args, literal))
+    weak = tuple(lit and not isinstance(a, ArrayType) for a, lit in zip(args, literal))
+    element = _element_type(name, entry, scalars, weak)
+    return ArrayType(element, max(arrays), "C") if arrays else element  # (a ufunc of arrays: a new array)
+
+
+def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
+    if fn is Intrinsic.NP_CUMSUM:  # (flattened in C order; NumPy's sum dtype)
+        return ArrayType(reduction_type(Intrinsic.NP_SUM, a, name), 1, "C")
+    if fn is Intrinsic.NP_MEDIAN:
+        if a.dtype.kind == "b":
+            raise RuleError("np.median of a boolean array is not supported; convert it to integers first")
+        return a.dtype if a.dtype.is_float else F64
+    if a.ndim != 1:
+        raise RuleError(
+            f"np.{name} is supported for 1-D arrays only (NumPy sorts along the last axis); sort "
+            f"each row, or ravel() the array first"
+        )
+    return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+
+
+def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
+    if entry.rule == "where":  # (the condition is a truth value; the values promote)
+        return weak_promote(scalars[1], scalars[2], literal[1], literal[2])
+    if entry.rule == "clip":
+        if any(s.kind == "b" for s in scalars):
+            raise RuleError("np.clip of booleans is not supported; use integers")
+        return weak_promote(weak_promote(scalars[0], scalars[1], literal[0], literal[1]), scalars[2], False, literal[2])
     if entry.rule == "float":
         return float_type(scalars[0], name)
     if entry.rule == "same":
@@ -268,14 +320,17 @@ def reduction_type(fn: Intrinsic, a: Type, name: str | None = None) -> ScalarTyp
     return d if d.is_float else F64
 
 
-def dot_type(a: Type, b: Type) -> ScalarType:
+def dot_type(a: Type, b: Type) -> Type:
+    """``np.dot(x, y)`` / ``x @ y`` of 1-D and 2-D arrays: the inner product of two 1-D arrays (a scalar), a
+    matrix times a vector (1-D), a vector times a matrix (1-D), a matrix product (2-D): a new array."""
     x, y = _array(a, "dot"), _array(b, "dot")
-    if x.ndim != 1 or y.ndim != 1:
-        raise RuleError("np.dot and '@' are supported for two 1-D arrays only (their inner product)")
+    if x.ndim > 2 or y.ndim > 2:
+        raise RuleError("np.dot and '@' are supported for 1-D and 2-D arrays only")
     t = promote(x.dtype, y.dtype)
     if t.kind == "b":
         raise RuleError("np.dot of boolean arrays is not supported; use integer arrays")
-    return t
+    ndim = x.ndim + y.ndim - 2
+    return ArrayType(t, ndim, "C") if ndim else t
 
 
 def searchsorted_type(a: Type, x: Type) -> ScalarType:
@@ -287,13 +342,77 @@ def searchsorted_type(a: Type, x: Type) -> ScalarType:
     return I64
 
 
-def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> ScalarType:
+def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     name = fn.value.split(".", 1)[1]
-    if args:
+    if fn is Intrinsic.ARRAY_SORT:
+        if args or obj.ndim != 1:
+            raise RuleError("a.sort() sorts a 1-D array in place here (no arguments); use np.sort(a) for a copy")
+        return NONE
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
+        if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
+            raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
+        return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))
+    return reduction_call(fn, (obj, *args))[0]
+
+
+REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split())
+_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+
+
+def searchsorted_side(callee: Any, keywords: tuple[str, ...], side: Type | None) -> Intrinsic | None:
+    """``np.searchsorted(a, x, side="left"|"right")``: the intrinsic of that side; None for other calls."""
+    found = function_entry(callee)
+    if keywords != ("side",) or found is None or found[1].fn is not Intrinsic.NP_SEARCHSORTED:
+        return None
+    value = side.value if isinstance(side, PyValueType) else None
+    if value not in ("left", "right"):
+        raise RuleError("np.searchsorted(): side= must be the constant 'left' or 'right'")
+    return Intrinsic.NP_SEARCHSORTED if value == "left" else Intrinsic.NP_SEARCHSORTED_RIGHT
+
+
+def takes_reduction_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is a reduction given ``axis=`` (and, for ``std``/``var``, ``ddof=``) by keyword."""
+    if isinstance(callee, BoundMethod):
+        fn = callee.fn
+    else:
+        found = function_entry(callee)
+        if found is None:
+            return False
+        fn = found[1].fn
+    allowed = {"axis", "ddof"} if fn in _SPREAD else {"axis"}
+    return fn in REDUCE_FNS and bool(keywords) and set(keywords) <= allowed and len(set(keywords)) == len(keywords)
+
+
+def reduction_call(
+    fn: Intrinsic, args: tuple[Type, ...], keywords: tuple[str, ...] = ()
+) -> tuple[Type, tuple[int, ...]]:
+    """A reduction called with its arguments (the array first; the last ``len(keywords)`` by keyword): its
+    type, and which arguments are its operands in order: the array, then ``axis`` (when given: a 1-D result of
+    a 2-D array), then ``ddof``. ``axis`` is the second positional argument, as in NumPy's signatures."""
+    name = fn.value.split(".", 1)[1]
+    positional = len(args) - len(keywords)
+    if positional > 2:
+        raise RuleError(f"np.{name}(): give ddof= by keyword (other arguments, dtype= and out=, are not supported)")
+    where = dict(zip(keywords, range(positional, len(args))))
+    if positional == 2:
+        where["axis"] = 1
+    order = [0] + [where[k] for k in ("axis", "ddof") if k in where]
+    a = _array(args[0], name)
+    if "ddof" in where:
+        ddof = args[where["ddof"]]
+        if not (isinstance(ddof, ScalarType) and ddof.is_numeric and ddof.kind != "b"):
+            raise RuleError(f"ddof= must be a number, not {ddof}")
+    scalar = reduction_type(fn, a, name)
+    if "axis" not in where:
+        return scalar, tuple(order)
+    axis = args[where["axis"]]
+    if not (isinstance(axis, ScalarType) and axis.is_int):
+        raise RuleError(f"np.{name}(): axis must be an integer here (one axis), not {axis}")
+    if a.ndim != 2:
         raise RuleError(
-            f"a.{name}() takes no arguments in compiled code (axis=, dtype= and out= are not supported yet)"
+            f"np.{name}() with axis= is supported for 2-D arrays here (a 1-D result); of a 1-D array, leave axis out"
         )
-    return reduction_type(fn, obj, name)
+    return ArrayType(scalar, 1, "C"), tuple(order)
 
 
 @dataclass(frozen=True)

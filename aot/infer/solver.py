@@ -75,7 +75,7 @@ from ..types import (
 )
 from ..world.edges import EdgeKind
 from ..world.instances import InstanceKey
-from . import arrays, calls, constructs, lists, npfuncs, optional, rules, views
+from . import arrays, calls, constructs, elementwise, lists, npfuncs, optional, rules, views
 from .rules import RuleError
 
 _MATH_FUNCS: dict[Any, Intrinsic] = {
@@ -513,6 +513,8 @@ class _BodyState:
             used, maybe = next((v, t) for v, t in zip(uses(op), operands) if isinstance(t, OptionalType))
             assert isinstance(maybe, OptionalType)
             raise RuleError(optional.unnarrowed_message(used.name, maybe))
+        if isinstance(op, BinOp) and elementwise.involves_array(*operands):
+            return self.array_binop(op, label, index)
         if isinstance(op, BinOp):
             negative = False
             if op.op is BinOpKind.POW:
@@ -523,6 +525,8 @@ class _BodyState:
             )
         if isinstance(op, UnaryOp) and op.op is UnaryKind.NOT and isinstance(self.t(op.operand), PyValueType):
             return self.folded(op.dest, not self.t(op.operand).value, label, index)  # type: ignore[attr-defined]
+        if isinstance(op, UnaryOp) and isinstance(self.t(op.operand), ArrayType):
+            return elementwise.unary_type(op.op, self.t(op.operand))  # type: ignore[arg-type]
         if isinstance(op, UnaryOp):
             result = rules.unary_type(op.op, self.t(op.operand))
             value: Any = self.consts.get(op.operand.name)  # a number when the test below passes
@@ -539,6 +543,8 @@ class _BodyState:
             folded = constructs.compare_constants(op.op, self.t(op.lhs), self.t(op.rhs))
             if folded is not None:
                 return self.folded(op.dest, folded, label, index)
+            if elementwise.involves_array(*operands):
+                return elementwise.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
             return rules.compare_type(op.op, self.t(op.lhs), self.t(op.rhs))
         if isinstance(op, Truth) and not self.t(op.src).is_runtime:  # (a string, a module, a tuple of classes)
             src = self.t(op.src)
@@ -555,6 +561,8 @@ class _BodyState:
             return self.view(op)
         if isinstance(op, GetItem):
             obj_t = self.t(op.obj)
+            if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
+                return elementwise.selection_type(obj_t, self.t(op.index[0]))  # type: ignore[arg-type]
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # a[i] of an N-D array: a view
                 return views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
             if isinstance(obj_t, ListType):
@@ -566,6 +574,9 @@ class _BodyState:
             return rules.getitem_type(self.t(op.obj), tuple(self.t(v) for v in op.index), const_index)
         if isinstance(op, SetItem):
             obj_t = self.t(op.obj)
+            if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
+                elementwise.selection_assign_check(obj_t, self.t(op.index[0]), self.t(op.value))  # type: ignore[arg-type]
+                return BOTTOM
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # assignment to a view
                 target = views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
                 views.assign_check(target, self.t(op.value))
@@ -584,16 +595,47 @@ class _BodyState:
                 return BOTTOM  # (no type: the op is dropped)
             return NONE
         if isinstance(op, IntrinsicCall):
+            if op.fn is Intrinsic.LIST_SORT and isinstance(operands[0], ArrayType):  # ``a.sort()`` of an array
+                if self.sweep is not None:
+                    self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.ARRAY_SORT, op.args, op.span)
+                return npfuncs.method_type(Intrinsic.ARRAY_SORT, operands[0], tuple(operands[1:]))
             if op.fn in lists.INTRINSICS:
                 return lists.list_type(op.fn, tuple(operands))
             if op.fn in views.METHODS:
                 return views.method_type(op.fn, tuple(operands))
+            if op.fn in elementwise.KIND_OF_INPLACE:
+                written = operands[0]
+                assert isinstance(written, ArrayType)
+                return elementwise.inplace_type(elementwise.KIND_OF_INPLACE[op.fn], written, operands[1])
             if op.fn is Intrinsic.NP_DOT:  # ``a @ b``
                 return npfuncs.dot_type(*operands)
             return rules.intrinsic_type(op.fn, tuple(operands))
         if isinstance(op, Return):
             return BOTTOM
         return BOTTOM  # terminators and ops without results
+
+    def array_binop(self, op: BinOp, label: str, index: int) -> Type:
+        """``a op b`` with an array operand: a new array; ``a op= b`` on an array name writes ``a`` in place
+        (the frontend lowers ``a op= b`` to a binop and a copy into ``a`` with the statement's span, which
+        ``a = a op b`` never gives its binop)."""
+        a, b = self.t(op.lhs), self.t(op.rhs)
+        ops = self.blocks[label].ops
+        after = ops[index + 1] if index + 1 < len(ops) else None
+        if (
+            isinstance(a, ArrayType)
+            and isinstance(after, Copy)
+            and after.src == op.dest
+            and after.dest == op.lhs
+            and after.span == op.span
+        ):
+            if op.op not in elementwise.INPLACE:
+                raise RuleError(f"'{op.op.value}=' on an array is not supported; loop over the elements")
+            result = elementwise.inplace_type(op.op, a, b, self.is_literal(op.rhs))
+            if self.sweep is not None:
+                fn = elementwise.INPLACE[op.op]
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.lhs, op.rhs), op.span)
+            return result
+        return elementwise.binop_type(op.op, a, b, self.is_literal(op.lhs), self.is_literal(op.rhs))
 
     def folded(self, dest: Var, value: bool, label: str, index: int) -> Type:
         """A boolean decided at compile time (``isinstance``, strings compared): a constant from now on."""
@@ -730,7 +772,13 @@ class _BodyState:
         plain_callee = not isinstance(callee, (Intrinsic, npfuncs.BoundMethod, arrays.ArrayMethod))
         intrinsic = self.inf.table.intrinsic_for(callee) if plain_callee else None
         method = self.inf.table.method_for(callee) if plain_callee and intrinsic is None else None
-        if op.keywords and method is None and not arrays.takes_dtype_keyword(callee, op.keyword_names):
+        if (
+            op.keywords
+            and method is None
+            and not arrays.takes_dtype_keyword(callee, op.keyword_names)
+            and not npfuncs.takes_reduction_keywords(callee, op.keyword_names)
+            and op.keyword_names != ("side",)  # (np.searchsorted: npfuncs.searchsorted_side)
+        ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
         if isinstance(callee, Intrinsic) and callee in views.METHODS:
@@ -753,6 +801,13 @@ class _BodyState:
         allocating = arrays.numpy_function(callee)
         if allocating is not None or isinstance(callee, arrays.ArrayMethod):
             return self.allocation_call(op, allocating, callee, argtypes, label, index)
+        side = npfuncs.searchsorted_side(callee, op.keyword_names, argtypes[-1] if argtypes else None)
+        if side is not None:  # np.searchsorted(a, x, side="right"): the side picks the intrinsic
+            if len(argtypes) != 3:
+                raise RuleError("np.searchsorted() takes (a, x, side=…) here")
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, side, op.args[:2], op.span)
+            return npfuncs.searchsorted_type(*argtypes[:2])
         for a, t in zip(op.args, argtypes):
             if constructs.is_string(t):
                 raise RuleError(
@@ -797,6 +852,11 @@ class _BodyState:
         if numpy_call is not None:
             return numpy_call
         intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
+        if intrinsic is Intrinsic.ABS and len(argtypes) == 1 and isinstance(argtypes[0], ArrayType):
+            result = npfuncs.function_type("abs", npfuncs.TABLE["abs"], argtypes, (False,))  # abs(a): np.abs(a)
+            if sweep is not None:
+                sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.NP_ABS, op.args, op.span)
+            return result
         if intrinsic is not None:
             result = rules.intrinsic_type(intrinsic, argtypes)
             if sweep is not None:
@@ -872,9 +932,14 @@ class _BodyState:
     ) -> Type:
         obj = self.t(method.obj)
         assert isinstance(obj, ArrayType)
-        result = npfuncs.method_type(method.fn, obj, argtypes)
+        args = (method.obj, *op.args)
+        if method.fn in npfuncs.REDUCE_FNS:  # (``axis``, ``ddof=``: npfuncs.reduction_call)
+            result, order = npfuncs.reduction_call(method.fn, (obj, *argtypes), op.keyword_names)
+            args = tuple(args[i] for i in order)
+        else:
+            result = npfuncs.method_type(method.fn, obj, argtypes)
         if self.sweep is not None:
-            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, (method.obj, *op.args), op.span)
+            self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, args, op.span)
         return result
 
     def numpy_call(self, op: CallValue, callee: Any, argtypes: tuple[Type, ...], label: str, index: int) -> Type | None:
@@ -897,13 +962,19 @@ class _BodyState:
                 return None
             name, entry = found
             literal = tuple(self.is_literal(a) for a in op.args)
-            result = npfuncs.function_type(name, entry, argtypes, literal)
-            meaning = IntrinsicCall(op.dest, entry.fn, op.args, op.span)
+            args = op.args
+            if entry.rule == "reduce":  # (``axis``, ``ddof=``: npfuncs.reduction_call)
+                result, order = npfuncs.reduction_call(entry.fn, argtypes, op.keyword_names)
+                args = tuple(args[i] for i in order)
+            else:
+                result = npfuncs.function_type(name, entry, argtypes, literal)
+            meaning = IntrinsicCall(op.dest, entry.fn, args, op.span)
             if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
-                assert isinstance(result, ScalarType)
-                symbol = self.inf.overlay(entry.libm, result)  # (the owner's function the code calls)
+                element = result.dtype if isinstance(result, ArrayType) else result
+                assert isinstance(element, ScalarType)
+                symbol = self.inf.overlay(entry.libm, element)  # (the owner's function the code calls)
                 if symbol is not None:
-                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({result})", symbol))
+                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({element})", symbol))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = meaning
         return result

@@ -135,6 +135,8 @@ class Intrinsic(enum.Enum):
     NP_COSH = "np.cosh"
     NP_TANH = "np.tanh"
     NP_FABS = "np.fabs"
+    NP_RADIANS = "np.radians"
+    NP_DEGREES = "np.degrees"
     NP_RINT = "np.rint"
     NP_FLOOR = "np.floor"
     NP_CEIL = "np.ceil"
@@ -172,6 +174,15 @@ class Intrinsic(enum.Enum):
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
     NP_SEARCHSORTED = "np.searchsorted"
+    NP_SEARCHSORTED_RIGHT = "np.searchsorted_right"  # ``side="right"``
+    # ``np.where(c, x, y)`` and ``np.clip(a, lo, hi)`` (elementwise on arrays, or of scalars); ``np.cumsum``,
+    # ``np.sort``, ``np.argsort`` give new arrays (``aot.codegen.nparrays``), ``np.median`` a scalar.
+    NP_WHERE = "np.where"
+    NP_CLIP = "np.clip"
+    NP_CUMSUM = "np.cumsum"
+    NP_SORT = "np.sort"
+    NP_ARGSORT = "np.argsort"
+    NP_MEDIAN = "np.median"
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
     # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
     # the GIL), so that the options live in the stored IR.
@@ -216,6 +227,20 @@ class Intrinsic(enum.Enum):
     # and the constant count). A tuple's length is checked at compile time (the op is then dropped); a list's
     # or a 1-D array's at run time (``ValueError`` with Python's messages).
     UNPACK = "unpack"
+    ARRAY_SORT = "array.sort"  # ``a.sort()``: sorts a 1-D array in place (aot.codegen.nparrays); gives None
+    ARRAY_ASTYPE = "array.astype"  # ``a.astype(dtype)``: a converted C-ordered copy (the dtype in the result type)
+    # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
+    # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)
+    ARRAY_IADD = "array.iadd"
+    ARRAY_ISUB = "array.isub"
+    ARRAY_IMUL = "array.imul"
+    ARRAY_ITRUEDIV = "array.itruediv"
+    ARRAY_IFLOORDIV = "array.ifloordiv"
+    ARRAY_IMOD = "array.imod"
+    ARRAY_IPOW = "array.ipow"
+    ARRAY_IAND = "array.iand"
+    ARRAY_IOR = "array.ior"
+    ARRAY_IXOR = "array.ixor"
 
 
 FLOAT_MATH_1 = frozenset(
@@ -260,6 +285,10 @@ ALLOCATING = frozenset(
         Intrinsic.NP_LINSPACE,
         Intrinsic.NP_EYE,
         Intrinsic.ARRAY_COPY,
+        Intrinsic.ARRAY_ASTYPE,
+        Intrinsic.NP_CUMSUM,
+        Intrinsic.NP_SORT,
+        Intrinsic.NP_ARGSORT,
     }
 )
 """Intrinsics that give a new array owned by compiled code (a new reference)."""

@@ -29,11 +29,11 @@ from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
 from ..infer import Inferencer, InferredInstance
-from ..ir import IntrinsicCall, Return
-from ..ir.ops import ALLOCATING
+from ..ir import BinOp, Compare, GetItem, IntrinsicCall, Return, UnaryOp
+from ..ir.ops import ALLOCATING, Intrinsic
 from ..passes import pipeline
 from ..targets import PtxTarget
-from ..types import NONE, Type
+from ..types import NONE, ArrayType, Type
 from .methodtype import builtin_from_def
 
 
@@ -83,18 +83,33 @@ def check_no_allocation(inst: InferredInstance, lookup: Any) -> None:
         if current.key in seen:
             continue
         seen.add(current.key)
-        for _, op in current.function.ops():
-            if isinstance(op, IntrinsicCall) and (op.fn in ALLOCATING or op.fn.value.startswith("list.")):
-                what = "makes a list" if op.fn.value.startswith("list.") else f"{op.fn.value}() allocates an array"
-                raise CompileError(
-                    [
-                        Diagnostic(
-                            op.span,
-                            f"{what}, which kernels (and the functions they call) "
-                            f"cannot do; pass the array in as an argument, or use aot.gpu.shared_array",
-                        )
-                    ]
-                )
+        fn = current.function
+        for _, op in fn.ops():
+            dest = op.dest_var
+            if isinstance(op, IntrinsicCall) and op.fn.value.startswith("list."):
+                what = "makes a list"
+            elif isinstance(op, IntrinsicCall) and op.fn in ALLOCATING:
+                what = f"{op.fn.value}() allocates an array"
+            elif isinstance(op, IntrinsicCall) and op.fn is Intrinsic.ARRAY_SORT:
+                what = "a.sort() sorts through the C library"
+            elif (
+                isinstance(op, (BinOp, UnaryOp, Compare, GetItem))
+                or (isinstance(op, IntrinsicCall) and op.fn.value.startswith(("np.", "array.i")))
+            ) and isinstance(fn.types.get(dest.name if dest is not None else ""), ArrayType):
+                if isinstance(op, GetItem) and not any(isinstance(fn.types.get(v.name), ArrayType) for v in op.index):
+                    continue  # (a[i] of an N-D array: a view)
+                what = "a whole-array operation makes a new array"  # (aot.infer.elementwise)
+            else:
+                continue
+            raise CompileError(
+                [
+                    Diagnostic(
+                        op.span,
+                        f"{what}, which kernels (and the functions they call) cannot do; pass the array in "
+                        f"as an argument, or use aot.gpu.shared_array, and loop over the elements",
+                    )
+                ]
+            )
         stack.extend(lookup(key) for key in current.callees)
 
 

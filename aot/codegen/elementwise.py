@@ -1,0 +1,434 @@
+"""Whole-array operations in LLVM IR: one loop applying a scalar lowering to every element of a new array.
+
+    %r: f64[::1] = binop mul %a, %2      →  broadcast shape; allocate; for i: r[i] = a[i] * 2.0
+
+``lower`` broadcasts its operands (NumPy's rules: ``ValueError`` for shapes that do not broadcast), allocates the
+result (``aot.codegen.arrays.allocate``) and fills it in C order. When every array operand is contiguous and of
+the result's shape — the common case — one flat loop over plain element pointers runs, which LLVM vectorises as
+it does a hand-written loop; otherwise nested loops read each operand through its strides (a broadcast axis
+with stride 0). The element functions are the scalar ones: ``aot.codegen.npfuncs.lower_scalar`` for ufuncs and
+for ``/ // % **`` (NumPy's semantics: no ZeroDivisionError), plain wrapping arithmetic for ``+ - *``.
+An expression's chain (``a * 2.0 + b``) is one loop: ``FunctionCodegen`` composes the element functions of
+operations whose result only the next one reads, over all their operands. ``inplace`` is ``a op= b``: the
+result computed as a new array, then copied into ``a`` by slice assignment (``aot.codegen.views.assign``:
+broadcasting, the cast back), so that an operand overlapping ``a`` reads its old values, as in NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
+from ..types import BOOL, ArrayType, ScalarType, Type
+from . import arrays, npfuncs, views
+from . import types as lt
+from .context import Emitter
+from .npfuncs import _element
+from .numerics import coerce, compare
+from .types import memory_type
+
+Element = Callable[[list[ir.Value]], ir.Value]
+"""Computes one result element from the operands' elements (each of its operand's element type)."""
+
+_NUMPY_OF = {
+    BinOpKind.TRUEDIV: Intrinsic.NP_DIVIDE,
+    BinOpKind.FLOORDIV: Intrinsic.NP_FLOOR_DIVIDE,
+    BinOpKind.MOD: Intrinsic.NP_REMAINDER,
+    BinOpKind.POW: Intrinsic.NP_POWER,
+}
+_FLOAT = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fsub", BinOpKind.MUL: "fmul"}
+_INT = {
+    BinOpKind.ADD: "add",
+    BinOpKind.SUB: "sub",
+    BinOpKind.MUL: "mul",
+    BinOpKind.AND: "and_",
+    BinOpKind.OR: "or_",
+    BinOpKind.XOR: "xor",
+}
+
+
+def element_type(t: Type) -> ScalarType:
+    if isinstance(t, ArrayType):
+        return t.dtype
+    assert isinstance(t, ScalarType)
+    return t
+
+
+def binop_element(em: Emitter, kind: BinOpKind, types: list[Type], rt: ScalarType) -> Element:
+    """One element of ``a op b`` in NumPy's semantics, computed in (and giving) ``rt``."""
+    ts = [element_type(t) for t in types]
+
+    def one(values: list[ir.Value]) -> ir.Value:
+        if kind in _NUMPY_OF:
+            return npfuncs.lower_scalar(em, _NUMPY_OF[kind], values, ts, rt)
+        x, y = (coerce(em, v, t, rt) for v, t in zip(values, ts))
+        name = _FLOAT[kind] if rt.is_float else _INT[kind]
+        return getattr(em.b, name)(x, y)
+
+    return one
+
+
+def compare_element(em: Emitter, op: CmpKind, types: list[Type], common: ScalarType) -> Element:
+    ts = [element_type(t) for t in types]
+
+    def one(values: list[ir.Value]) -> ir.Value:
+        x, y = (coerce(em, v, t, common) for v, t in zip(values, ts))
+        return compare(em, op, x, y, common)
+
+    return one
+
+
+def unary_element(em: Emitter, op: UnaryKind, rt: ScalarType) -> Element:
+    def one(values: list[ir.Value]) -> ir.Value:
+        (x,) = values
+        if op is UnaryKind.NEG:
+            return em.b.fneg(x) if rt.is_float else em.b.neg(x)
+        if op is UnaryKind.INVERT:
+            return em.b.not_(x)
+        return x
+
+    return one
+
+
+def ufunc_element(em: Emitter, fn: Intrinsic, types: list[Type], rt: ScalarType) -> Element:
+    ts = [element_type(t) for t in types]
+    return lambda values: npfuncs.lower_scalar(em, fn, values, ts, rt)
+
+
+def cast_element(em: Emitter, src: ScalarType, dst: ScalarType) -> Element:
+    """``a.astype(dst)``: NumPy's C casts (wrapping between integers). A float to an integer truncates; NaN,
+    infinities and values out of range are undefined in C, and give what NumPy gives on x86-64: the conversion
+    goes through i32 for i32 and narrower types, through i64 for the rest, and one out of that range gives the
+    range's minimum (truncated to the type); u64 takes values up to 2**64 as they are."""
+
+    def one(values: list[ir.Value]) -> ir.Value:
+        (x,) = values
+        if not (src.is_float and dst.is_int):
+            return coerce(em, x, src, dst)
+        b = em.b
+        wide = b.fpext(x, lt.F64) if src.bits == 32 else x
+        bits = 32 if dst.bits < 32 or (dst.bits == 32 and dst.is_signed) else 64
+        it = ir.IntType(bits)
+        inside = b.and_(
+            b.fcmp_ordered(">=", wide, ir.Constant(lt.F64, -(2.0 ** (bits - 1)))),
+            b.fcmp_ordered("<", wide, ir.Constant(lt.F64, 2.0 ** (bits - 1))),
+        )
+        safe = b.select(inside, wide, ir.Constant(lt.F64, 0.0))  # (fptosi of NaN or of 1e300 is poison)
+        as_int = b.select(inside, b.fptosi(safe, it), ir.Constant(it, -(2 ** (bits - 1))))
+        if dst.bits == 64 and not dst.is_signed:
+            high = b.and_(
+                b.fcmp_ordered(">=", wide, ir.Constant(lt.F64, 2.0**63)),
+                b.fcmp_ordered("<", wide, ir.Constant(lt.F64, 2.0**64)),
+            )
+            as_int = b.select(high, b.fptoui(b.select(high, wide, ir.Constant(lt.F64, 0.0)), it), as_int)
+        return as_int if dst.bits == bits else b.trunc(as_int, ir.IntType(dst.bits))
+
+    return one
+
+
+def lower(
+    em: Emitter,
+    operands: list[tuple[ir.Value, Type]],
+    result: ArrayType,
+    element: Element,
+    hold: Callable[[ir.Value], None] | None = None,
+    reusable: list[bool] | None = None,
+) -> ir.Value:
+    """A new array (a new reference) of the operands broadcast, each element ``element(operand elements)``.
+    ``hold(array)`` is called once it is allocated, before it is filled (so that an error raised while filling,
+    such as an integer power's, releases it). ``reusable[k]``: operand ``k`` is a temporary no other code reads
+    (an expression's intermediate result), whose memory is written in place of a new array when it is the
+    only reference to it and already of the result's dtype and shape (NumPy's temporary elision: ``a * 2.0 +
+    b`` allocates once)."""
+    b = em.b
+    nd = result.ndim
+    one = ir.Constant(lt.I64, 1)
+    shape: list[ir.Value] = [one] * nd
+    bad: ir.Value = ir.Constant(lt.I1, 0)
+    parts: list[tuple[ir.Value, list[ir.Value], list[ir.Value]] | None] = []
+    for value, t in operands:
+        if not isinstance(t, ArrayType):
+            parts.append(None)
+            continue
+        data, dims, strides = views.parts(em, value, t)
+        parts.append((data, dims, strides))
+        lead = nd - t.ndim
+        for k, n in enumerate(dims):
+            current = shape[lead + k]
+            differ = b.and_(b.icmp_signed("!=", n, current), b.icmp_signed("!=", current, one))
+            bad = b.or_(bad, b.and_(differ, b.icmp_signed("!=", n, one)))
+            shape[lead + k] = b.select(b.icmp_signed("==", current, one), n, current)
+    em.check(bad, "ValueError", "operands could not be broadcast together (their shapes differ)")
+    out = _reuse_or_allocate(em, operands, reusable or [False] * len(operands), result, shape)
+    if hold is not None:
+        hold(out)
+    out_data = b.extract_value(out, arrays.DATA)
+    fast: ir.Value = ir.Constant(lt.I1, 1)
+    for (_, t), got in zip(operands, parts):
+        if got is None:
+            continue
+        assert isinstance(t, ArrayType)
+        if t.ndim != nd:
+            fast = ir.Constant(lt.I1, 0)
+            continue
+        data, dims, strides = got
+        for n, m in zip(dims, shape):
+            fast = b.and_(fast, b.icmp_signed("==", n, m))
+        if t.layout != "C":
+            fast = b.and_(fast, views.is_contiguous(em, dims, strides, t.dtype))
+    scalars = [value if got is None else None for (value, _), got in zip(operands, parts)]
+
+    def store(ptr: ir.Value, v: ir.Value) -> None:
+        b.store(b.zext(v, lt.I8) if result.dtype.kind == "b" else v, ptr)
+
+    def load(ptr: ir.Value, t: ArrayType) -> ir.Value:
+        v = b.load(ptr)
+        return b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.dtype.kind == "b" else v
+
+    with b.if_else(fast) as (dense, strided):
+        with dense:
+            size: ir.Value = one
+            for n in shape:
+                size = b.mul(size, n)
+            typed = [
+                None if got is None else b.bitcast(got[0], memory_type(element_type(t)).as_pointer())
+                for (_, t), got in zip(operands, parts)
+            ]
+
+            def flat(i: ir.Value) -> None:
+                values = [
+                    s if p is None else load(b.gep(p, [i], inbounds=True), t)  # type: ignore[arg-type]
+                    for s, p, (_, t) in zip(scalars, typed, operands)
+                ]
+                store(b.gep(out_data, [i], inbounds=True), element(values))
+
+            arrays._loop(em, ir.Constant(lt.I64, 0), size, flat, "ewise")
+        with strided:
+            aligned: list[list[ir.Value] | None] = []
+            for (_, t), got in zip(operands, parts):
+                if got is None:
+                    aligned.append(None)
+                    continue
+                assert isinstance(t, ArrayType)
+                _, dims, strides = got
+                zero = ir.Constant(lt.I64, 0)
+                missing = [zero] * (nd - t.ndim)
+                aligned.append(
+                    missing + [b.select(b.icmp_signed("==", n, one), zero, s) for n, s in zip(dims, strides)]
+                )
+            out_strides = views.c_strides(em, shape, result.dtype)
+
+            def nested(idx: list[ir.Value]) -> None:
+                values = []
+                for s, got, st, (_, t) in zip(scalars, parts, aligned, operands):
+                    if got is None or st is None:
+                        values.append(s)
+                    else:
+                        assert isinstance(t, ArrayType)
+                        values.append(load(views.element(em, got[0], st, idx), t))
+                store(views.element(em, out_data, out_strides, idx), element(values))
+
+            views.nd_loop(em, shape, nested)
+    return out
+
+
+def _reuse_or_allocate(
+    em: Emitter, operands: list[tuple[ir.Value, Type]], reusable: list[bool], result: ArrayType, shape: list[ir.Value]
+) -> ir.Value:
+    b = em.b
+    candidates = [
+        value
+        for (value, t), ok in zip(operands, reusable)
+        if ok and isinstance(t, ArrayType) and t.layout == "C" and t.dtype == result.dtype and t.ndim == result.ndim
+    ]
+    if not candidates or not arrays.refcounted(em.ctx):
+        return arrays.allocate(em, result, shape)[0]
+    value = candidates[0]
+    owner = b.extract_value(value, arrays.OWNER)
+    with b.goto_entry_block():
+        slot = b.alloca(value.type, name="ewise.out")
+        sole = b.alloca(lt.I1, name="ewise.sole")
+    b.store(ir.Constant(lt.I1, 0), sole)
+    with b.if_then(b.icmp_unsigned("!=", owner, ir.Constant(lt.PTR, None))):  # (memory compiled code owns)
+        alone: ir.Value = b.icmp_signed("==", b.load(b.bitcast(owner, lt.I64.as_pointer())), ir.Constant(lt.I64, 1))
+        for n, m in zip(arrays.shape_of(b, value, result.ndim), shape):
+            alone = b.and_(alone, b.icmp_signed("==", n, m))
+        b.store(alone, sole)
+    with b.if_else(b.load(sole)) as (reuse, fresh):
+        with reuse:
+            arrays.incref(em.ctx, b, value, result)  # (the result is a new reference, as a new array is)
+            b.store(value, slot)
+        with fresh:
+            b.store(arrays.allocate(em, result, shape)[0], slot)
+    return b.load(slot)
+
+
+def inplace(
+    em: Emitter, kind: BinOpKind, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Type, computed: ArrayType
+) -> None:
+    """``target op= value``: the result (of dtype ``computed.dtype``) into ``target``, cast to its dtype."""
+    temp = lower(em, [(target, tt), (value, vt)], computed, binop_element(em, kind, [tt, vt], computed.dtype))
+    views.assign(em, target, tt, temp, computed)
+    arrays.decref(em.ctx, em.b, temp, computed)
+
+
+# ---------------------------------------------------------------------------- masks and index arrays
+
+
+def _i64(v: int) -> ir.Constant:
+    return ir.Constant(lt.I64, v)
+
+
+def _load(em: Emitter, ptr: ir.Value, t: ScalarType) -> ir.Value:
+    v = em.b.load(ptr)
+    return em.b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.kind == "b" else v
+
+
+def _store(em: Emitter, ptr: ir.Value, v: ir.Value, t: ScalarType) -> None:
+    em.b.store(em.b.zext(v, lt.I8) if t.kind == "b" else v, ptr)
+
+
+def _mask_shape_check(em: Emitter, shape: list[ir.Value], mshape: list[ir.Value]) -> None:
+    b = em.b
+    bad: ir.Value = ir.Constant(lt.I1, 0)
+    for n, m in zip(shape, mshape):
+        bad = b.or_(bad, b.icmp_signed("!=", n, m))
+    em.check(bad, "IndexError", "boolean index did not match the shape of the indexed array")
+
+
+def _count(em: Emitter, mask: ir.Value, mt: ArrayType) -> ir.Value:
+    b = em.b
+    mdata, mshape, mstrides = views.parts(em, mask, mt)
+    with b.goto_entry_block():
+        total = b.alloca(lt.I64, name="mask.count")
+    b.store(_i64(0), total)
+    views.nd_loop(
+        em,
+        mshape,
+        lambda idx: b.store(
+            b.add(b.load(total), b.zext(_load(em, views.element(em, mdata, mstrides, idx), BOOL), lt.I64)), total
+        ),
+    )
+    return b.load(total)
+
+
+def select(
+    em: Emitter,
+    arr: ir.Value,
+    at: ArrayType,
+    index: ir.Value,
+    it: ArrayType,
+    result: ArrayType,
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """``arr[mask]`` or ``arr[idx]`` (``aot.infer.elementwise.selection_type``): a new array."""
+    b = em.b
+    data, shape, strides = views.parts(em, arr, at)
+    if it.dtype.kind == "b":
+        mdata, mshape, mstrides = views.parts(em, index, it)
+        _mask_shape_check(em, shape, mshape)
+        out, _ = arrays.allocate(em, result, [_count(em, index, it)])
+        if hold is not None:
+            hold(out)
+        out_data = b.extract_value(out, arrays.DATA)
+        with b.goto_entry_block():
+            k = b.alloca(lt.I64, name="mask.k")
+        b.store(_i64(0), k)
+
+        def pick(idx: list[ir.Value]) -> None:
+            with b.if_then(_load(em, views.element(em, mdata, mstrides, idx), BOOL)):
+                value = b.load(views.element(em, data, strides, idx))
+                b.store(value, b.gep(out_data, [b.load(k)], inbounds=True))
+                b.store(b.add(b.load(k), _i64(1)), k)
+
+        views.nd_loop(em, shape, pick)
+        return out
+    idata, ishape, istrides = views.parts(em, index, it)
+    dims = [ishape[0]] + shape[1:]
+    out, _ = arrays.allocate(em, result, dims)
+    if hold is not None:
+        hold(out)
+    out_data = b.extract_value(out, arrays.DATA)
+    out_strides = views.c_strides(em, dims, result.dtype)
+
+    def take(idx: list[ir.Value]) -> None:
+        i = b.load(views.element(em, idata, istrides, idx[:1]))
+        row = views.checked_index(em, i, it.dtype, shape[0])
+        value = b.load(views.element(em, data, strides, [row] + idx[1:]))
+        b.store(value, views.element(em, out_data, out_strides, idx))
+
+    views.nd_loop(em, dims, take)
+    return out
+
+
+def assign_selection(
+    em: Emitter, arr: ir.Value, at: ArrayType, index: ir.Value, it: ArrayType, value: ir.Value, vt: Type
+) -> None:
+    """``arr[mask] = value`` / ``arr[idx] = value``: a number into every selected element, or a 1-D array of
+    one value per selected element (or of one value), copied first (it may be a view of ``arr``)."""
+    b = em.b
+    data, shape, strides = views.parts(em, arr, at)
+    d = at.dtype
+    is_mask = it.dtype.kind == "b"
+    idata, ishape, istrides = views.parts(em, index, it)
+    if is_mask:
+        _mask_shape_check(em, shape, ishape)
+        selected = _count(em, index, it)
+    else:
+        selected = ishape[0]
+
+        def bounds(idx: list[ir.Value]) -> None:  # (every index checked before anything is written)
+            views.checked_index(em, b.load(views.element(em, idata, istrides, idx)), it.dtype, shape[0])
+
+        views.nd_loop(em, [selected], bounds)
+    if isinstance(vt, ArrayType):
+        n = arrays.shape_of(b, value, 1)[0]
+        em.check(
+            b.and_(b.icmp_signed("!=", n, selected), b.icmp_signed("!=", n, _i64(1))),
+            "ValueError",
+            "cannot assign this many values to the selected elements (give one per selected element, or one)",
+        )
+        copy_t = ArrayType(d, 1, "C")
+        copy, _ = arrays.allocate(em, copy_t, [n])
+        arrays._loop(
+            em,
+            _i64(0),
+            n,
+            lambda k: arrays._store_element(em, copy, copy_t, k, coerce(em, _element(b, value, vt, k), vt.dtype, d)),
+            "selcopy",
+        )
+        copy_data = b.extract_value(copy, arrays.DATA)
+        step = b.select(b.icmp_signed("==", n, _i64(1)), _i64(0), _i64(1))
+
+        def source(k: ir.Value) -> ir.Value:
+            return _load(em, b.gep(copy_data, [b.mul(k, step)]), d)
+    else:
+        fill = coerce(em, value, vt, d)
+
+        def source(k: ir.Value) -> ir.Value:
+            return fill
+
+    if is_mask:
+        with b.goto_entry_block():
+            k_slot = b.alloca(lt.I64, name="mask.k")
+        b.store(_i64(0), k_slot)
+
+        def put(idx: list[ir.Value]) -> None:
+            with b.if_then(_load(em, views.element(em, idata, istrides, idx), BOOL)):
+                k = b.load(k_slot)
+                _store(em, views.element(em, data, strides, idx), source(k), d)
+                b.store(b.add(k, _i64(1)), k_slot)
+
+        views.nd_loop(em, shape, put)
+    else:
+
+        def put_rows(idx: list[ir.Value]) -> None:
+            i = b.load(views.element(em, idata, istrides, idx[:1]))
+            row = views.checked_index(em, i, it.dtype, shape[0])
+            _store(em, views.element(em, data, strides, [row] + idx[1:]), source(idx[0]), d)
+
+        views.nd_loop(em, [selected] + shape[1:], put_rows)
+    if isinstance(vt, ArrayType):
+        arrays.decref(em.ctx, b, copy, copy_t)

@@ -1,0 +1,354 @@
+"""NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort`` (new
+arrays) and ``np.median`` (a scalar).
+
+    np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
+    np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
+
+Sorting uses the C library's ``qsort_r`` with a comparator emitted once per module and element type, in NumPy's
+order (NaN after every number). ``np.argsort`` breaks ties by index, so it gives the stable order (NumPy's
+``kind='stable'``; NumPy's default quicksort may order equal elements differently). ``np.sort`` orders
+``-0.0`` and ``0.0`` as equal, as NumPy does, so which comes first is unspecified. ``np.cumsum`` adds in C
+order, one element after the other, as NumPy's ``add.accumulate``; ``np.median`` sorts a copy and takes the
+middle element or the mean of the two middle ones (NaN when any element is NaN, and for an empty array).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ..ir.ops import Intrinsic
+from ..types import I64, ArrayType, ScalarType, Type
+from . import arrays, npfuncs, views
+from . import types as lt
+from .context import Emitter, ModuleContext
+from .npfuncs import _element as element
+from .numerics import coerce
+from .types import memory_type, value_type
+
+FUNCTIONS = frozenset({Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN})
+
+_CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
+_I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+
+
+def _element_of(b: ir.IRBuilder, t: ArrayType, arr: ir.Value, k: ir.Value) -> ir.Value:
+    return element(b, arr, t, k)  # (the one walk of an array of any strides in C order)
+
+
+def _size(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
+    size: ir.Value = _I64(1)
+    for n in arrays.shape_of(b, arr, ndim):
+        size = b.mul(size, n)
+    return size
+
+
+def _order(b: ir.IRBuilder, x: ir.Value, y: ir.Value, d: ScalarType) -> tuple[ir.Value, ir.Value]:
+    """(x sorts before y, y sorts before x) in NumPy's order: NaN after every number."""
+    if d.is_float:
+        nan_x, nan_y = b.fcmp_unordered("uno", x, x), b.fcmp_unordered("uno", y, y)
+        before = b.or_(b.fcmp_ordered("<", x, y), b.and_(b.not_(nan_x), nan_y))
+        after = b.or_(b.fcmp_ordered("<", y, x), b.and_(nan_x, b.not_(nan_y)))
+        return before, after
+    if d.is_signed:
+        return b.icmp_signed("<", x, y), b.icmp_signed("<", y, x)
+    return b.icmp_unsigned("<", x, y), b.icmp_unsigned("<", y, x)
+
+
+def _comparator(ctx: ModuleContext, d: ScalarType, by_index: bool) -> ir.Function:
+    """``int cmp(const void *p, const void *q, void *values)``: of two elements (``by_index``: of two i64
+    indices into ``values``, ties broken by the index)."""
+    name = f"aot_np_{'argcmp' if by_index else 'cmp'}_{d.name}"
+    fn, b = arrays._internal(ctx, name, _CMP)
+    if b is None:
+        return fn
+    p, q, values = fn.args
+    elem = memory_type(d).as_pointer()
+    if by_index:
+        i, j = (b.load(b.bitcast(v, lt.I64.as_pointer())) for v in (p, q))
+        base = b.bitcast(values, elem)
+        x, y = b.load(b.gep(base, [i])), b.load(b.gep(base, [j]))
+    else:
+        x, y = (b.load(b.bitcast(v, elem)) for v in (p, q))
+    before, after = _order(b, x, y, d if d.kind != "b" else ScalarType("u1", "u", 1))
+    if by_index:
+        tie = b.not_(b.or_(before, after))
+        before = b.or_(before, b.and_(tie, b.icmp_signed("<", i, j)))
+        after = b.or_(after, b.and_(tie, b.icmp_signed("<", j, i)))
+    b.ret(b.sub(b.zext(after, lt.I32), b.zext(before, lt.I32)))
+    return fn
+
+
+def _qsort(em: Emitter, base: ir.Value, n: ir.Value, itemsize: int, cmp: ir.Function, values: ir.Value) -> None:
+    qsort_r = em.ctx.declare(
+        "qsort_r", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I64, lt.I64, _CMP.as_pointer(), lt.PTR])
+    )
+    em.b.call(qsort_r, [em.b.bitcast(base, lt.PTR), n, _I64(itemsize), cmp, em.b.bitcast(values, lt.PTR)])
+
+
+def _sorted_copy(em: Emitter, arr: ir.Value, at: ArrayType) -> tuple[ir.Value, ir.Value]:
+    """A new 1-D C array of the elements of ``arr`` (C order) sorted, and its length."""
+    b = em.b
+    n = _size(b, arr, at.ndim)
+    flat_t = ArrayType(at.dtype, 1, "C")
+    out, _ = arrays.allocate(em, flat_t, [n])
+    data = b.extract_value(out, arrays.DATA)
+
+    def copy(k: ir.Value) -> None:
+        arrays._store_element(em, out, flat_t, k, _element_of(b, at, arr, k))
+
+    arrays._loop(em, _I64(0), n, copy, "sortcopy")
+    _qsort(em, data, n, _itemsize(at.dtype), _comparator(em.ctx, at.dtype, False), ir.Constant(lt.PTR, None))
+    return out, n
+
+
+def _itemsize(d: ScalarType) -> int:
+    return 1 if d.kind == "b" else d.itemsize
+
+
+def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
+    """``np.cumsum``/``np.sort``/``np.argsort`` (a new reference) or ``np.median`` (a scalar)."""
+    b = em.b
+    arr, at = args[0], argtypes[0]
+    assert isinstance(at, ArrayType)
+    if fn is Intrinsic.NP_SORT:
+        return _sorted_copy(em, arr, at)[0]
+    if fn is Intrinsic.NP_MEDIAN:
+        assert isinstance(result, ScalarType)
+        return _median(em, arr, at, result)
+    assert isinstance(result, ArrayType)
+    n = _size(b, arr, at.ndim)
+    out, _ = arrays.allocate(em, result, [n])
+    if fn is Intrinsic.NP_ARGSORT:
+        values, _ = arrays.allocate(em, ArrayType(at.dtype, 1, "C"), [n])  # (a C copy the comparator indexes)
+        flat_t = ArrayType(at.dtype, 1, "C")
+
+        def fill(k: ir.Value) -> None:
+            arrays._store_element(em, values, flat_t, k, _element_of(b, at, arr, k))
+            arrays._store_element(em, out, result, k, k)
+
+        arrays._loop(em, _I64(0), n, fill, "argsort")
+        data = b.extract_value(values, arrays.DATA)
+        _qsort(em, b.extract_value(out, arrays.DATA), n, 8, _comparator(em.ctx, at.dtype, True), data)
+        arrays.decref(em.ctx, b, values, flat_t)
+        return out
+    assert fn is Intrinsic.NP_CUMSUM
+    rt = result.dtype
+    with b.goto_entry_block():
+        total = b.alloca(value_type(rt))
+    b.store(ir.Constant(value_type(rt), 0.0 if rt.is_float else 0), total)
+
+    def step(k: ir.Value) -> None:
+        x = coerce(em, _element_of(b, at, arr, k), at.dtype, rt)
+        s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
+        b.store(s, total)
+        arrays._store_element(em, out, result, k, s)
+
+    arrays._loop(em, _I64(0), n, step, "cumsum")
+    return out
+
+
+def _median(em: Emitter, arr: ir.Value, at: ArrayType, rt: ScalarType) -> ir.Value:
+    b = em.b
+    ft = value_type(rt)
+    copy, n = _sorted_copy(em, arr, at)
+    data = b.extract_value(copy, arrays.DATA)
+    with b.goto_entry_block():
+        slot = b.alloca(ft)
+    b.store(ir.Constant(ft, float("nan")), slot)
+
+    def at_index(k: ir.Value) -> ir.Value:
+        v = b.load(b.gep(data, [k]))
+        return coerce(em, v, at.dtype, rt)
+
+    with b.if_then(b.icmp_signed(">", n, _I64(0))):
+        half = b.sdiv(n, _I64(2))
+        upper = at_index(half)
+        lower = at_index(b.select(b.icmp_signed("==", b.srem(n, _I64(2)), _I64(0)), b.sub(half, _I64(1)), half))
+        mid = b.fdiv(b.fadd(lower, upper), ir.Constant(ft, 2.0))
+        odd = b.icmp_signed("!=", b.srem(n, _I64(2)), _I64(0))
+        value = b.select(odd, upper, mid)
+        last = at_index(b.sub(n, _I64(1)))
+        b.store(b.select(b.fcmp_unordered("uno", last, last), last, value), slot)
+    arrays.decref(em.ctx, b, copy, ArrayType(at.dtype, 1, "C"))
+    return b.load(slot)
+
+
+def reduce_axis(
+    em: Emitter,
+    fn: Intrinsic,
+    args: list[ir.Value],
+    argtypes: list[Type],
+    result: ArrayType,
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """A reduction of a 2-D array along ``axis`` (the second operand; a third is ``ddof``): a new 1-D array,
+    each element the full reduction (``aot.codegen.npfuncs``) of one line along the axis."""
+    b = em.b
+    arr, at = args[0], argtypes[0]
+    assert isinstance(at, ArrayType)
+    axis = coerce(em, args[1], argtypes[1], I64)
+    axis = b.select(b.icmp_signed("<", axis, _I64(0)), b.add(axis, _I64(2)), axis)
+    em.check(b.icmp_unsigned(">=", axis, _I64(2)), "ValueError", "axis is out of bounds for an array of dimension 2")
+    data, shape, strides = views.parts(em, arr, at)
+    first = b.icmp_signed("==", axis, _I64(0))
+    n, step = b.select(first, shape[0], shape[1]), b.select(first, strides[0], strides[1])
+    m, across = b.select(first, shape[1], shape[0]), b.select(first, strides[1], strides[0])
+    out, _ = arrays.allocate(em, result, [m])
+    if hold is not None:
+        hold(out)
+    ddof = coerce(em, args[2], argtypes[2], result.dtype) if len(args) > 2 else None
+    rt = result.dtype
+    unit = _I64(at.dtype.itemsize if at.dtype.kind != "b" else 1)
+
+    def lines() -> None:
+        def one(j: ir.Value) -> None:
+            start = views.offset(em, data, b.mul(j, across))
+            with b.goto_entry_block():
+                slot = b.alloca(value_type(rt), name="axis.value")
+            with b.if_else(b.icmp_signed("==", step, unit)) as (dense, strided):
+                for branch, layout in ((dense, "C"), (strided, "A")):  # (a contiguous line: vector loads)
+                    with branch:
+                        line_t = ArrayType(at.dtype, 1, layout)
+                        line = views.view_of(em, arr, start, [n], [step], line_t)
+                        b.store(npfuncs._reduce(em, fn, line, line_t, rt, ddof), slot)
+            arrays._store_element(em, out, result, j, b.load(slot))
+
+        arrays._loop(em, _I64(0), m, one, "axis")
+
+    if fn not in (Intrinsic.NP_SUM, Intrinsic.NP_MEAN, Intrinsic.NP_PROD) or not rt.is_float:
+        lines()
+        return out
+    # NumPy adds the lines one after the other where the kept axis is the inner one in memory (row by row
+    # for axis=0 of a C array): in that order, over rows read as they lie
+    inner = b.icmp_signed("<", _abs(b, across), _abs(b, step))
+    with b.if_else(inner) as (by_rows, by_lines):
+        with by_rows:
+            _by_rows(em, fn, data, at, n, step, m, across, out, result)
+        with by_lines:
+            lines()
+    return out
+
+
+def _abs(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", v, _I64(0)), b.neg(v), v)
+
+
+def _by_rows(
+    em: Emitter,
+    fn: Intrinsic,
+    data: ir.Value,
+    at: ArrayType,
+    n: ir.Value,
+    step: ir.Value,
+    m: ir.Value,
+    across: ir.Value,
+    out: ir.Value,
+    result: ArrayType,
+) -> None:
+    """``out[j] = x[0, j] op x[1, j] op …`` (0 or 1 first), ``/ n`` for the mean, line ``i`` at ``i * step``."""
+    b = em.b
+    rt = result.dtype
+    out_data = b.extract_value(out, arrays.DATA)
+    product = fn is Intrinsic.NP_PROD
+    start = ir.Constant(value_type(rt), 1.0 if product else 0.0)
+    arrays._loop(em, _I64(0), m, lambda j: b.store(start, b.gep(out_data, [j], inbounds=True)), "rows.init")
+    elem = memory_type(at.dtype).as_pointer()
+
+    unit = _I64(at.dtype.itemsize)
+
+    def row(i: ir.Value) -> None:
+        base = views.offset(em, data, b.mul(i, step))
+        dense_base = b.bitcast(base, elem)
+
+        def add(j: ir.Value, dense: bool) -> None:
+            ptr = b.gep(out_data, [j], inbounds=True)
+            source = b.gep(dense_base, [j]) if dense else b.bitcast(views.offset(em, base, b.mul(j, across)), elem)
+            x = coerce(em, b.load(source), at.dtype, rt)
+            b.store(b.fmul(b.load(ptr), x) if product else b.fadd(b.load(ptr), x), ptr)
+
+        with b.if_else(b.icmp_signed("==", across, unit)) as (dense, strided):  # (contiguous rows: vectorised)
+            with dense:
+                arrays._loop(em, _I64(0), m, lambda j: add(j, True), "rows.add")
+            with strided:
+                arrays._loop(em, _I64(0), m, lambda j: add(j, False), "rows.add")
+
+    arrays._loop(em, _I64(0), n, row, "rows")
+    if fn is Intrinsic.NP_MEAN:
+        count = b.sitofp(n, value_type(rt))
+        arrays._loop(
+            em,
+            _I64(0),
+            m,
+            lambda j: b.store(b.fdiv(b.load(b.gep(out_data, [j])), count), b.gep(out_data, [j], inbounds=True)),
+            "rows.mean",
+        )
+
+
+def dot(
+    em: Emitter,
+    args: list[ir.Value],
+    argtypes: list[Type],
+    result: ArrayType,
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """``x @ y`` with a 2-D operand: rows of ``x`` (a 1-D ``x`` is one row) times ``y`` (a 1-D ``y`` is one
+    column), accumulated ``out[i, :] += x[i, p] * y[p, :]`` in the promoted type; shapes that do not align
+    raise NumPy's ``ValueError``."""
+    b = em.b
+    (x, y), (xt, yt) = args, argtypes
+    assert isinstance(xt, ArrayType) and isinstance(yt, ArrayType)
+    rt = result.dtype
+    xdata, xshape, xstrides = views.parts(em, x, xt)
+    ydata, yshape, ystrides = views.parts(em, y, yt)
+    zero = _I64(0)
+    if xt.ndim == 1:  # (one row)
+        xshape, xstrides = [_I64(1)] + xshape, [zero] + xstrides
+    if yt.ndim == 1:  # (one column)
+        yshape, ystrides = yshape + [_I64(1)], ystrides + [zero]
+    n, k, m = xshape[0], xshape[1], yshape[1]
+    em.check(b.icmp_signed("!=", k, yshape[0]), "ValueError", "shapes not aligned for np.dot / '@'")
+    dims = ([n] if xt.ndim == 2 else []) + ([m] if yt.ndim == 2 else [])
+    out, nbytes = arrays.allocate(em, result, dims)
+    if hold is not None:
+        hold(out)
+    arrays._zero(em, out, nbytes)
+    out_data = b.extract_value(out, arrays.DATA)
+
+    def row(i: ir.Value) -> None:
+        def term(p: ir.Value) -> None:
+            a = coerce(em, _load(em, views.element(em, xdata, xstrides, [i, p]), xt.dtype), xt.dtype, rt)
+
+            def add(j: ir.Value) -> None:
+                c = coerce(em, _load(em, views.element(em, ydata, ystrides, [p, j]), yt.dtype), yt.dtype, rt)
+                ptr = b.gep(out_data, [b.add(b.mul(i, m), j)], inbounds=True)
+                product = b.fmul(a, c) if rt.is_float else b.mul(a, c)
+                b.store(b.fadd(b.load(ptr), product) if rt.is_float else b.add(b.load(ptr), product), ptr)
+
+            arrays._loop(em, zero, m, add, "dot.j")
+
+        arrays._loop(em, zero, k, term, "dot.p")
+
+    arrays._loop(em, zero, n, row, "dot.i")
+    return out
+
+
+def _load(em: Emitter, ptr: ir.Value, t: ScalarType) -> ir.Value:
+    v = em.b.load(ptr)
+    return em.b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.kind == "b" else v
+
+
+def sort_in_place(em: Emitter, arr: ir.Value, at: ArrayType) -> None:
+    """``a.sort()`` of a 1-D array: sorted where it lies when contiguous, else through a sorted copy."""
+    b = em.b
+    data, shape, strides = views.parts(em, arr, at)
+    cmp = _comparator(em.ctx, at.dtype, False)
+    with b.if_else(b.icmp_signed("==", strides[0], _I64(_itemsize(at.dtype)))) as (dense, strided):
+        with dense:
+            _qsort(em, data, shape[0], _itemsize(at.dtype), cmp, ir.Constant(lt.PTR, None))
+        with strided:
+            copy, _ = _sorted_copy(em, arr, at)
+            copy_t = ArrayType(at.dtype, 1, "C")
+            views.assign(em, arr, at, copy, copy_t)
+            arrays.decref(em.ctx, b, copy, copy_t)
