@@ -586,3 +586,24 @@ def test_fused_expressions_match_numpy():
 
 def test_fused_shapes_that_do_not_broadcast_raise():
     check_raises(fused, np.ones(3), np.ones(4), np.ones((2, 3)), exc=ValueError)
+
+
+@aot.jit
+def plus_python_int(a, x):
+    return a + x, np.minimum(a, x)
+
+
+@aot.jit
+def add_in_place(a, x):
+    a += x
+    return a
+
+
+@pytest.mark.parametrize("x", [0, 1, 255, -1, 256, -129, 2**40])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint32, np.uint64])
+def test_a_python_int_that_does_not_fit_an_integer_array_raises_as_in_numpy(dtype, x):
+    """NumPy 2 converts a Python int beside an integer array to the array's dtype and raises OverflowError
+    when it does not fit; compiled code must not wrap it instead."""
+    a = np.array([0, 1, 5], dtype=dtype)
+    check(plus_python_int, a, x)
+    check(add_in_place, a, x)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import BOOL, ArrayType, ScalarType, Type
+from ..types import BOOL, I64, ArrayType, ScalarType, Type
 from . import arrays, npfuncs, views
 from . import types as lt
 from .context import Emitter
@@ -54,6 +54,39 @@ def element_type(t: Type) -> ScalarType:
         return t.dtype
     assert isinstance(t, ScalarType)
     return t
+
+
+def check_python_ints(em: Emitter, operands: list[tuple[ir.Value, Type]]) -> None:
+    """NumPy 2 converts a Python int beside an integer array to the array's dtype, and raises OverflowError
+    when it does not fit (``u8_array - 1`` is u8; ``u8_array + -1`` raises): so do we, where wrapping would
+    give another answer. (An ``i64`` scalar is a Python int: ``aot.infer.elementwise.weak``.)"""
+    arrays_ = [t.dtype for _, t in operands if isinstance(t, ArrayType) and t.dtype.is_int and t.dtype != I64]
+    if not arrays_:
+        return
+    dtype = arrays_[0]
+    for value, t in operands:
+        if not (isinstance(t, ScalarType) and t == I64):
+            continue
+        if dtype.is_signed:
+            lo, hi = -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
+        else:
+            lo, hi = 0, (1 << dtype.bits) - 1
+        b = em.b
+        bad = b.icmp_signed("<", value, ir.Constant(lt.I64, lo))
+        if hi < (1 << 63) - 1:
+            bad = b.or_(bad, b.icmp_signed(">", value, ir.Constant(lt.I64, hi)))
+        em.check(bad, "OverflowError", f"Python integer out of bounds for {_NUMPY_NAME.get(dtype.name, dtype.name)}")
+
+
+_NUMPY_NAME = {
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+}
 
 
 def binop_element(em: Emitter, kind: BinOpKind, types: list[Type], rt: ScalarType) -> Element:

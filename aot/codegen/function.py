@@ -368,6 +368,7 @@ class FunctionCodegen(Emitter):
         rt = self.t(op.dest)
         at, bt = self.t(op.lhs), self.t(op.rhs)
         if isinstance(rt, ArrayType):
+            elementwise.check_python_ints(self, [(self.load(op.lhs), at), (self.load(op.rhs), bt)])
             self.elementwise(op, (op.lhs, op.rhs), elementwise.binop_element(self, op.op, [at, bt], rt.dtype))
             return
         assert isinstance(rt, ScalarType) and isinstance(at, ScalarType) and isinstance(bt, ScalarType)
@@ -568,6 +569,7 @@ class FunctionCodegen(Emitter):
             assert isinstance(tt, ArrayType)
             kind = elementwise_rules.KIND_OF_INPLACE[op.fn]
             computed = elementwise_rules.binop_type(kind, tt, vt, False, self.literal(target, value)[1])
+            elementwise.check_python_ints(self, [(self.load(target), tt), (self.load(value), vt)])
             elementwise.inplace(self, kind, self.load(target), tt, self.load(value), vt, computed)
             result = self.load(target)
         elif (op.fn in npfuncs.REDUCTIONS or op.fn is Intrinsic.NP_DOT) and isinstance(self.t(op.dest), ArrayType):
@@ -589,6 +591,8 @@ class FunctionCodegen(Emitter):
         elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
             rt = self.t(op.dest)
             assert isinstance(rt, ArrayType)
+            if op.fn not in (Intrinsic.NP_CLIP, Intrinsic.NP_WHERE):  # (those two compare or pick by value)
+                elementwise.check_python_ints(self, [(self.load(a), self.t(a)) for a in op.args])
             self.elementwise(
                 op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
             )

@@ -89,6 +89,14 @@ def _libm(em: Emitter, fn: Intrinsic, t: ScalarType, args: list[ir.Value]) -> ir
     return em.b.call(em.ctx.declare(em.ctx.target.math_symbol(fn, t), ir.FunctionType(ft, [ft] * len(args))), args)
 
 
+def _into_range(b: ir.IRBuilder, v: ir.Value, t: ScalarType) -> ir.Value:
+    """An i64 value clamped into the range of the narrower integer type ``t`` (before it is converted)."""
+    lo, hi = (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1) if t.is_signed else (0, (1 << t.bits) - 1)
+    low, high = ir.Constant(v.type, lo), ir.Constant(v.type, hi)
+    v = b.select(b.icmp_signed("<", v, low), low, v)
+    return b.select(b.icmp_signed(">", v, high), high, v)
+
+
 def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[ScalarType], rt: ScalarType) -> ir.Value:
     """One element of a NumPy function of scalars, in NumPy's semantics (no exceptions but integer powers)."""
     b = em.b
@@ -109,6 +117,8 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
     if fn is Intrinsic.NP_WHERE:
         test = convert_scalar(em, args[0], types[0], BOOL) if types[0].kind != "b" else args[0]
         return b.select(test, coerce(em, args[1], types[1], rt), coerce(em, args[2], types[2], rt))
+    if fn is Intrinsic.NP_CLIP and rt.is_int and rt.bits < 64:  # a Python int bound compares by value (NumPy 2):
+        args = [args[0]] + [_into_range(b, v, rt) if t == I64 else v for v, t in zip(args[1:], types[1:])]
     xs = [coerce(em, v, t, rt) for v, t in zip(args, types)]
     x = xs[0]
     if fn is Intrinsic.NP_CLIP:  # NumPy's minimum(maximum(a, lo), hi): NaN anywhere gives NaN
