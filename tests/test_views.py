@@ -784,3 +784,27 @@ def test_views_survive_aot_build_and_load_from_the_image(tmp_path):
     assert run["corner"] == 9.0 + 1.0
     assert not run["llvmlite"]
     assert {e["kind"] for e in run["events"]} <= {"loaded"}, run["events"]
+
+
+@aot.jit
+def tail_of(a):
+    return a[1:]
+
+
+@aot.jit
+def views_of_a_new_array(n):
+    b = np.arange(n * 1.0).reshape((n, 1))
+    return b[::2, 0], b.T
+
+
+def test_views_returned_to_python_share_memory_and_outlive_compiled_references():
+    a = np.arange(5.0)
+    t = tail_of(a)
+    assert np.shares_memory(t, a) and list(t) == [1.0, 2.0, 3.0, 4.0]
+    frozen = np.arange(4.0)
+    frozen.setflags(write=False)
+    assert not tail_of(frozen).flags.writeable
+    for n in (0, 1, 6):
+        got, want = views_of_a_new_array(n), views_of_a_new_array.py_func(n)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
