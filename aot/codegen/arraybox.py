@@ -21,7 +21,7 @@ from llvmlite import ir
 from .. import abi
 from ..types import ArrayType
 from . import types as lt
-from .arrays import DATA, OWNER, PARENT, STRIDES, decref_function
+from .arrays import DATA, OWNER, PARENT, STRIDES, decref_function, internal_function
 from .context import ModuleContext
 
 _OWNER, _PARENT, _DATA, _NBYTES, _ITEMSIZE, _NDIM, _READONLY, _FORMAT, _DIMS = 24, 32, 40, 48, 56, 64, 72, 80, 88
@@ -66,13 +66,10 @@ def _set_error(ctx: ModuleContext, b: ir.IRBuilder, exc: str, message: str) -> N
 def _getbuffer(ctx: ModuleContext) -> ir.Function:
     """``int getbuffer(self, Py_buffer *view, int flags)``."""
     name = "aot_arraymemory_getbuffer"
-    existing = ctx.module.globals.get(name)
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.I32]), name)
-    fn.linkage = "internal"
+    fn, b = internal_function(ctx, name, ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.I32]))
+    if b is None:
+        return fn
     self_, view, flags = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
     readonly = b.load(_at(b, self_, _READONLY, lt.I64))
     wants_write = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(lt.I32, _PyBUF_WRITABLE)), ir.Constant(lt.I32, 0))
     with b.if_then(b.and_(wants_write, b.icmp_unsigned("!=", readonly, ir.Constant(lt.I64, 0))), likely=False):
@@ -109,13 +106,10 @@ def _getbuffer(ctx: ModuleContext) -> ir.Function:
 def _dealloc(ctx: ModuleContext) -> ir.Function:
     """``void dealloc(self)``: drop the owner reference (or the parent), free the object, release its type."""
     name = "aot_arraymemory_dealloc"
-    existing = ctx.module.globals.get(name)
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(ir.VoidType(), [lt.PTR]), name)
-    fn.linkage = "internal"
+    fn, b = internal_function(ctx, name, ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    if b is None:
+        return fn
     (self_,) = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
     b.call(decref_function(ctx), [b.load(_at(b, self_, _OWNER, lt.PTR))])
     parent = b.load(_at(b, self_, _PARENT, lt.PTR))
     with b.if_then(b.icmp_unsigned("!=", parent, _NULL)):
@@ -141,12 +135,9 @@ def _type_function(ctx: ModuleContext) -> ir.Function:
     """``ptr aot_arraymemory_type()``: the module's ``aot.ArrayMemory`` type, made on first use (NULL with an
     exception set if that fails)."""
     name = "aot_arraymemory_type"
-    existing = ctx.module.globals.get(name)
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, []), name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fn, b = internal_function(ctx, name, ir.FunctionType(lt.PTR, []))
+    if b is None:
+        return fn
     cache = _cached(ctx, "aot_arraymemory_type.cached")
     known = b.load(cache)
     with b.if_then(b.icmp_unsigned("!=", known, _NULL), likely=True):
@@ -188,12 +179,9 @@ def _type_function(ctx: ModuleContext) -> ir.Function:
 def _asarray_function(ctx: ModuleContext) -> ir.Function:
     """``ptr aot_numpy_asarray()``: ``numpy.asarray`` (looked up once), or NULL when NumPy cannot be imported."""
     name = "aot_numpy_asarray"
-    existing = ctx.module.globals.get(name)
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, []), name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fn, b = internal_function(ctx, name, ir.FunctionType(lt.PTR, []))
+    if b is None:
+        return fn
     cache = _cached(ctx, "aot_numpy_asarray.cached")
     tried = ir.GlobalVariable(ctx.module, lt.I8, "aot_numpy_asarray.tried")
     tried.linkage = "internal"
