@@ -885,3 +885,19 @@ def test_read_only_write_error_leaves_method_usable():
     write_first(rw, 2.0)
     assert rw[0] == 2.0
     assert same_array(rw, np.array([2.0]))
+
+
+@aot.jit
+def set_first_to_one(a):
+    a[0] = 1.0
+
+
+def test_writing_into_a_read_only_buffer_is_a_type_error_and_a_value_error():
+    """The issue asks for a TypeError at the call; NumPy raises ValueError for the same write: both catch it."""
+    frozen = np.zeros(3)
+    frozen.setflags(write=False)
+    with pytest.raises(TypeError, match="read-only"):
+        set_first_to_one(frozen)
+    with pytest.raises(ValueError, match="read-only"):
+        set_first_to_one(frozen)
+    assert not frozen.any()

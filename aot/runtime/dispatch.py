@@ -24,7 +24,7 @@ from ..world import MethodDef
 from .firstcall import Specialization, obtain
 from .methodtype import set_table, set_vectorcall
 from .signatures import SCALARS, convert, convertible, declared_signatures, scalar_types
-from .state import runtime
+from .state import ReadOnlyBufferError, runtime
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ class Dispatcher:
             if isinstance(t, ArrayType):
                 with memoryview(value) as view:
                     if view.readonly:
-                        raise ValueError(
+                        raise ReadOnlyBufferError(
                             f"{self.mdef.key}: assignment destination is read-only "
                             f"(the compiled function writes to this array)"
                         )

@@ -37,7 +37,7 @@ from ..world import MethodOptions, method_key
 if TYPE_CHECKING:
     from ..world.causes import Cause
 from .signatures import convert, convertible, declared_signatures
-from .state import runtime
+from .state import ReadOnlyBufferError, runtime
 
 MAX_BLOCK_THREADS = 1024
 
@@ -194,7 +194,7 @@ class Kernel:
                     raise
                 for value, t in zip(args, argtypes):  # the types matched: a read-only buffer it writes to
                     if isinstance(t, ArrayType) and memoryview(value).readonly:
-                        raise ValueError(
+                        raise ReadOnlyBufferError(
                             f"{self.key}: assignment destination is read-only (the kernel writes to this array)"
                         ) from None
                 raise

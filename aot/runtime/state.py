@@ -39,6 +39,12 @@ class StrictModeError(RuntimeError):
     """Raised in strict mode instead of inferring or compiling at run time."""
 
 
+class ReadOnlyBufferError(TypeError, ValueError):
+    """Raised at a call, before anything runs, when compiled code would write into an argument whose buffer is
+    read-only: a ``TypeError`` (the argument does not fit the parameter, which must be writable) and a
+    ``ValueError`` (what NumPy raises for an assignment to a read-only array), so either ``except`` catches it."""
+
+
 class Event(namedtuple("Event", "kind method argtypes owner cause spurious", defaults=(_CPU, "", False))):
     """Something the runtime did to a method instance, and why: ``kind``, ``method`` (its key), ``argtypes``
     (their texts), ``owner``, ``cause`` (its text, or "") and whether it was ``spurious``."""
