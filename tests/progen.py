@@ -1376,9 +1376,11 @@ VIEW_PARAMS = (ARRAY1, ARRAY2, INT, INT)
 class ViewGen:
     """One ``@aot.jit`` entry ``entry(a, m, i0, i1)`` that makes views of ``a`` (1-D) and ``m`` (2-D) — slices
     with constant, missing and runtime bounds and steps, ``a[i]`` of 2-D, ``[:, j]``, ``...``, ``.T``, chains
-    of them — reads them in order-sensitive loops and writes into them (fills, elements, slice assignment
-    from other views, overlapping ones included). Out-of-range indices, zero steps and shapes that do not
-    broadcast raise in both plain Python and compiled code, and are compared too."""
+    of them — and new arrays (``np.zeros``, ``np.full``, ``.copy()``, whole-array arithmetic), reads them in
+    order-sensitive loops and through reductions (``sum``, ``min``, ``max``, ``mean``, ``argmax``), and writes
+    into them (fills, elements, slice assignment from other views, overlapping ones included). Out-of-range
+    indices, zero steps and shapes that do not broadcast raise in both plain Python and compiled code, and are
+    compared too."""
 
     def __init__(self, ch: Chooser):
         self.ch = ch
@@ -1426,14 +1428,29 @@ class ViewGen:
         return text, ndim
 
     def statement(self, k: int) -> None:
-        kind = self.ch.weighted([(3, "view"), (4, "read"), (2, "fill"), (2, "assign"), (1, "element")])
-        if kind == "view":
+        kind = self.ch.weighted(
+            [(3, "view"), (4, "read"), (2, "fill"), (2, "assign"), (1, "element"), (2, "alloc"), (2, "reduce")]
+        )
+        if kind in ("view", "alloc"):
             text, ndim = self.view_expr()
+            if kind == "alloc":  # a new array, from a view's shape or values
+                text = self.ch.pick(
+                    [
+                        f"{text}.copy()",
+                        f"np.zeros({text}.shape)",
+                        f"np.full({text}.shape, -0.5)",
+                        f"{text} * 2.0 + 1.0",
+                        f"np.abs({text}) - {text}",
+                    ]
+                )
             name = f"v{k}"
             self.lines.append(f"{name} = {text}")
             self.views.append((name, ndim))
             return
         text, ndim = self.view_expr()
+        if kind == "reduce":  # (an empty view's min, max and argmax raise ValueError, as in NumPy)
+            self.lines.append(f"acc = acc * 0.5 + {text}.{self.ch.pick(['sum', 'min', 'max', 'mean', 'argmax'])}()")
+            return
         if kind == "read":
             self.lines.append(f"acc = acc + len({text}) * 0.25")
             if ndim == 1:
@@ -1456,7 +1473,7 @@ class ViewGen:
         for k in range(self.ch.integer(2, 8)):
             self.statement(k)
         body = "\n".join("    " + line for line in ["acc = 0.0", *self.lines, "return acc"])
-        return f"import aot\n\n\n@aot.jit\ndef {entry}(a, m, i0, i1):\n{body}\n"
+        return f"import numpy as np\n\nimport aot\n\n\n@aot.jit\ndef {entry}(a, m, i0, i1):\n{body}\n"
 
 
 def generate_views(ch: Chooser, entry: str = "entry") -> Program:
