@@ -667,8 +667,8 @@ def test_unsupported_view_constructs_are_compile_errors():
     assert "tuple" in str(err)
     err = expect_compile_error(float_bound, a, at=locate(float_bound, "a[1.0:]"), node_type=ast.Subscript)
     assert "integers or None" in str(err)
-    err = expect_compile_error(flatten_copy, m, at=locate(flatten_copy, "m.flatten"), node_type=ast.Attribute)
-    assert "ravel()" in str(err)
+    for arr in (m, m.T, m[::-1, ::2], np.zeros((0, 3)), np.ones((1, 1))):
+        check(flatten_copy, arr)  # (a.flatten(): a new C-ordered 1-D array)
     idx = np.array([0, 1])
     check(fancy_index, np.arange(5.0), idx)  # (a[idx] on one axis compiles now: tests/test_elementwise.py)
     err = expect_compile_error(fancy_two_axes, m, idx, at=locate(fancy_two_axes, "m[idx, 1:]"), node_type=ast.Subscript)
@@ -808,3 +808,17 @@ def test_views_returned_to_python_share_memory_and_outlive_compiled_references()
         got, want = views_of_a_new_array(n), views_of_a_new_array.py_func(n)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
+
+
+@aot.jit
+def flatten_and_write(m):
+    f = m.flatten()
+    f[0] = -1.0
+    return f
+
+
+def test_flatten_is_a_copy_in_c_order():
+    for m in (np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3).T, np.arange(24.0).reshape(2, 3, 4)[:, ::2]):
+        got, want = flatten_and_write(m.copy()), flatten_and_write.py_func(m.copy())
+        np.testing.assert_array_equal(got, want)
+        assert got.flags.c_contiguous and not np.shares_memory(got, m)

@@ -296,6 +296,15 @@ def lower_allocation(
         src_t = argtypes[0]
         assert isinstance(src_t, ArrayType)
         dims = shape_of(b, args[0], src_t.ndim)
+    if fn is Intrinsic.ARRAY_FLATTEN:  # the elements in C order, into one axis
+        total = ir.Constant(lt.I64, 1)
+        for n in dims:
+            total = b.mul(total, n)
+        arr, _ = allocate(em, result, [total])
+        src_t = argtypes[0]
+        assert isinstance(src_t, ArrayType)
+        _copy(em, args[0], src_t, arr, result, dims)
+        return arr
     arr, nbytes = allocate(em, result, dims)
     if fn in (Intrinsic.NP_ZEROS, Intrinsic.NP_ZEROS_LIKE, Intrinsic.NP_EYE):
         _zero(em, arr, nbytes)

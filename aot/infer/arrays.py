@@ -113,7 +113,7 @@ class ArrayMethod:
         return cls._made[key]
 
 
-ARRAY_METHODS = {"copy": Intrinsic.ARRAY_COPY, "astype": Intrinsic.ARRAY_ASTYPE}
+ARRAY_METHODS = {"copy": Intrinsic.ARRAY_COPY, "flatten": Intrinsic.ARRAY_FLATTEN, "astype": Intrinsic.ARRAY_ASTYPE}
 
 
 def _dtype_arg(t: Type, name: str) -> ScalarType:
@@ -197,7 +197,7 @@ def allocation_type(
     if dtype_last and fn is not Intrinsic.NP_ARANGE and len(args) - 1 != _DTYPE_AT.get(fn):
         name = "np." + fn.value.split(".", 1)[1]
         raise RuleError(f"{name}(): give the arguments before dtype= too, by position")
-    name = "np." + fn.value.split(".", 1)[1] if fn is not Intrinsic.ARRAY_COPY else "copy"
+    name = "np." + fn.value.split(".", 1)[1] if not fn.value.startswith("array.") else fn.value.split(".", 1)[1]
     if fn in (Intrinsic.NP_EMPTY, Intrinsic.NP_ZEROS, Intrinsic.NP_ONES):
         _arity(args, 1, 2, name, "(shape, dtype=float)")
         dtype, runtime = _split(args, 1, name)
@@ -217,12 +217,12 @@ def allocation_type(
         if full:
             _scalar_value(args[1], name, "the fill value")
         return ArrayType(dtype or proto.dtype, proto.ndim, "C"), runtime
-    if fn is Intrinsic.ARRAY_COPY:
+    if fn in (Intrinsic.ARRAY_COPY, Intrinsic.ARRAY_FLATTEN):
         if len(args) != 1:
-            raise RuleError("a.copy() takes no arguments here (the copy is C-ordered)")
+            raise RuleError(f"a.{name}() takes no arguments here (the copy is C-ordered)")
         proto = args[0]
         assert isinstance(proto, ArrayType)
-        return ArrayType(proto.dtype, proto.ndim, "C"), (0,)
+        return ArrayType(proto.dtype, 1 if fn is Intrinsic.ARRAY_FLATTEN else proto.ndim, "C"), (0,)
     if fn is Intrinsic.ARRAY_ASTYPE:  # (NumPy's casts, aot.codegen.elementwise.cast_element)
         if len(args) != 2:
             raise RuleError("a.astype(dtype) takes the dtype alone here (a new C-ordered array)")

@@ -156,9 +156,7 @@ METHODS = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
 ARRAY_METHODS = {"reshape": Intrinsic.RESHAPE, "ravel": Intrinsic.RAVEL}
 """Array methods that give views (called as ``a.reshape(…)``; ``a.T`` is an attribute)."""
 
-NOT_VIEWS = {
-    "flatten": "a.flatten() makes a copy, which compiled code cannot make yet; use a.ravel() on a contiguous array",
-}
+NOT_VIEWS: dict[str, str] = {}
 """Array methods left out, with what to write instead."""
 
 

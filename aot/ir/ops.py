@@ -213,6 +213,7 @@ class Intrinsic(enum.Enum):
     NP_LINSPACE = "np.linspace"
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
+    ARRAY_FLATTEN = "array.flatten"  # ``a.flatten()``: a new 1-D array of the elements in C order
     # Lists (``aot.infer.lists`` types them, ``aot.codegen.lists`` lowers them): ``[a, b]`` (its items; ``[]``
     # takes its item type from the variable it is assigned to), ``lst.append(x)`` (its result is the list
     # itself, assigned back to the list's variable: how ``[]`` learns its item type), ``lst.pop([i])``, and
@@ -285,6 +286,7 @@ ALLOCATING = frozenset(
         Intrinsic.NP_LINSPACE,
         Intrinsic.NP_EYE,
         Intrinsic.ARRAY_COPY,
+        Intrinsic.ARRAY_FLATTEN,
         Intrinsic.ARRAY_ASTYPE,
         Intrinsic.NP_CUMSUM,
         Intrinsic.NP_SORT,
