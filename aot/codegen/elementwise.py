@@ -26,7 +26,7 @@ from . import arrays, npfuncs, views
 from . import types as lt
 from .context import Emitter
 from .npfuncs import _element
-from .numerics import coerce, compare
+from .numerics import FLOAT_PLAIN_OPS, WRAPPING_INT_OPS, coerce, compare
 from .types import memory_type
 
 Element = Callable[[list[ir.Value]], ir.Value]
@@ -37,15 +37,6 @@ _NUMPY_OF = {
     BinOpKind.FLOORDIV: Intrinsic.NP_FLOOR_DIVIDE,
     BinOpKind.MOD: Intrinsic.NP_REMAINDER,
     BinOpKind.POW: Intrinsic.NP_POWER,
-}
-_FLOAT = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fsub", BinOpKind.MUL: "fmul"}
-_INT = {
-    BinOpKind.ADD: "add",
-    BinOpKind.SUB: "sub",
-    BinOpKind.MUL: "mul",
-    BinOpKind.AND: "and_",
-    BinOpKind.OR: "or_",
-    BinOpKind.XOR: "xor",
 }
 
 
@@ -97,7 +88,7 @@ def binop_element(em: Emitter, kind: BinOpKind, types: list[Type], rt: ScalarTyp
         if kind in _NUMPY_OF:
             return npfuncs.lower_scalar(em, _NUMPY_OF[kind], values, ts, rt)
         x, y = (coerce(em, v, t, rt) for v, t in zip(values, ts))
-        name = _FLOAT[kind] if rt.is_float else _INT[kind]
+        name = FLOAT_PLAIN_OPS[kind] if rt.is_float else WRAPPING_INT_OPS[kind]
         return getattr(em.b, name)(x, y)
 
     return one

@@ -21,7 +21,8 @@ from . import types as lt
 from .context import Emitter
 from .types import value_type
 
-_FLOAT_PLAIN = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fsub", BinOpKind.MUL: "fmul"}
+FLOAT_PLAIN_OPS = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fsub", BinOpKind.MUL: "fmul"}
+"""Float ops that are one LLVM instruction each (IEEE arithmetic, no Python error), by the builder's method names."""
 WRAPPING_INT_OPS = {
     BinOpKind.ADD: "add",
     BinOpKind.SUB: "sub",
@@ -230,8 +231,8 @@ def shift(em: Emitter, kind: BinOpKind, a: ir.Value, n: ir.Value, t: ScalarType)
 def float_binop(em: Emitter, kind: BinOpKind, a: ir.Value, b_: ir.Value) -> ir.Value:
     b = em.b
     zero = ir.Constant(a.type, 0.0)
-    if kind in _FLOAT_PLAIN:
-        return getattr(b, _FLOAT_PLAIN[kind])(a, b_)
+    if kind in FLOAT_PLAIN_OPS:
+        return getattr(b, FLOAT_PLAIN_OPS[kind])(a, b_)
     if kind is BinOpKind.TRUEDIV:
         em.check(b.fcmp_ordered("==", b_, zero), "ZeroDivisionError", "float division by zero")
         return b.fdiv(a, b_)
