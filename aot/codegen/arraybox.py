@@ -21,7 +21,7 @@ from llvmlite import ir
 from .. import abi
 from ..types import ArrayType
 from . import types as lt
-from .arrays import DATA, OWNER, PARENT, STRIDES, decref_function, internal_function
+from .arrays import DATA, OWNER, PARENT, STRIDES, decref_function
 from .context import ModuleContext
 
 _OWNER, _PARENT, _DATA, _NBYTES, _ITEMSIZE, _NDIM, _READONLY, _FORMAT, _DIMS = 24, 32, 40, 48, 56, 64, 72, 80, 88
@@ -66,7 +66,7 @@ def _set_error(ctx: ModuleContext, b: ir.IRBuilder, exc: str, message: str) -> N
 def _getbuffer(ctx: ModuleContext) -> ir.Function:
     """``int getbuffer(self, Py_buffer *view, int flags)``."""
     name = "aot_arraymemory_getbuffer"
-    fn, b = internal_function(ctx, name, ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.I32]))
+    fn, b = ctx.internal_function(name, ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.I32]))
     if b is None:
         return fn
     self_, view, flags = fn.args
@@ -106,7 +106,7 @@ def _getbuffer(ctx: ModuleContext) -> ir.Function:
 def _dealloc(ctx: ModuleContext) -> ir.Function:
     """``void dealloc(self)``: drop the owner reference (or the parent), free the object, release its type."""
     name = "aot_arraymemory_dealloc"
-    fn, b = internal_function(ctx, name, ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    fn, b = ctx.internal_function(name, ir.FunctionType(ir.VoidType(), [lt.PTR]))
     if b is None:
         return fn
     (self_,) = fn.args
@@ -135,7 +135,7 @@ def _type_function(ctx: ModuleContext) -> ir.Function:
     """``ptr aot_arraymemory_type()``: the module's ``aot.ArrayMemory`` type, made on first use (NULL with an
     exception set if that fails)."""
     name = "aot_arraymemory_type"
-    fn, b = internal_function(ctx, name, ir.FunctionType(lt.PTR, []))
+    fn, b = ctx.internal_function(name, ir.FunctionType(lt.PTR, []))
     if b is None:
         return fn
     cache = _cached(ctx, "aot_arraymemory_type.cached")
@@ -179,7 +179,7 @@ def _type_function(ctx: ModuleContext) -> ir.Function:
 def _asarray_function(ctx: ModuleContext) -> ir.Function:
     """``ptr aot_numpy_asarray()``: ``numpy.asarray`` (looked up once), or NULL when NumPy cannot be imported."""
     name = "aot_numpy_asarray"
-    fn, b = internal_function(ctx, name, ir.FunctionType(lt.PTR, []))
+    fn, b = ctx.internal_function(name, ir.FunctionType(lt.PTR, []))
     if b is None:
         return fn
     cache = _cached(ctx, "aot_numpy_asarray.cached")

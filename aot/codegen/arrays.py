@@ -102,24 +102,13 @@ def refcounted(ctx: ModuleContext) -> bool:
 # ----------------------------------------------------------------------------------- the allocator
 
 
-def internal_function(ctx: ModuleContext, name: str, fnty: ir.FunctionType) -> tuple[ir.Function, ir.IRBuilder | None]:
-    """The module's internal function ``name`` and a builder at its entry when it is made now; (it, None) when
-    the module has it already."""
-    existing = ctx.module.globals.get(name)
-    if existing is not None:
-        return existing, None
-    fn = ir.Function(ctx.module, fnty, name)
-    fn.linkage = "internal"
-    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
-
-
 def _refcount_ptr(b: ir.IRBuilder, header: ir.Value) -> ir.Value:
     return b.bitcast(header, lt.I64.as_pointer())
 
 
 def incref_function(ctx: ModuleContext) -> ir.Function:
     """``void aot_nrt_incref(ptr header)`` (NULL: nothing)."""
-    fn, b = internal_function(ctx, "aot_nrt_incref", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    fn, b = ctx.internal_function("aot_nrt_incref", ir.FunctionType(ir.VoidType(), [lt.PTR]))
     if b is not None:
         fn.attributes.add("alwaysinline")
         (header,) = fn.args
@@ -131,7 +120,7 @@ def incref_function(ctx: ModuleContext) -> ir.Function:
 
 def decref_function(ctx: ModuleContext) -> ir.Function:
     """``void aot_nrt_decref(ptr header)``: the last reference frees the block through its header."""
-    fn, b = internal_function(ctx, "aot_nrt_decref", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    fn, b = ctx.internal_function("aot_nrt_decref", ir.FunctionType(ir.VoidType(), [lt.PTR]))
     if b is not None:
         (header,) = fn.args
         with b.if_then(b.icmp_unsigned("!=", header, _NULL)):
@@ -146,7 +135,7 @@ def decref_function(ctx: ModuleContext) -> ir.Function:
 
 def alloc_function(ctx: ModuleContext) -> ir.Function:
     """``ptr aot_nrt_alloc(i64 nbytes)``: a block with one reference, or NULL when memory is exhausted."""
-    fn, b = internal_function(ctx, "aot_nrt_alloc", ir.FunctionType(lt.PTR, [lt.I64]))
+    fn, b = ctx.internal_function("aot_nrt_alloc", ir.FunctionType(lt.PTR, [lt.I64]))
     if b is not None:
         (nbytes,) = fn.args
         malloc = ctx.declare("PyMem_RawMalloc", ir.FunctionType(lt.PTR, [lt.I64]))

@@ -42,6 +42,16 @@ class ModuleContext:
             return existing
         return ir.Function(self.module, fnty, name)
 
+    def internal_function(self, name: str, fnty: ir.FunctionType) -> tuple[ir.Function, ir.IRBuilder | None]:
+        """The module's internal function ``name`` and a builder at its entry when it is made now; (it, None)
+        when the module has it already (the runtime's helpers are emitted once per module)."""
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing, None
+        fn = ir.Function(self.module, fnty, name)
+        fn.linkage = "internal"
+        return fn, ir.IRBuilder(fn.append_basic_block("entry"))
+
     def global_pointer(self, name: str) -> ir.GlobalVariable:
         """An external data symbol holding a pointer (``PyExc_ValueError``) or an object (``PyFloat_Type``)."""
         name = self.data_prefix + name

@@ -25,13 +25,10 @@ _KEEP_NEW_STATE = 3
 
 def acquire_function(ctx: ModuleContext) -> ir.Function:
     """``i32 aot_gil_acquire()``: hold the GIL; the token says how to give it back."""
-    existing = ctx.module.globals.get("aot_gil_acquire")
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.I32, []), "aot_gil_acquire")
-    fn.linkage = "internal"
+    fn, b = ctx.internal_function("aot_gil_acquire", ir.FunctionType(lt.I32, []))
+    if b is None:
+        return fn
     fn.attributes.add("noinline")
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
     check = ctx.declare("PyGILState_Check", ir.FunctionType(lt.I32, []))
     this_state = ctx.declare("PyGILState_GetThisThreadState", ir.FunctionType(lt.PTR, []))
     ensure = ctx.declare("PyGILState_Ensure", ir.FunctionType(lt.I32, []))
@@ -45,13 +42,10 @@ def acquire_function(ctx: ModuleContext) -> ir.Function:
 
 def release_function(ctx: ModuleContext) -> ir.Function:
     """``void aot_gil_release(i32 token)``: undo ``aot_gil_acquire``."""
-    existing = ctx.module.globals.get("aot_gil_release")
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(ir.VoidType(), [lt.I32]), "aot_gil_release")
-    fn.linkage = "internal"
+    fn, b = ctx.internal_function("aot_gil_release", ir.FunctionType(ir.VoidType(), [lt.I32]))
+    if b is None:
+        return fn
     fn.attributes.add("noinline")
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
     token = fn.args[0]
     release = ctx.declare("PyGILState_Release", ir.FunctionType(ir.VoidType(), [lt.I32]))
     save = ctx.declare("PyEval_SaveThread", ir.FunctionType(lt.PTR, []))

@@ -104,13 +104,9 @@ def free_function(ctx: ModuleContext, item: Type) -> ir.Function:
     counted = owns_references(item)
     digest = hashlib.sha256(str(item).encode()).hexdigest()[:12]  # (one function per item type)
     name = f"aot_list_free_{digest}" if counted else "aot_list_free"
-    existing = ctx.module.globals.get(name)
-    if existing is not None:
-        assert isinstance(existing, ir.Function)
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(ir.VoidType(), [lt.PTR]), name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fn, b = ctx.internal_function(name, ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    if b is None:
+        return fn
     (header,) = fn.args
     if counted:
         items = _items(b, header, item)

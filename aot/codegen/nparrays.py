@@ -60,7 +60,7 @@ def _comparator(ctx: ModuleContext, d: ScalarType, by_index: bool) -> ir.Functio
     """``int cmp(const void *p, const void *q, void *values)``: of two elements (``by_index``: of two i64
     indices into ``values``, ties broken by the index)."""
     name = f"aot_np_{'argcmp' if by_index else 'cmp'}_{d.name}"
-    fn, b = arrays.internal_function(ctx, name, _CMP)
+    fn, b = ctx.internal_function(name, _CMP)
     if b is None:
         return fn
     p, q, values = fn.args

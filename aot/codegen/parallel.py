@@ -248,12 +248,9 @@ def combine(em: Any, kind: str, t: Any, acc: ir.Value, part: ir.Value) -> ir.Val
 
 def num_threads_function(ctx: Any) -> ir.Function:
     """``i64 aot_num_threads()``: ``AOT_NUM_THREADS`` if positive, else the CPUs this process may use."""
-    existing = ctx.module.globals.get("aot_num_threads")
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.I64, []), "aot_num_threads")
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fn, b = ctx.internal_function("aot_num_threads", ir.FunctionType(lt.I64, []))
+    if b is None:
+        return fn
     getenv = ctx.declare("getenv", ir.FunctionType(lt.PTR, [lt.PTR]))
     strtol = ctx.declare("strtol", ir.FunctionType(lt.I64, [lt.PTR, lt.PTR, lt.I32]))
     affinity = ctx.declare("sched_getaffinity", ir.FunctionType(lt.I32, [lt.I32, lt.I64, lt.PTR]))
@@ -280,12 +277,9 @@ def num_threads_function(ctx: Any) -> ir.Function:
 
 def worker_function(ctx: Any) -> ir.Function:
     """``ptr aot_parallel_worker(ptr task)``: run one chunk; on an error keep its exception in the task."""
-    existing = ctx.module.globals.get("aot_parallel_worker")
-    if existing is not None:
-        return existing
-    fn = ir.Function(ctx.module, ir.FunctionType(lt.PTR, [lt.PTR]), "aot_parallel_worker")
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fn, b = ctx.internal_function("aot_parallel_worker", ir.FunctionType(lt.PTR, [lt.PTR]))
+    if b is None:
+        return fn
     task = b.bitcast(fn.args[0], _TASK.as_pointer())
 
     def field(k: int) -> ir.Value:
