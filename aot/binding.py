@@ -15,9 +15,6 @@ Pure Python, no imports: the runtime reads it on first calls.
 
 from __future__ import annotations
 
-import operator
-import weakref
-
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: the runtime imports no ``typing``)
 if TYPE_CHECKING:
     from typing import Any
@@ -66,10 +63,14 @@ class Parameters:
     @classmethod
     def of(cls, func: Any) -> Parameters:
         """The parameters of ``func``, remembered for it until its defaults are reassigned."""
-        known = _KNOWN.get(func)
+        if not _KNOWN:
+            from weakref import WeakKeyDictionary  # (on a first call: not on the way to ``import aot``)
+
+            _KNOWN.append(WeakKeyDictionary())
+        known = _KNOWN[0].get(func)
         if known is not None and known.holds_for(func):
             return known
-        made = _KNOWN[func] = cls(func)
+        made = _KNOWN[0][func] = cls(func)
         return made
 
     def holds_for(self, func: Any) -> bool:
@@ -163,7 +164,11 @@ class Parameters:
         picks = [j if j != DEFAULT else nvalues + i for i, j in enumerate(plan)]
         if len(picks) == 1:
             return lambda values: (values[picks[0]],)
-        return operator.itemgetter(*picks) if picks else (lambda values: ())
+        if not picks:
+            return lambda values: ()
+        from operator import itemgetter  # (on a call with keywords: not on the way to ``import aot``)
+
+        return itemgetter(*picks)
 
 
-_KNOWN: weakref.WeakKeyDictionary[Any, Parameters] = weakref.WeakKeyDictionary()
+_KNOWN: list = []  # [the WeakKeyDictionary of every function's Parameters], made on first use

@@ -10,7 +10,9 @@ collected into a ``CompileError`` (one line per problem, all problems of a funct
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` or ``collections``)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _set = object.__setattr__
 

@@ -14,9 +14,7 @@ inference reports as an error rather than representing).
 
 from __future__ import annotations
 
-import math
-import struct
-from functools import lru_cache
+import sys
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
 if TYPE_CHECKING:
@@ -123,6 +121,9 @@ class ScalarType(_Record):
         if self.kind == "f":
             value = float(value)
             if self.bits == 32:
+                import math
+                import struct
+
                 try:
                     return struct.unpack("f", struct.pack("f", value))[0]
                 except OverflowError:
@@ -446,18 +447,37 @@ class SignatureError(ValueError):
     """A malformed type or signature string."""
 
 
-@lru_cache(maxsize=4096)
+_PARSED: dict[Any, Any] = {}  # text → its type, or ("sig", text) → its signature (no functools on import)
+_PARSED_LIMIT = 8192
+
+
+def _remember(key: Any, value: Any) -> Any:
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[key] = value
+    return value
+
+
 def parse_type(text: str) -> Type:
     """``"f64"``, ``"f64[:, ::1]"``, ``"(f64, i64)"`` → the type (types are values: parses are cached)."""
+    known = _PARSED.get(text)
+    if known is not None:
+        return known
     parser = _TypeParser(text)
     t = parser.type()
     parser.end()
-    return t
+    return _remember(text, t)
 
 
-@lru_cache(maxsize=4096)
 def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
     """``"f64(f64[:], i64)"`` → ``(F64, (ArrayType(F64, 1), I64))``; the return type may be ``none``."""
+    known = _PARSED.get(("sig", text))
+    if known is not None:
+        return known
+    return _remember(("sig", text), _parse_signature(text))
+
+
+def _parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
     parser = _TypeParser(text)
     ret = parser.type()
     parser.expect("(")
@@ -588,7 +608,7 @@ _FORMAT_KIND = {
 def dtype_of_format(fmt: str, itemsize: int) -> ScalarType | None:
     """The scalar type of a buffer's elements, or ``None`` if compiled code cannot read them."""
     if fmt[:1] in "@=<":
-        if fmt[:1] != "@" and struct.pack("=i", 1) != struct.pack("<i", 1):
+        if fmt[:1] != "@" and sys.byteorder != "little":
             return None
         fmt = fmt[1:]
     if len(fmt) != 1 or fmt not in _FORMAT_KIND:
@@ -671,7 +691,7 @@ def accepts(declared: Type, actual: Type) -> bool:
 def describe(value: Any) -> str:
     """A stable name for a compile-time object a name lookup resolved to (``module:math``, ``builtins:abs``,
     ``type:f64``): what ``lookup`` edges record and what validation compares."""
-    if isinstance(value, type(math)):
+    if isinstance(value, type(sys)):
         return f"module:{value.__name__}"
     if isinstance(value, ScalarType):
         return f"type:{value.name}"

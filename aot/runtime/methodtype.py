@@ -33,14 +33,13 @@ any change here.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
-from functools import cache
 from types import MethodType
 
 from .. import abi
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 _api = ctypes.pythonapi
@@ -150,8 +149,10 @@ class MethodBase:
         return self.__qualname__
 
 
-@cache
 def method_type() -> type:
+    """The method type, made on the first call (the runtime's ``aot.runtime.method`` makes it once)."""
+    if _MADE:
+        return _MADE[0]
     # No __weaklistoffset__: the type keeps object's deallocation, which would not clear weak references.
     members = (_MemberDef * 9)(
         _MemberDef(b"__vectorcalloffset__", _T_PYSSIZET, VECTORCALL_OFFSET, _READONLY, None),
@@ -186,7 +187,11 @@ def method_type() -> type:
     cls.__module__ = _Module(cls.__module__)
     cls.__doc__ = _Doc(cls.__doc__)
     cls.__annotations__ = _Annotations()
+    _MADE.append(cls)
     return cls
+
+
+_MADE: list[type] = []  # [the method type], once made
 
 
 class _Module(str):

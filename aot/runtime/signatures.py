@@ -10,8 +10,6 @@ Hot path (every first call), guarded by ``tests/bench/instructions.py`` and
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..types import ArrayType, ScalarType, SignatureError, TupleType, Type, accepts, parse_signature, parse_type
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
@@ -55,9 +53,17 @@ def declared_signatures(py_func: Callable, signatures: Sequence[str] | None) -> 
     return () if None in types else (types,)  # type: ignore[return-value]  # (no None in them)
 
 
-@lru_cache(maxsize=1024)
+_PARSED: dict[tuple[str, ...], tuple[tuple[Type, ...], ...]] = {}  # (no functools on import)
+
+
 def _parse_signatures(texts: tuple[str, ...]) -> tuple[tuple[Type, ...], ...]:
-    return tuple(_Signature.of(parse_signature(text)[1]) for text in texts)
+    known = _PARSED.get(texts)
+    if known is None:
+        known = tuple(_Signature.of(parse_signature(text)[1]) for text in texts)
+        if len(_PARSED) >= 1024:
+            _PARSED.clear()
+        _PARSED[texts] = known
+    return known
 
 
 class _Signature(tuple):

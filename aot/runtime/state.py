@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import namedtuple
 
 from ..world import MethodTable
 
@@ -45,18 +44,37 @@ class ReadOnlyBufferError(TypeError, ValueError):
     ``ValueError`` (what NumPy raises for an assignment to a read-only array), so either ``except`` catches it."""
 
 
-class Event(namedtuple("Event", "kind method argtypes owner cause spurious", defaults=(_CPU, "", False))):
+class Event(tuple):
     """Something the runtime did to a method instance, and why: ``kind``, ``method`` (its key), ``argtypes``
-    (their texts), ``owner``, ``cause`` (its text, or "") and whether it was ``spurious``."""
+    (their texts), ``owner``, ``cause`` (its text, or "") and whether it was ``spurious``. A tuple of those
+    six, with names (as a named tuple, written out: ``import aot`` imports no ``collections``)."""
 
     __slots__ = ()
+    _fields = ("kind", "method", "argtypes", "owner", "cause", "spurious")
 
-    kind: str
-    method: str
-    argtypes: tuple[str, ...]
-    owner: str
-    cause: str
-    spurious: bool
+    def __new__(
+        cls,
+        kind: str,
+        method: str,
+        argtypes: tuple[str, ...],
+        owner: str = _CPU,
+        cause: str = "",
+        spurious: bool = False,
+    ) -> Event:
+        return tuple.__new__(cls, (kind, method, argtypes, owner, cause, spurious))
+
+    kind: str = property(lambda self: self[0])  # type: ignore[assignment]
+    method: str = property(lambda self: self[1])  # type: ignore[assignment]
+    argtypes: tuple[str, ...] = property(lambda self: self[2])  # type: ignore[assignment]
+    owner: str = property(lambda self: self[3])  # type: ignore[assignment]
+    cause: str = property(lambda self: self[4])  # type: ignore[assignment]
+    spurious: bool = property(lambda self: self[5])  # type: ignore[assignment]
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return "Event(" + ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self)) + ")"
 
     def __str__(self) -> str:
         flag = " SPURIOUS" if self.spurious else ""
@@ -64,7 +82,7 @@ class Event(namedtuple("Event", "kind method argtypes owner cause spurious", def
         return f"aot: {self.kind} {self.method}({', '.join(self.argtypes)}) [{self.owner}]{cause}{flag}"
 
 
-_new_tuple = tuple.__new__  # an Event without the named tuple's Python-level __new__
+_new_tuple = tuple.__new__  # an Event without its Python-level __new__
 _EVENT_FIELDS = len(Event._fields)
 
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import marshal
 import types
-from collections.abc import Callable
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: ``import aot`` imports no ``typing`` for this module)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 COMPILER_VERSION = "0.9.0"  # 0.9.0: arrays carry an owner and a parent; defaults are edges, not definitions
