@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import shutil
 import sys
 from typing import NoReturn
@@ -104,10 +103,9 @@ def _fail(message: str) -> NoReturn:
 
 
 def _style():
-    from aot.tools.report import Style
+    from aot.tools.report import terminal_style
 
-    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower().replace("-", "")
-    return Style(color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), unicode=encoding.startswith("utf"))
+    return terminal_style()
 
 
 def _signature_width() -> int:
@@ -190,20 +188,16 @@ def inspect_command(
     help="also import the packages (and run the workload) in a fresh interpreter with AOT_STRICT=1",
 )
 def verify_command(path: str, import_: bool) -> None:
-    """Exit 0 when every entry of the images at PATH is valid against the current sources, else 1."""
+    """Exit 0 when every entry of the images at PATH is valid against the current sources, else 1.
+
+    PATH: a project, a package folder, an __aot__ folder, an image, or the name of an installed package."""
     from aot.tools.errors import AuditError
-    from aot.tools.importcheck import import_check
-    from aot.tools.locate import select
-    from aot.tools.report import format_verify
-    from aot.tools.verify import verify_sources
+    from aot.tools.report import run_verify
 
     try:
-        sel = select(path)
-        report = verify_sources(sel)
-        check = import_check(sel) if import_ else None
+        text, ok = run_verify(path, import_, _style())
     except AuditError as err:
         _fail(str(err))
-    text, ok = format_verify(report, check, _style())
     click.echo(text, nl=False)
     sys.exit(0 if ok else 1)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -22,8 +23,10 @@ from textwrap import dedent
 import pytest
 
 import aot
+import serializer
 from aot.builder.config import ConfigError, load_config
 from aot.builder.wheel import pin_runtime, strip_native, wheel_tag
+from aot.image.contents import ImageContents
 from buildsupport import FIXTURES, REPO, base_env, copy_project, run_python
 
 _SETUPTOOLS = tuple(int(p) for p in __import__("setuptools").__version__.split(".")[:2])
@@ -450,3 +453,199 @@ def test_import_aot_leaves_gpu_kernels_and_the_compiler_for_later(tmp_path):
         "[] aot.gpu aot.runtime.kernel NoDeviceError True",
         "module 'aot' has no attribute 'no_such_name'",
     ]
+
+
+# ------------------------------------------------------------------------------------------ a fresh venv
+#
+# The whole journey of a user without the compiler: aot's own wheel (the runtime: no llvmlite, no click) and
+# numkit's wheel installed into a virtual environment made without the system's site-packages, where llvmlite
+# and click cannot be imported at all. NumPy and msgpack (which pip would download) are the only things it
+# sees of this interpreter's packages: links to them in a folder that a .pth file names.
+
+# Each entry type of numkit's image → arguments that select exactly that entry from Python (an "A" layout
+# gets a strided view, so that a C-contiguous entry of the same method cannot take the call).
+CALL_EVERY_ENTRY = """
+import json, math, sys
+import numpy as np
+import aot
+from aot.types import ArrayType, ScalarType, TupleType, parse_type
+
+def sample(t, rng):
+    if isinstance(t, ScalarType):
+        if t.is_float:
+            return float(rng.choice([0.5, 2.0, -1.25, 3.75]))
+        return bool(rng.integers(2)) if t.kind == "b" else int(rng.choice([1, 7, 12, 20]))
+    if isinstance(t, ArrayType):
+        shape = (9,) if t.ndim == 1 else (6, 5)
+        dtype = np.float64 if t.dtype.is_float else np.int64
+        values = rng.uniform(-2.0, 2.0, size=shape) if t.dtype.is_float else rng.integers(0, 4, size=shape)
+        if t.layout == "C":
+            return np.ascontiguousarray(values, dtype=dtype)
+        wide = np.zeros(shape[:-1] + (2 * shape[-1],), dtype=dtype)
+        wide[..., ::2] = values
+        return wide[..., ::2]
+    if isinstance(t, TupleType):
+        return tuple(sample(i, rng) for i in t.items)
+    raise AssertionError(t)
+
+def same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.allclose(a, b, rtol=1e-12, atol=0.0, equal_nan=True) and np.shape(a) == np.shape(b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12)
+    return a == b and type(a) is type(b)
+
+def copied(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+import importlib
+entries = json.loads(sys.argv[1])
+results = []
+for i, (key, argtypes) in enumerate(entries):
+    module, name = key.split(":")
+    method = importlib.import_module(module)
+    for part in name.split("."):
+        method = getattr(method, part)
+    rng = np.random.default_rng(i)
+    args = [sample(parse_type(t), rng) for t in argtypes]
+    py_args = copied(args)
+    try:
+        want = method.py_func(*py_args)
+    except Exception as err:
+        want = type(err).__name__
+    try:
+        got = method(*args)
+    except Exception as err:
+        got = type(err).__name__
+    declared = [[str(t) for t in signature] for signature in method._aot_dispatcher.declared]
+    selectable = not declared or list(argtypes) in declared  # (else only compiled callers call it)
+    results.append([key, argtypes, bool(same(got, want) and all(map(same, args, py_args))), selectable])
+loaded = sorted({(e.method, tuple(e.argtypes)) for e in aot.events() if e.kind == "loaded"})
+print(json.dumps({"results": results, "stats": aot.stats(), "loaded": loaded,
+                  "compiler": [m for m in ("llvmlite", "click") if m in sys.modules]}))
+"""
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, name
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _in_venv(python: str, *args: str, env: dict[str, str] | None = None, cwd: Path) -> subprocess.CompletedProcess:
+    """Run in the fresh venv: no PYTHONPATH (nothing of this checkout), no aot switches but ``env``."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AOT_", "PYTHON"))}
+    clean.update(PYTHONDONTWRITEBYTECODE="1", **(env or {}))
+    return subprocess.run([python, *args], capture_output=True, text=True, cwd=cwd, env=clean, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(built, tmp_path_factory):
+    """(python, bin folder, site-packages, files before the installs): aot's runtime wheel and numkit's wheel
+    installed into a venv without the system site-packages (no llvmlite, no click there)."""
+    _, numkit_wheel = built
+    if tuple(int(p) for p in __import__("pip").__version__.split(".")[:2]) < (22, 3):
+        pytest.skip("pip < 22.3 has no --python option (to install into a venv that has no pip of its own)")
+    root = tmp_path_factory.mktemp("fresh")
+    source = root / "aot-src"  # (a copy: building in the checkout would leave build/ and *.egg-info there)
+    source.mkdir()
+    for name in ("aot", "serializer", "linker"):
+        shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("cli.py", "pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    done = _pip("wheel", str(source), "--no-build-isolation", "--no-deps", "--no-index", "-w", str(root / "dist"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (aot_wheel,) = (root / "dist").glob("aot-*.whl")
+    assert aot_wheel.name == f"aot-{aot.__version__}-py3-none-any.whl"  # the runtime is pure Python
+
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    site = Path(
+        _in_venv(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=root).stdout.strip()
+    )
+    deps = root / "deps"
+    deps.mkdir()
+    for name in ("numpy", "msgpack"):
+        folder = _package_dir(name)
+        (deps / name).symlink_to(folder, target_is_directory=True)
+        libs = folder.parent / f"{name}.libs"  # (where a manylinux wheel keeps its vendored libraries)
+        if libs.is_dir():
+            (deps / libs.name).symlink_to(libs, target_is_directory=True)
+    (site / "deps.pth").write_text(f"{deps}\n")
+    before = _files(venv)
+    for wheel in (aot_wheel, numkit_wheel):
+        done = _pip("--python", python, "install", "--no-index", "--no-deps", str(wheel))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return python, venv / "bin", site, before
+
+
+@builds_wheels
+def test_fresh_venv_has_the_runtime_and_no_compiler(fresh_venv, tmp_path):
+    python, _, site, _ = fresh_venv
+    probe = (
+        "import importlib.util as u, aot\n"
+        "print(aot.__file__)\n"
+        "print(sorted(m for m in ('llvmlite', 'click', 'numpy', 'msgpack') if u.find_spec(m)))"
+    )
+    run = _in_venv(python, "-c", probe, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    where, visible = run.stdout.splitlines()
+    assert where.startswith(str(site)) and visible == "['msgpack', 'numpy']"
+
+
+@builds_wheels
+def test_fresh_venv_runs_every_prebuilt_entry_without_the_compiler(fresh_venv, tmp_path):
+    """Strict mode, every entry of the installed image called once with arguments of exactly its types, each
+    result (and each argument it wrote into) equal to plain Python's, each entry loaded, nothing inferred."""
+    python, _, site, _ = fresh_venv
+    image = site / "numkit" / "__aot__" / "numkit.cpu.aotimg"
+    contents = ImageContents.from_tables(serializer.read_image(image).tables)
+    entries = sorted({(e.method, tuple(e.argtypes)) for e in contents.code.values()})
+    assert len(entries) >= 60
+    script = tmp_path / "call_every_entry.py"
+    script.write_text(dedent(CALL_EVERY_ENTRY))
+    run = _in_venv(python, str(script), json.dumps(entries), env={"AOT_STRICT": "1"}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    wrong = [(key, argtypes) for key, argtypes, ok, _ in report["results"] if not ok]
+    assert wrong == []
+    assert [tuple(r[:2]) for r in report["results"]] == [(k, list(a)) for k, a in entries]
+    # Every entry Python can select ran its prebuilt code (a method with declared signatures converts its
+    # arguments to them: its other entries serve compiled callers, inside their native code).
+    selectable = {(key, tuple(argtypes)) for key, argtypes, _, python in report["results"] if python}
+    assert len(selectable) >= 60
+    assert {(k, tuple(a)) for k, a in report["loaded"]} >= selectable
+    stats = report["stats"]
+    assert stats["inferred"] == stats["cured"] == stats["invalidated"] == stats["spurious"] == 0
+    assert report["compiler"] == []
+
+
+@builds_wheels
+def test_fresh_venv_aot_verify_import_checks_the_installed_package(fresh_venv, tmp_path):
+    """The CI recipe's test step, with what the wheel installs: ``aot verify --import numkit`` runs with the
+    runtime alone (no click) and finds the installed package by name."""
+    python, bin_dir, _, _ = fresh_venv
+    run = _in_venv(str(bin_dir / "aot"), "verify", "--import", "numkit", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert "numkit/__aot__/numkit.cpu.aotimg: " in lines[0] and lines[0].endswith(" entries, all valid")
+    assert "0 inferred, 0 cured, 0 spurious" in lines[1] and lines[-1].startswith("aot verify: ok")
+    missing = _in_venv(str(bin_dir / "aot"), "verify", "no_such_package", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "aot: no_such_package: no such file or folder, nor an installed package"
+    build = _in_venv(str(bin_dir / "aot"), "build", ".", cwd=tmp_path)
+    assert build.returncode == 2 and 'pip install "aot[compiler]"' in build.stderr
+
+
+@builds_wheels
+def test_fresh_venv_uninstall_leaves_nothing(fresh_venv, tmp_path):
+    python, _, _, before = fresh_venv
+    venv = Path(python).parents[1]
+    for name in ("numkit", "aot"):
+        done = _pip("--python", python, "uninstall", "-y", name)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert _files(venv) - before == set()
+    assert not [p for p in venv.rglob("numkit*")] and not [p for p in venv.rglob("aot*")]

@@ -33,11 +33,6 @@ from typing import Any
 
 from ..world.owners import TARGETS
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 __all__ = [
     "DEFAULT_ARCH",
     "KNOWN_TARGETS",
@@ -239,6 +234,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, "not found (aot needs a project folder with a pyproject.toml)") from None
     except OSError as e:
         raise ConfigError(path, f"cannot read ({e.strerror or e})") from None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10: tomli comes with aot[compiler]; the runtime alone reads no TOML
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise ConfigError(path, 'needs tomli on Python 3.10: pip install "aot[compiler]"') from None
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as e:

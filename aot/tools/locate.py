@@ -6,7 +6,9 @@
     locate("README.md")               → ([README.md], None, [])  (reading it says it is not an image)
 
 PATH is an image file, an ``__aot__`` folder, a package folder or a project folder (one with a
-``pyproject.toml``, whose ``[tool.aot]`` table says which images to expect).
+``pyproject.toml``, whose ``[tool.aot]`` table says which images to expect); where no such file or folder
+exists, a top-level package name stands for the folder it is installed in (``aot verify --import numkit``
+checks the installed wheel; the name is looked up on ``sys.path``, nothing of the package is run).
 """
 
 from __future__ import annotations
@@ -65,7 +67,10 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], BuildConfig | None, lis
     given = os.fspath(path)
     p = Path(given)
     if not p.exists():
-        raise AuditError(f"{given}: no such file or folder")
+        installed = installed_package(given)
+        if installed is None:
+            raise AuditError(f"{given}: no such file or folder, nor an installed package")
+        p = installed
     if p.is_file() and p.name == "pyproject.toml":
         p = p.parent
     if p.is_file():
@@ -103,6 +108,21 @@ def locate(path: str | os.PathLike) -> tuple[list[Path], BuildConfig | None, lis
         f"{given}: not an aot image, an __aot__ folder, a package folder or a project folder "
         f"(a folder with a pyproject.toml)"
     )
+
+
+def installed_package(name: str) -> Path | None:
+    """The folder of the top-level package ``name`` as ``import name`` would find it, or None (not a name, not
+    found, or a plain module). Only finders run: none of the package's code."""
+    if not name.isidentifier():
+        return None
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations else None
 
 
 def aot_folders(given: Path) -> set[Path]:

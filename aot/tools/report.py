@@ -15,6 +15,7 @@ JSON output has them in full), and colour is only used when the caller asks for 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from ..image.audited import AuditedImage, describe_entry
@@ -41,6 +42,13 @@ class Style:
 
     def paint(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.color and text else text
+
+
+def terminal_style() -> Style:
+    """The style for standard output: colours on a terminal unless ``NO_COLOR`` is set, Unicode when its
+    encoding is UTF-8."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower().replace("-", "")
+    return Style(color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), unicode=encoding.startswith("utf"))
 
 
 def show_path(path: Path) -> str:
@@ -156,6 +164,19 @@ def format_table(
         lines.extend(report.import_errors)
         lines.extend(report.problems)
     return "\n".join(lines) + "\n"
+
+
+def run_verify(path: str, import_: bool, style: Style | None = None) -> tuple[str, bool]:
+    """What ``aot verify PATH [--import]`` prints, and whether everything holds (AuditError for bad input).
+    The command line (``cli.py``) and the runtime alone (``aot.console``, without click) both run it."""
+    from .importcheck import import_check
+    from .locate import select
+    from .verify import verify_sources
+
+    sel = select(path)
+    report = verify_sources(sel)
+    check = import_check(sel) if import_ else None
+    return format_verify(report, check, style)
 
 
 def format_verify(
