@@ -94,16 +94,15 @@ CPU_LEVELS: dict[str, tuple[str, ...]] = {
     "armv8.2-a+sve": _A82_SVE,
     "armv9-a": _A90,
 }
-"""The CPU variants an image can hold (``[tool.aot.cpu] variants``), each with the features it requires in
-LLVM's spelling: the x86-64 psABI microarchitecture levels, and a ladder of aarch64 levels. ``armv8-a`` is the
-baseline every aarch64 Linux machine has (FP and Advanced SIMD); ``armv8.2-a`` adds what every Cortex-A55/A76
-and Neoverse-N1 class core has (Graviton2, Ampere Altra, Raspberry Pi 5, Apple M1): CRC32, the dot product,
-half precision, LSE atomics, RCpc loads and rounding doubling multiplies (more than the architecture makes
-mandatory at v8.2, which is CRC32, LSE and RDM only); ``armv8.2-a+sve`` adds SVE (Neoverse-V1: Graviton3;
-A64FX); ``armv9-a`` adds SVE2 as well (Neoverse-N2/V2: Graviton4, Grace; Cortex-A510/A710 and later). Only
-features the kernel reports (``/proc/cpuinfo``'s ``Features``) are required, so the image's gate can check
-each; the aarch64 levels are LLVM's ``generic`` CPU with these features, the x86-64 levels LLVM's CPUs of
-their names."""
+"""The CPU variants an image can hold (``[tool.aot.cpu] variants``), each with the features it requires in LLVM's
+spelling: the x86-64 psABI microarchitecture levels, and a ladder of aarch64 levels. ``armv8-a`` is the baseline
+every aarch64 Linux machine has (FP and Advanced SIMD); ``armv8.2-a`` adds what every Cortex-A55/A76 and Neoverse-N1
+class core has (Graviton2, Ampere Altra, Raspberry Pi 5, Apple M1): CRC32, the dot product, half precision, LSE
+atomics, RCpc loads and rounding doubling multiplies (more than the architecture makes mandatory at v8.2, which is
+CRC32, LSE and RDM only); ``armv8.2-a+sve`` adds SVE (Neoverse-V1: Graviton3; not A64FX, which lacks the dot product
+and RCpc); ``armv9-a`` adds SVE2 as well (Neoverse-N2/V2: Graviton4, Grace; Cortex-A510/A710 and later). Only
+features the kernel reports (``/proc/cpuinfo``'s ``Features``) are required, so the image's gate can check each; the
+aarch64 levels are LLVM's ``generic`` CPU with these features, the x86-64 levels LLVM's CPUs of their names."""
 
 _LEVEL_ARCH = {name: "x86_64" for name in ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")} | {
     name: "aarch64" for name in ("armv8-a", "armv8.2-a", "armv8.2-a+sve", "armv9-a")
