@@ -6,8 +6,8 @@ the choice (``usable_variants``), with this CPU's flags made up   → the best i
                                                                      each machine's best level; none: unknown
 the levels of the other architecture                              → a ConfigError naming this machine's
 every level's features, given to LLVM                             → accepted (no "not a recognized feature")
-a built package with v2 and v3 libraries                          → the best bound, results of py_func,
-                                                                     AOT_CPU_VARIANT picks another
+a built package with v2 and v3 libraries (on aarch64: armv8-a and → the best bound, results of py_func,
+armv8.2-a)                                                           AOT_CPU_VARIANT picks another
 a CPU without AVX2 (its flags made up in the child)               → the v3 library is never loaded
 the best variant's library deleted                                → the next-best, one line; all deleted:
                                                                      cured from the IR, never a crash
@@ -454,18 +454,26 @@ want = [vk.axpy.py_func(1.5, x, np.ones(37)), vk.poly.py_func(0.75), vk.total.py
 """
 
 
+# The two levels the built package has, on this machine's architecture: the most portable that needs features,
+# and the next (the tests that need a CPU running the second skip where it does not).
+BUILT = {"x86_64": ("x86-64-v2", "x86-64-v3"), "aarch64": ("armv8-a", "armv8.2-a")}
+MACHINE = {"AMD64": "x86_64", "arm64": "aarch64"}.get(platform.machine(), platform.machine())
+LOW, HIGH = BUILT.get(MACHINE, BUILT["x86_64"])
+PAIR = [LOW, HIGH]
+
+
 def _best_here(project: Path) -> str:
     return usable_variants(serializer.read_image(image_path(project, "vk")).header)[0][0]["variant"]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    if platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("the variants offered are x86-64 levels")
+    if MACHINE not in BUILT:
+        pytest.skip(f"no CPU levels are offered for {MACHINE}")
     project = write_project(
         tmp_path_factory.mktemp("variants") / "vk",
         {
-            "pyproject.toml": pyproject("vk") + f"\n[tool.aot.cpu]\nvariants = {json.dumps(VARIANTS)}\n",
+            "pyproject.toml": pyproject("vk") + f"\n[tool.aot.cpu]\nvariants = {json.dumps(PAIR)}\n",
             "vk/__init__.py": SOURCE,
         },
     )
@@ -485,12 +493,13 @@ def _fresh_copy(built: Path, tmp_path: Path) -> Path:
 def test_one_image_lists_a_library_per_variant(built: Path) -> None:
     folder = built / "vk" / "__aot__"
     header = serializer.read_image(image_path(built, "vk")).header
-    assert [v["name"] for v in header["variants"]] == VARIANTS
-    assert [v["native"]["file"] for v in header["variants"]] == [f"vk.cpu.{n}.so" for n in VARIANTS]
+    assert [v["name"] for v in header["variants"]] == PAIR
+    assert [v["native"]["file"] for v in header["variants"]] == [f"vk.cpu.{n}.so" for n in PAIR]
     assert header["native"] == header["variants"][0]["native"]  # (the gate's: the most portable)
     assert len({v["build_id"] for v in header["variants"]}) == 2
-    assert sorted(p.name for p in folder.glob("*.so")) == [f"vk.cpu.{n}.so" for n in VARIANTS]
-    assert "+avx2" in header["variants"][1]["target"]["features"]
+    assert sorted(p.name for p in folder.glob("*.so")) == [f"vk.cpu.{n}.so" for n in PAIR]
+    required = {f[1:] for f in header["variants"][1]["target"]["features"].split(",")}
+    assert required == set(CPU_LEVELS[HIGH]) and required > {f[1:] for f in header["target"]["features"].split(",")}
 
 
 def test_the_best_variant_is_bound_and_gives_py_funcs_results(built: Path) -> None:
@@ -501,10 +510,10 @@ def test_the_best_variant_is_bound_and_gives_py_funcs_results(built: Path) -> No
     assert not run["llvmlite"]
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", PAIR)
 def test_aot_cpu_variant_picks_one_this_cpu_runs(built: Path, name: str) -> None:
-    if name != "x86-64-v2" and _best_here(built) == "x86-64-v2":
-        pytest.skip("this CPU does not run x86-64-v3")
+    if name != LOW and _best_here(built) == LOW:
+        pytest.skip(f"this CPU does not run {HIGH}")
     run = run_python(built, CALLS + "report(got=got, want=want)", env={"AOT_CPU_VARIANT": name})
     assert run["got"] == run["want"]
     assert run["stats"]["variant"] == name and run["stats"]["loaded"] == 3
@@ -516,7 +525,7 @@ def test_an_unknown_aot_cpu_variant_is_one_line_and_the_best(built: Path) -> Non
     assert run["got"] == run["want"] and run["stats"]["loaded"] == 3
     assert run["stats"]["variant"] == _best_here(built)
     lines = [line for line in run.stderr.splitlines() if "AOT_CPU_VARIANT" in line]
-    assert len(lines) == 1 and "AOT_CPU_VARIANT=pentium cannot be used (the image has x86-64-v2, x86-64-v3)" in lines[0]
+    assert len(lines) == 1 and f"AOT_CPU_VARIANT=pentium cannot be used (the image has {LOW}, {HIGH})" in lines[0]
 
 
 def test_a_variant_this_cpu_lacks_is_never_loaded(built: Path) -> None:
@@ -524,41 +533,41 @@ def test_a_variant_this_cpu_lacks_is_never_loaded(built: Path) -> None:
     library is asked for: its constructor would say if it were loaded."""
     code = f"""
     import aot.image.header as h
-    h._HOST[:] = [{sorted(_flags(*CPU_LEVELS["x86-64-v2"]))!r}]
+    h._HOST[:] = [{sorted(_flags(*CPU_LEVELS[LOW]))!r}]
     {CALLS.strip().replace(chr(10), chr(10) + "    ")}
     import os
     maps = open(f"/proc/{{os.getpid()}}/maps").read()
-    report(got=got, want=want, v3_mapped="x86-64-v3" in maps)
+    report(got=got, want=want, high_mapped="vk.cpu.{HIGH}.so" in maps)
     """
-    run = run_python(built, code, env={"AOT_CPU_VARIANT": "x86-64-v3"})
+    run = run_python(built, code, env={"AOT_CPU_VARIANT": HIGH})
     assert run["got"] == run["want"]
-    assert run["stats"]["variant"] == "x86-64-v2" and run["stats"]["loaded"] == 3
-    assert not run["v3_mapped"]
-    assert "AOT_CPU_VARIANT=x86-64-v3 cannot be used (this CPU lacks its features): using x86-64-v2" in run.stderr
+    assert run["stats"]["variant"] == LOW and run["stats"]["loaded"] == 3
+    assert not run["high_mapped"]
+    assert f"AOT_CPU_VARIANT={HIGH} cannot be used (this CPU lacks its features): using {LOW}" in run.stderr
 
 
 def test_a_missing_library_falls_back_to_the_next_best(built: Path, tmp_path: Path) -> None:
     project = _fresh_copy(built, tmp_path)
     best = _best_here(project)
-    if best == "x86-64-v2":
-        pytest.skip("this CPU runs only x86-64-v2: there is no next-best")
+    if best == LOW:
+        pytest.skip(f"this CPU runs only {LOW}: there is no next-best")
     (project / "vk" / "__aot__" / f"vk.cpu.{best}.so").unlink()
     run = run_python(project, CALLS + "report(got=got, want=want)")
     assert run["got"] == run["want"]
-    assert run["stats"]["variant"] == "x86-64-v2"
+    assert run["stats"]["variant"] == LOW
     assert run["stats"]["loaded"] == 3 and run["stats"]["cured"] == 0
-    assert f"the {best} library cannot be used (native-missing): using x86-64-v2" in run.stderr
+    assert f"the {best} library cannot be used (native-missing): using {LOW}" in run.stderr
 
 
 def test_a_damaged_library_falls_back_too(built: Path, tmp_path: Path) -> None:
     project = _fresh_copy(built, tmp_path)
     best = _best_here(project)
-    if best == "x86-64-v2":
-        pytest.skip("this CPU runs only x86-64-v2: there is no next-best")
+    if best == LOW:
+        pytest.skip(f"this CPU runs only {LOW}: there is no next-best")
     so = project / "vk" / "__aot__" / f"vk.cpu.{best}.so"
     so.write_bytes(so.read_bytes()[:-1] + b"\x01")
     run = run_python(project, CALLS + "report(got=got, want=want)")
-    assert run["got"] == run["want"] and run["stats"]["variant"] == "x86-64-v2"
+    assert run["got"] == run["want"] and run["stats"]["variant"] == LOW
     assert "native-checksum-mismatch" in run.stderr
 
 
@@ -599,16 +608,16 @@ def test_inspect_says_which_variants(built: Path) -> None:
     done = aot_cli("inspect", str(built), "--json")
     assert done.rc == 0, done.stderr
     (image,) = json.loads(done.stdout)["images"]
-    assert [v["name"] for v in image["variants"]] == VARIANTS
-    assert image["variants"][1]["file"] == "vk.cpu.x86-64-v3.so"
+    assert [v["name"] for v in image["variants"]] == PAIR
+    assert image["variants"][1]["file"] == f"vk.cpu.{HIGH}.so"
     text = aot_cli("inspect", str(built)).stdout
-    assert "variants x86-64-v2, x86-64-v3" in text
+    assert f"variants {LOW}, {HIGH}" in text
 
 
 def test_verify_names_a_missing_variant_library(built: Path, tmp_path: Path) -> None:
     project = _fresh_copy(built, tmp_path)
     assert aot_cli("verify", str(project)).rc == 0
-    (project / "vk" / "__aot__" / "vk.cpu.x86-64-v3.so").unlink()
+    (project / "vk" / "__aot__" / f"vk.cpu.{HIGH}.so").unlink()
     done = aot_cli("verify", str(project))
     assert done.rc == 1
-    assert "native-missing (vk.cpu.x86-64-v3.so)" in done.stdout + done.stderr
+    assert f"native-missing (vk.cpu.{HIGH}.so)" in done.stdout + done.stderr
