@@ -987,7 +987,7 @@ def test_cpu_features_are_read_only_when_an_image_needs_some(monkeypatch):
 
     monkeypatch.setattr(loader, "_host_features", cpuinfo)
     assert loader._missing_features("") == [] and loader._missing_features("-avx512f,-sse4a") == []
-    monkeypatch.setattr(loader, "_host_features", lambda: {"sse2", "sse4_1", "lm"})
+    monkeypatch.setattr(loader, "_host_features", lambda: {"sse2", "sse4.1", "64bit"})
     assert loader._missing_features("+sse2,+sse4.1,+64bit,-avx,+avx2,+avx512f") == ["avx2", "avx512f"]
 
 

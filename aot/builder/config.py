@@ -357,11 +357,19 @@ def check_cpu_name(cfg: BuildConfig) -> None:
     ``load_config`` only checks the spelling: asking LLVM imports llvmlite, which the commands that read a
     configuration without compiling (``aot inspect``, ``aot verify``) never need. ``aot build`` calls this
     before it imports anything of the project, so an unknown name is a ConfigError, not an abort in LLVM."""
-    from ..targets.cpu import CpuTarget, known_cpu_names
+    from ..targets.cpu import CpuTarget, known_cpu_names, level_cpu, levels_for
 
     triple = CpuTarget.named("generic").triple
     for variant in cfg.cpu.variants:
-        if variant != "generic" and known_cpu_names(triple) and variant not in known_cpu_names(triple):
+        if variant not in levels_for(triple):  # (a variant is built for this machine's architecture only)
+            here = ", ".join(repr(name) for name in levels_for(triple))
+            raise ConfigError(
+                cfg.pyproject,
+                f"cpu variant {variant!r} is not a level of this machine ({triple}): it builds {here}",
+                "[tool.aot.cpu] variants",
+            )
+        cpu = level_cpu(variant)
+        if cpu != "generic" and known_cpu_names(triple) and cpu not in known_cpu_names(triple):
             raise ConfigError(
                 cfg.pyproject, f"cpu variant {variant!r} is not a cpu of {triple}", "[tool.aot.cpu] variants"
             )

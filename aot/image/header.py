@@ -8,6 +8,9 @@
     usable_variants(header, "x86-64-v3")  → (the libraries this CPU can run, best first, each as a header of
                                       its own; a line for stderr when the named variant cannot be had)
     header_problem(header, complete=False)   → what the tools cannot read in a header, or None
+    cpu_features(cpuinfo_text)      → the CPU features a /proc/cpuinfo text lists (x86's ``flags``, aarch64's
+                                      ``Features``) in LLVM's spelling: {"sse4.1", "avx2", …}, {"neon", "lse",
+                                      "dotprod", …}; None when it lists none (unknown)
 
 The header says which compiler wrote the image, for which Python ABI, owner and target, and which native
 artifacts lie beside it (``native``: the library or the PTX; ``cubin``: a PTX image's cubin), each a bare
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..world.fingerprint import COMPILER_VERSION
@@ -260,7 +263,7 @@ _HOST: list = []  # the flags once read: [set or None]
 
 
 def _host_features() -> set[str] | None:
-    """CPU flags of this machine (Linux), in LLVM's spelling, or None when unknown (read once)."""
+    """CPU features of this machine (Linux), in LLVM's spelling, or None when unknown (read once)."""
     if not _HOST:
         _HOST.append(_read_host_features())
     return _HOST[0]
@@ -269,33 +272,87 @@ def _host_features() -> set[str] | None:
 def _read_host_features() -> set[str] | None:
     try:
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    return flags | {f.replace("_", ".") for f in flags}
+            return _features_of(f)  # (reads up to the first processor's features only)
     except OSError:
         return None
+
+
+def cpu_features(cpuinfo: str) -> set[str] | None:
+    """The CPU features a ``/proc/cpuinfo`` text lists, in LLVM's spelling (``sse4.1``, ``lse``, ``dotprod``), or
+    None when it lists none: x86's ``flags`` line or aarch64's ``Features`` line, the first processor's (the
+    kernel lists on each processor of an aarch64 machine the features all of them have)."""
+    return _features_of(cpuinfo.splitlines())
+
+
+def _features_of(lines: Iterable[str]) -> set[str] | None:
+    for line in lines:
+        key, colon, value = line.partition(":")
+        key = key.strip()
+        if colon and key in _KERNEL_NAMES:
+            listed = set(value.split())
+            if not listed:  # (a line listing nothing says nothing: as if there were none)
+                return None
+            named = _KERNEL_NAMES[key]
+            # The kernel's names, most of which are LLVM's too (``avx2``, ``sve2``, ``i8mm``), ``sse4_1`` as
+            # ``sse4.1``, and the LLVM names of those spelled otherwise when all of their kernel names are listed.
+            return (
+                listed
+                | {name.replace("_", ".") for name in listed}
+                | {llvm for llvm, kernel in named.items() if all(k in listed for k in kernel)}
+            )
     return None
 
 
-_FEATURE_ALIASES = {
-    "sse4.1": "sse4_1",
-    "sse4.2": "sse4_2",
-    "avx512f": "avx512f",
-    "cx16": "cx16",
-    "64bit": "lm",
-    "lzcnt": "abm",
-    "sse3": "pni",
-    "bmi": "bmi1",
-    "sahf": "lahf_lm",
+# The LLVM features the kernel names otherwise (each with the kernel's names, all of which it needs), by the
+# cpuinfo line that lists them: x86's ``flags``, aarch64's ``Features`` (the HWCAP names of the Linux kernel's
+# Documentation/arch/arm64/elf_hwcaps.rst). Every feature of ``aot.targets.cpu.CPU_LEVELS`` is read (a test
+# checks it).
+_KERNEL_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "flags": {
+        "64bit": ("lm",),
+        "lzcnt": ("abm",),
+        "sse3": ("pni",),
+        "bmi": ("bmi1",),
+        "sahf": ("lahf_lm",),
+    },
+    "Features": {
+        "fp-armv8": ("fp",),
+        "neon": ("asimd",),
+        "fullfp16": ("fphp", "asimdhp"),
+        "crc": ("crc32",),
+        "lse": ("atomics",),
+        "rdm": ("asimdrdm",),
+        "dotprod": ("asimddp",),
+        "rcpc": ("lrcpc",),
+        "rcpc-immo": ("ilrcpc",),
+        "aes": ("aes", "pmull"),
+        "sha2": ("sha1", "sha2"),
+        "fp16fml": ("asimdfhm",),
+        "jsconv": ("jscvt",),
+        "complxnum": ("fcma",),
+        "ccpp": ("dcpop",),
+        "ccdp": ("dcpodp",),
+        "pauth": ("paca", "pacg"),
+        "frint3264": ("frint",),
+        "rand": ("rng",),
+        "lse2": ("uscat",),
+        "f32mm": ("svef32mm",),
+        "f64mm": ("svef64mm",),
+        "sve2-aes": ("sveaes", "svepmull"),
+        "sve2-bitperm": ("svebitperm",),
+        "sve2-sha3": ("svesha3",),
+        "sve2-sm4": ("svesm4",),
+    },
 }
 
 
 def _missing_features(features: str) -> list[str]:
+    """The features (``+name`` items of an LLVM feature string) this CPU lacks; none when its features are
+    unknown."""
     required = [f[1:] for f in features.split(",") if f.startswith("+")]
     if not required:  # (a generic build: no need to read /proc/cpuinfo, which takes a good part of a ms)
         return []
     host = _host_features()
     if host is None:
         return []
-    return [name for name in required if name not in host and _FEATURE_ALIASES.get(name) not in host]
+    return [name for name in required if name not in host]
