@@ -963,3 +963,42 @@ def test_numpy_functions_on_the_ptx_owner_record_libdevice_overlays():
     inferencer = Inferencer(runtime().table, passes=pipeline.run, overlay=PtxTarget().overlay)
     inst = inferencer.infer(u_sin.__aot_method__, (F64,))
     assert (EdgeKind.OVERLAY, "math.sin(f64)", "__nv_sin") in {(e.kind, e.target, e.value) for e in inst.edges}
+
+
+# ------------------------------------------------------------------------------------------ np.linalg.norm
+
+
+@aot.jit
+def norm(a):
+    return np.linalg.norm(a)
+
+
+@aot.jit
+def normalized(a):
+    return a / np.linalg.norm(a)
+
+
+@aot.jit
+def norm_with_ord(a):
+    return np.linalg.norm(a, 2)
+
+
+def test_linalg_norm_is_the_2_norm_of_the_flattened_array():
+    """``np.linalg.norm(x)``: sqrt of the sum of squares of every element (NumPy: ``sqrt(x.ravel() @
+    x.ravel())``, summed by BLAS; here pairwise, in memory order: equal to rounding)."""
+    m = rng.standard_normal((37, 23))
+    cases = [*VECTORS.values(), m, m.T, m[::2, ::-3], rng.standard_normal((4, 5, 6))[::2, :, ::-1], np.zeros(0)]
+    for a in cases:
+        check(norm, a, close=True, rel_tol=1e-13)
+    for a in (np.arange(-5, 7), np.arange(12, dtype=np.int8).reshape(3, 4), np.array([True, False, True])):
+        assert check(norm, a, close=True, rel_tol=1e-13) == pytest.approx(math.sqrt(np.sum(a.astype(float) ** 2)))
+    check(norm, np.array([3.0, NAN]))
+    check(norm, np.array([1.0, -math.inf]))
+    check(norm, rng.standard_normal(50).astype(np.float32), close=True, rel_tol=1e-6)
+    check(normalized, VECTORS["n100"], close=True, rel_tol=1e-13)
+
+
+def test_linalg_norm_takes_the_array_alone():
+    at = locate(norm_with_ord, "np.linalg.norm(a, 2)")
+    err = expect_compile_error(norm_with_ord, np.ones(3), at=at, node_type=ast.Call)
+    assert "np.linalg.norm() takes 1 argument here, got 2" in str(err)

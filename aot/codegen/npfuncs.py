@@ -61,6 +61,11 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         return _reduce(em, fn, args[0], at, result, ddof)
     if fn is Intrinsic.NP_DOT:
         return _dot(em, args, argtypes, result)
+    if fn is Intrinsic.NP_NORM:  # sqrt(x.ravel() @ x.ravel()): the squares summed pairwise, in memory order
+        at = argtypes[0]
+        assert isinstance(at, ArrayType)
+        squares = _float_sum(em, memory_order(em.b, args[0], at), at, result, ir.Constant(value_type(result), 0.0))
+        return em.call_intrinsic("llvm.sqrt", [squares])
     if fn in (Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT):
         return _searchsorted(em, args, argtypes, right=fn is Intrinsic.NP_SEARCHSORTED_RIGHT)
     if fn is Intrinsic.NP_CAST:

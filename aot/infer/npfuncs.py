@@ -122,6 +122,7 @@ TABLE: dict[str, Entry] = {
     "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
     "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
+    "norm": Entry(Intrinsic.NP_NORM, "norm", 1),  # (np.linalg.norm: _MODULES)
     "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
     "where": Entry(Intrinsic.NP_WHERE, "where", 3),
     "clip": Entry(Intrinsic.NP_CLIP, "clip", 3),
@@ -130,6 +131,9 @@ TABLE: dict[str, Entry] = {
     "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
 }
+
+_MODULES = {"norm": "numpy.linalg"}
+"""The module of each function of the table not in ``numpy`` itself."""
 
 LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.libm is not None}
 """NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
@@ -172,7 +176,7 @@ def function_entry(value: Any) -> tuple[str, Entry] | None:
     name = getattr(value, "__name__", None)
     if np is None or not isinstance(name, str) or name not in TABLE:
         return None
-    if not isinstance(value, np.ufunc) and getattr(value, "__module__", None) != "numpy":
+    if not isinstance(value, np.ufunc) and getattr(value, "__module__", None) != _MODULES.get(name, "numpy"):
         return None
     return name, TABLE[name]
 
@@ -231,11 +235,15 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     of the element type, broadcast as ``aot.infer.elementwise`` says."""
     if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
         plural = "s" if entry.arity > 1 else ""
-        raise RuleError(f"np.{name}() takes {entry.arity} argument{plural} here, got {len(args)}")
+        qualified = _MODULES.get(name, "numpy").replace("numpy", "np", 1) + "." + name
+        raise RuleError(f"{qualified}() takes {entry.arity} argument{plural} here, got {len(args)}")
     if entry.rule == "reduce":
         return reduction_call(entry.fn, args)[0]
     if entry.rule == "dot":
         return dot_type(args[0], args[1])
+    if entry.rule == "norm":  # (of any array: NumPy flattens it; integers and booleans as float64)
+        d = _array(args[0], "linalg.norm").dtype
+        return d if d.is_float else F64
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
     if entry.rule in ("cumsum", "sort", "median"):
