@@ -162,6 +162,33 @@ def test_hatchling_as_the_inner_backend(tmp_path):
         assert f"Tag: {expand_tag(TAG)[0]}" in z.read("numkit-0.1.0.dist-info/WHEEL").decode().splitlines()
 
 
+@builds_wheels
+@pytest.mark.skipif(
+    importlib.util.find_spec("build") is None,
+    reason="the `build` package is not installed here (pip install build): `python -m build` is not tried",
+)
+@pytest.mark.parametrize("args", [("--wheel",), ()], ids=["wheel", "sdist-then-wheel"])
+def test_python_m_build_goes_through_the_backend(tmp_path, args):
+    """``python -m build --wheel`` builds the wheel from the project; without ``--wheel`` from its sdist."""
+    project = _project(tmp_path / "p")
+    out = tmp_path / "dist"
+    done = subprocess.run(
+        [sys.executable, "-m", "build", *args, "--no-isolation", "--outdir", str(out), str(project)],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (wheel,) = out.glob("*.whl")
+    assert wheel.name == f"numkit-0.1.0-{TAG}.whl"
+    with zipfile.ZipFile(wheel) as z:
+        assert {"numkit/__aot__/numkit.cpu.aotimg", "numkit/__aot__/numkit.cpu.so"} <= set(z.namelist())
+        meta = z.read("numkit-0.1.0.dist-info/WHEEL").decode().splitlines()
+        assert [ln for ln in meta if ln.startswith("Tag:")] == [f"Tag: {t}" for t in expand_tag(TAG)]
+    assert [p.name for p in out.glob("*.tar.gz")] == ([] if args else ["numkit-0.1.0.tar.gz"])
+
+
 def test_backend_setting_is_checked(tmp_path):
     project = _project(tmp_path / "p", backend="not a backend")
     with pytest.raises(ConfigError, match=r"\[tool\.aot\] backend: must name a PEP 517 backend"):
