@@ -119,18 +119,18 @@ def _glibc_needed(name: str, library: str, versions: tuple[str, ...]) -> tuple[t
 
 
 def _other_allowed(name: str, library: str, versions: tuple[str, ...]) -> str | None:
+    """None when every version required of ``library`` (not glibc's) is one manylinux2014 provides, else why."""
     for version in versions:
         if version in _OTHER_NAMES:
             continue
         space, _, number = version.partition("_")
         newest = _OTHER_VERSIONS.get(space)
         found = _version(number)
-        if newest is None or found is None or found > newest:
-            allowed = f"{space}_{'.'.join(map(str, newest))}" if newest else "none of its versions"
-            return (
-                f"{name} needs {version} of {library}, newer than every manylinux system is known here to "
-                f"have ({allowed})"
-            )
+        if newest is None or found is None:
+            return f"{name} needs {version} of {library}, a version not vouched for on every manylinux system"
+        if found > newest:
+            allowed = f"{space}_{'.'.join(map(str, newest))}"
+            return f"{name} needs {version} of {library}, newer than manylinux2014's ({allowed})"
     return None
 
 
