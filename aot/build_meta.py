@@ -7,11 +7,13 @@
     [tool.aot]
     backend = "setuptools.build_meta"     # the backend that builds the wheel's Python files (the default)
 
-    $ pip wheel .        → numkit-0.1.0-cp311-cp311-linux_x86_64.whl with numkit/__aot__/ inside
+    $ pip wheel .        → numkit-0.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+                           with numkit/__aot__/ inside
 
 ``build_wheel`` runs ``aot build --strict`` on the project, has the inner backend build its wheel, then puts
-each package's image and library in it with the interpreter's platform tag and an exact requirement on the
-``aot`` runtime (``aot.builder.wheel``). ``build_sdist`` is the inner backend's, without any native file: a
+each package's image and library in it with the interpreter's tag, the platform's (on Linux the manylinux
+tag its libraries allow, ``[tool.aot] wheel-platform``) and an exact requirement on the ``aot`` runtime
+(``aot.builder.wheel``). ``build_sdist`` is the inner backend's, without any native file: a
 wheel built from that sdist builds its images where it is built. ``build_editable`` builds the images in
 place, then hands over. Every other hook is the inner backend's, and the build requirements add the compiler.
 """
@@ -107,12 +109,14 @@ def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) 
 def build_wheel(
     wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
 ) -> str:
+    from .builder.config import load_config
     from .builder.wheel import add_images
 
     folders = _build_images()
     inner = _inner()
     name = inner.build_wheel(wheel_directory, config_settings, metadata_directory)
-    return add_images(Path(wheel_directory) / name, folders, _version()).name
+    platform = load_config(Path.cwd()).wheel_platform
+    return add_images(Path(wheel_directory) / name, folders, _version(), platform).name
 
 
 def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = None) -> str:

@@ -214,7 +214,8 @@ BASE = '[project]\nname = "p"\n'
         ("[tool.aot]\ntarget = ['cpu']\n", "[tool.aot] target: unknown key (did you mean 'targets'?)"),
         (
             "[tool.aot]\nzzz = 1\n",
-            "[tool.aot] zzz: unknown key (expected one of: packages, targets, workload, cpu, ptx, backend)",
+            "[tool.aot] zzz: unknown key "
+            "(expected one of: packages, targets, workload, cpu, ptx, backend, wheel-platform)",
         ),
         # packages
         (

@@ -25,7 +25,7 @@ import pytest
 import aot
 import serializer
 from aot.builder.config import ConfigError, load_config
-from aot.builder.wheel import pin_runtime, strip_native, wheel_tag
+from aot.builder.wheel import build_platform, expand_tag, interpreter_tag, pin_runtime, strip_native
 from aot.image.contents import ImageContents
 from buildsupport import FIXTURES, REPO, base_env, copy_project, run_python
 
@@ -37,7 +37,10 @@ builds_wheels = pytest.mark.skipif(
 )
 
 NO_COMPILER = "import sys\nsys.modules['llvmlite'] = None  # no compiler in this interpreter\n"
-TAG = wheel_tag()
+_PLATFORM = build_platform()
+# numkit's library needs no glibc symbol newer than 2.17 (no threads): on Linux its wheel is manylinux2014.
+_LINUX_TAGS = "manylinux_2_17_{0}.manylinux2014_{0}".format(_PLATFORM[len("linux_") :])
+TAG = f"{interpreter_tag()}-{_LINUX_TAGS if _PLATFORM.startswith('linux_') else _PLATFORM}"
 PYPROJECT_BACKEND = 'build-backend = "aot.build_meta"'
 
 
@@ -98,7 +101,8 @@ def test_wheel_holds_the_images_with_a_platform_tag(built):
         assert shipped == ["numkit/__aot__/numkit.cpu.aotimg", "numkit/__aot__/numkit.cpu.so"]  # no lock, no cache
         assert {"numkit/__init__.py", "numkit/core.py"} <= names
         meta = z.read("numkit-0.1.0.dist-info/WHEEL").decode()
-        assert f"Tag: {TAG}" in meta.splitlines() and "Root-Is-Purelib: false" in meta.splitlines()
+        assert [ln for ln in meta.splitlines() if ln.startswith("Tag:")] == [f"Tag: {t}" for t in expand_tag(TAG)]
+        assert "Root-Is-Purelib: false" in meta.splitlines()
         assert "py3-none-any" not in meta
         metadata = z.read("numkit-0.1.0.dist-info/METADATA").decode().splitlines()
         assert f"Requires-Dist: aot=={aot.__version__}" in metadata  # the runtime the image was built for
@@ -158,7 +162,34 @@ def test_hatchling_as_the_inner_backend(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         assert {"numkit/__aot__/numkit.cpu.aotimg", "numkit/__aot__/numkit.cpu.so", "numkit/core.py"} <= set(names)
-        assert f"Tag: {TAG}" in z.read("numkit-0.1.0.dist-info/WHEEL").decode().splitlines()
+        assert f"Tag: {expand_tag(TAG)[0]}" in z.read("numkit-0.1.0.dist-info/WHEEL").decode().splitlines()
+
+
+@builds_wheels
+@pytest.mark.skipif(
+    importlib.util.find_spec("build") is None,
+    reason="the `build` package is not installed here (pip install build): `python -m build` is not tried",
+)
+@pytest.mark.parametrize("args", [("--wheel",), ()], ids=["wheel", "sdist-then-wheel"])
+def test_python_m_build_goes_through_the_backend(tmp_path, args):
+    """``python -m build --wheel`` builds the wheel from the project; without ``--wheel`` from its sdist."""
+    project = _project(tmp_path / "p")
+    out = tmp_path / "dist"
+    done = subprocess.run(
+        [sys.executable, "-m", "build", *args, "--no-isolation", "--outdir", str(out), str(project)],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (wheel,) = out.glob("*.whl")
+    assert wheel.name == f"numkit-0.1.0-{TAG}.whl"
+    with zipfile.ZipFile(wheel) as z:
+        assert {"numkit/__aot__/numkit.cpu.aotimg", "numkit/__aot__/numkit.cpu.so"} <= set(z.namelist())
+        meta = z.read("numkit-0.1.0.dist-info/WHEEL").decode().splitlines()
+        assert [ln for ln in meta if ln.startswith("Tag:")] == [f"Tag: {t}" for t in expand_tag(TAG)]
+    assert [p.name for p in out.glob("*.tar.gz")] == ([] if args else ["numkit-0.1.0.tar.gz"])
 
 
 def test_backend_setting_is_checked(tmp_path):

@@ -36,6 +36,7 @@ from ..world.owners import TARGETS
 __all__ = [
     "DEFAULT_ARCH",
     "KNOWN_TARGETS",
+    "WHEEL_PLATFORMS",
     "BuildConfig",
     "ConfigError",
     "CpuConfig",
@@ -51,6 +52,9 @@ DEFAULT_ARCH: tuple[str, ...] = ("sm_80", "sm_90")
 _ARCH = re.compile(r"sm_\d+[af]?\Z")
 _CPU_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
 DEFAULT_BACKEND = "setuptools.build_meta"
+#: ``[tool.aot] wheel-platform``: "auto" tags Linux wheels manylinux where their libraries allow
+#: (``aot/builder/platform_tag.py``); "linux" keeps the plain ``linux_<arch>`` tag.
+WHEEL_PLATFORMS: tuple[str, ...] = ("auto", "linux")
 _BACKEND_NAME = re.compile(r"[A-Za-z_][\w.]*(:[A-Za-z_][\w.]*)?\Z")  # module or module:object (PEP 517)
 _KEY_VERSION = "aot.build.config/1"  # bump when the meaning of a field changes
 
@@ -125,6 +129,8 @@ class BuildConfig:
     ptx: PtxConfig = field(default_factory=PtxConfig)
     # The PEP 517 backend ``aot.build_meta`` hands the Python files to (no part of the images' content).
     backend: str = DEFAULT_BACKEND
+    # How ``aot.build_meta`` tags a wheel's platform (``WHEEL_PLATFORMS``; no part of the images' content).
+    wheel_platform: str = "auto"
 
     @property
     def pyproject(self) -> Path:
@@ -279,7 +285,12 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
     tool = doc.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(path, f"must be a table, found {_found(tool)}", "[tool]")
-    aot = _Table(path, "tool.aot", tool.get("aot", {}), ("packages", "targets", "workload", "cpu", "ptx", "backend"))
+    aot = _Table(
+        path,
+        "tool.aot",
+        tool.get("aot", {}),
+        ("packages", "targets", "workload", "cpu", "ptx", "backend", "wheel-platform"),
+    )
 
     packages = aot.string_list("packages", "package", _check_module_name) or _default_packages(path, doc)
     targets = aot.string_list("targets", "target", _check_target) or ("cpu",)
@@ -297,6 +308,14 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
     if not isinstance(backend, str) or not _BACKEND_NAME.match(backend):
         raise aot.error(
             "backend", f"must name a PEP 517 backend such as 'setuptools.build_meta', found {_found(backend)}"
+        )
+
+    wheel_platform = aot.data.get("wheel-platform", WHEEL_PLATFORMS[0])
+    if wheel_platform not in WHEEL_PLATFORMS:
+        raise aot.error(
+            "wheel-platform",
+            f"must be 'auto' (manylinux where the libraries allow) or 'linux' (the plain linux_<arch> tag), "
+            f"found {_found(wheel_platform)}",
         )
 
     for sub in ("cpu", "ptx"):
@@ -332,6 +351,7 @@ def load_config(project_dir: str | os.PathLike[str]) -> BuildConfig:
         cpu=CpuConfig(cpu=cpu_name, opt=opt, variants=variants),
         ptx=PtxConfig(arch=arch),
         backend=backend,
+        wheel_platform=wheel_platform,
     )
 
 

@@ -2,13 +2,16 @@
 
     numkit-0.1.0-py3-none-any.whl  (the inner backend's: sources only)
       → add_images(wheel, {"numkit": Path("…/numkit/__aot__")})
-    numkit-0.1.0-cp311-cp311-linux_x86_64.whl  (+ numkit/__aot__/numkit.cpu.aotimg, numkit.cpu.so;
-                                                 WHEEL: Root-Is-Purelib false; RECORD: every file hashed;
-                                                 METADATA: Requires-Dist: aot==<this version>)
+    numkit-0.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+        (+ numkit/__aot__/numkit.cpu.aotimg, numkit.cpu.so; WHEEL: Root-Is-Purelib false, one Tag line per
+         tag of the set; RECORD: every file hashed; METADATA: Requires-Dist: aot==<this version>)
 
 Only what a first call reads goes into the wheel (the image, its library, PTX and cubins): never the build's
 lock or its object-file cache. The images' own paths are relative to the package, so the wheel installs
 anywhere. The pin on ``aot`` is exact because an image is only valid for the compiler version that wrote it.
+On Linux the platform tag is the manylinux one that every ELF file in the wheel allows
+(``aot/builder/platform_tag.py``, ``[tool.aot] wheel-platform = "auto"``), else ``linux_<arch>`` with one
+line on stderr saying why; ``wheel-platform = "linux"`` keeps ``linux_<arch>`` without looking.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 import sysconfig
 import tarfile
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 # The files of an ``__aot__`` folder that a first call reads; everything else there is the build's own.
@@ -35,14 +39,48 @@ class PackagingError(Exception):
     """A wheel or sdist that cannot be made as asked (the message names the file and what to do)."""
 
 
-def wheel_tag() -> str:
-    """``cpXY-cpXY-<platform>``: images are specific to the interpreter's version, ABI and platform."""
+def interpreter_tag() -> str:
+    """``cpXY-cpXY`` (``cpXY-cpXYt`` free-threaded): images are specific to the interpreter's version and ABI."""
     if sys.implementation.name != "cpython":
         raise PackagingError(f"aot images need CPython, not {sys.implementation.name}")
     python = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    abi = python + ("t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "")
-    platform = re.sub(r"[^\w]", "_", sysconfig.get_platform())
-    return f"{python}-{abi}-{platform}"
+    return f"{python}-{python}{'t' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''}"
+
+
+def build_platform() -> str:
+    """This machine's plain platform tag (``linux_x86_64``, ``macosx_11_0_arm64``, ``win_amd64``)."""
+    return re.sub(r"[^\w]", "_", sysconfig.get_platform())
+
+
+def wheel_tag(files: Iterable[tuple[str, bytes]] = (), wheel_platform: str = "auto") -> tuple[str, str | None]:
+    """``(cpXY-cpXY-<platform tags>, why)`` for a wheel holding ``files`` (name in the wheel, bytes): with
+    ``wheel_platform`` ``"auto"`` on Linux, the manylinux tags its ELF files allow, or ``linux_<arch>`` and
+    why (see the module docstring); otherwise the plain platform and ``None``."""
+    platform = build_platform()
+    if wheel_platform == "linux" or not platform.startswith("linux_"):
+        return f"{interpreter_tag()}-{platform}", None
+    from .elf import ElfError, dependencies_of
+    from .platform_tag import platform_tag
+
+    libraries = []
+    for name, data in files:
+        if data[:4] == b"\x7fELF":
+            try:
+                libraries.append((name, dependencies_of(data)))
+            except ElfError as e:
+                raise PackagingError(
+                    f"{name}: {e}: its platform tag cannot be worked out (a damaged library? rebuild it, or set "
+                    f'[tool.aot] wheel-platform = "linux" to tag the wheel {platform} without reading it)'
+                ) from None
+    tag = platform_tag(platform, libraries)
+    return f"{interpreter_tag()}-{tag}", tag.why
+
+
+def expand_tag(tag: str) -> list[str]:
+    """Every tag of a compressed tag set (``cp311-cp311-a.b`` → ``cp311-cp311-a``, ``cp311-cp311-b``): the
+    ``Tag:`` lines of a ``WHEEL`` file."""
+    python, abi, platform = tag.split("-")
+    return [f"{p}-{a}-{pl}" for p in python.split(".") for a in abi.split(".") for pl in platform.split(".")]
 
 
 def shipped_files(folder: Path) -> list[Path]:
@@ -56,10 +94,10 @@ def _record_hash(data: bytes) -> str:
 
 
 def _wheel_file(text: str, tag: str) -> str:
-    """The ``WHEEL`` file with the platform tag and ``Root-Is-Purelib: false`` (native code inside)."""
+    """The ``WHEEL`` file with the tags of ``tag`` and ``Root-Is-Purelib: false`` (native code inside)."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(("Tag:", "Root-Is-Purelib:"))]
     lines.insert(2 if len(lines) >= 2 else len(lines), "Root-Is-Purelib: false")
-    lines.append(f"Tag: {tag}")
+    lines.extend(f"Tag: {one}" for one in expand_tag(tag))
     return "\n".join(lines) + "\n"
 
 
@@ -81,14 +119,13 @@ def pin_runtime(metadata: str, version: str) -> str:
     return "\n".join(kept) + ("\n\n" + body if body else "\n")
 
 
-def add_images(wheel: Path, folders: dict[str, Path], version: str) -> Path:
+def add_images(wheel: Path, folders: dict[str, Path], version: str, wheel_platform: str = "auto") -> Path:
     """Rewrite ``wheel`` (the inner backend's) with ``folders`` (package → its ``__aot__`` folder) inside,
-    the platform tag and the pinned runtime; returns the new wheel's path (the old file is removed)."""
+    the platform tag (``wheel_tag``) and the pinned runtime; returns the new wheel's path (the old file is
+    removed)."""
     name_parts = wheel.name[: -len(".whl")].split("-")
     if len(name_parts) not in (5, 6):
         raise PackagingError(f"{wheel.name}: not a wheel file name")
-    tag = wheel_tag()
-    out = wheel.with_name("-".join(name_parts[:-3]) + f"-{tag}.whl")
     with zipfile.ZipFile(wheel) as src:
         infos = src.infolist()
         names = {i.filename for i in infos}
@@ -103,9 +140,7 @@ def add_images(wheel: Path, folders: dict[str, Path], version: str) -> Path:
             if path == record_name or f"/{IMAGE_FOLDER}/" in f"/{path}":
                 continue  # (the record is written anew; images only as this build wrote them)
             data = src.read(info)
-            if path == f"{dist_info}/WHEEL":
-                data = _wheel_file(data.decode("utf-8"), tag).encode("utf-8")
-            elif path == f"{dist_info}/METADATA":
+            if path == f"{dist_info}/METADATA":
                 data = pin_runtime(data.decode("utf-8"), version).encode("utf-8")
             entries.append((info, data))
     for package, folder in sorted(folders.items()):
@@ -123,6 +158,14 @@ def add_images(wheel: Path, folders: dict[str, Path], version: str) -> Path:
             info.external_attr = (0o755 if os.access(file, os.X_OK) else 0o644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             entries.append((info, file.read_bytes()))
+    # The tag is decided by every native file of the wheel, the inner backend's own extensions included.
+    tag, why = wheel_tag(((info.filename, data) for info, data in entries), wheel_platform)
+    out = wheel.with_name("-".join(name_parts[:-3]) + f"-{tag}.whl")
+    if why is not None:
+        sys.stderr.write(f"aot: {out.name}: not tagged manylinux: {why}\n")
+    for i, (info, data) in enumerate(entries):
+        if info.filename == f"{dist_info}/WHEEL":
+            entries[i] = (info, _wheel_file(data.decode("utf-8"), tag).encode("utf-8"))
     # Within the wheel, the .dist-info folder comes last (as the wheel spec recommends), RECORD at its end.
     entries.sort(key=lambda e: (e[0].filename.startswith(f"{dist_info}/"), e[0].filename))
     record = io.StringIO()
