@@ -672,6 +672,28 @@ def test_fresh_venv_aot_verify_import_checks_the_installed_package(fresh_venv, t
 
 
 @builds_wheels
+def test_fresh_venv_aot_verify_names_a_stale_installed_entry(fresh_venv, tmp_path):
+    """An installed source edited after the build: ``aot verify --import`` (runtime alone) names the stale
+    entries and their causes, and the strict import the first call that would have compiled; exit 1."""
+    _, bin_dir, site, _ = fresh_venv
+    core = site / "numkit" / "core.py"
+    text = core.read_text()
+    # (3.00: a size of its own, so that the .pyc pip wrote is stale even within the second it was written)
+    core.write_text(text.replace("SCALE = 2.0", "SCALE = 3.00"))
+    try:
+        run = _in_venv(str(bin_dir / "aot"), "verify", "--import", "numkit", cwd=tmp_path)
+    finally:
+        core.write_text(text)
+    assert run.returncode == 1, run.stdout + run.stderr
+    stale = [ln.split() for ln in run.stdout.splitlines() if ln.strip().startswith("stale")]
+    assert sorted((s[1].split("(")[0], s[-1]) for s in stale) == [
+        ("numkit.core:scaled", "edge-changed:numkit.core:SCALE"),
+        ("numkit.stats:rescale", "edge-changed:numkit.core:scaled"),
+    ]
+    assert "StrictModeError" in run.stdout and "aot verify: FAILED" in run.stdout
+
+
+@builds_wheels
 def test_fresh_venv_uninstall_leaves_nothing(fresh_venv, tmp_path):
     python, _, _, before = fresh_venv
     venv = Path(python).parents[1]
