@@ -8,13 +8,23 @@
                                             s = s + partial[0] + … + partial[n-1]    (in chunk order)
 
 ``aot.analysis.parallel`` has proved the iterations independent. The iteration space is cut into ``n`` equal
-chunks; chunk 0 runs on the calling thread and chunks 1 … n-1 on threads started with ``pthread_create``
-and joined after (a thread that cannot be started runs its chunk on the caller). ``n`` is
+chunks; chunk 0 runs on the calling thread and chunks 1 … n-1 on the workers of the module's pool (a chunk
+no worker could be started for runs on the caller too). ``n`` is
 ``AOT_NUM_THREADS`` when set to a positive number, else the number of CPUs the process may run on
 (``sched_getaffinity``), read at each loop, at most ``MAX_THREADS``. Everything is emitted into each
 module as internal functions: the library (or the JIT's module) needs nothing but libc and the C API, and
 no compiler at run time. Partial results are combined in chunk order, so integer reductions equal the
 serial result and float ones differ only by rounding.
+
+The pool (``aot_pool_*``, zero-initialised globals of each module): worker ``w`` is started with
+``pthread_create`` (detached) by the first loop that has a chunk ``w``, then runs chunk ``w`` of every loop
+published to it and parks on a condition variable in between. One loop holds the pool at a time (a
+compare-and-swap of the process id in ``busy``); a loop that finds it held runs its chunks serially when its
+thread is the holder or a worker (a parallel method called from a chunk: waiting for the pool would never
+end), and otherwise starts a thread per chunk for this loop and joins them. ``busy`` holding
+another process's id, or the pool's ``pid`` another process's, means a ``fork()``: the child has none of
+the threads, and the loop taking the pool resets it (mutex and conditions to their zero initialisers).
+The workers are never joined: parked, they hold nothing, and the process exits around them.
 
 Errors: a chunk stops at its first error; the worker fetches the exception (``aot.codegen.gil``: a
 worker gets a Python thread state only then) and, after the join, the exception of the first failing chunk
