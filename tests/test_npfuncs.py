@@ -682,10 +682,11 @@ EXTREMES = [r_min, r_max, r_argmin, r_argmax]
 
 
 @pytest.mark.parametrize("f", EXTREMES, ids=lambda f: f.__name__)
-def test_extremes_of_long_contiguous_arrays(f):
-    """Contiguous arrays of at least two vector blocks (256 bytes each) take the vector loops: the extreme in
-    the first block, the last whole block and the tail, ties across blocks, NaN anywhere (also in the first
-    block, the tail, everywhere), infinities, integer bounds, f32, N-D and every dtype's block size."""
+def test_extremes_of_long_arrays(f):
+    """Arrays of at least two vector blocks take the vector loops (contiguous ones a load per block, 1-D views
+    of other strides, reversed too, an element at a time): the extreme in the first block, the last whole
+    block and the tail, ties across blocks, NaN anywhere (also in the first block, the tail, everywhere),
+    infinities, integer bounds, f32, N-D and every dtype's block size."""
     cases = []
     for n in (64, 65, 100, 127, 128, 130, 1000, 4099):
         x = rng.standard_normal(n)
@@ -717,6 +718,8 @@ def test_extremes_of_long_contiguous_arrays(f):
     cases += [f32, f32[:899], rng.standard_normal((40, 30)), np.ascontiguousarray(rng.standard_normal((5, 6, 7)))]
     for a in cases:
         check(f, a)
+        check(f, a[::-1])
+        check(f, a[1::3])
 
 
 @pytest.mark.parametrize("f", EXTREMES, ids=lambda f: f.__name__)
@@ -731,6 +734,7 @@ def test_extremes_of_long_boolean_arrays(f):
                 check(f, a)
                 check(f, ~a)
                 check(f, a[::-1])
+                check(f, np.repeat(a, 2)[::-2])
         check(f, np.zeros(n, dtype=np.bool_))
         check(f, np.ones(n, dtype=np.bool_))
     check(f, (rng.standard_normal((30, 20)) > 2.5))

@@ -619,8 +619,9 @@ def _accumulate(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: 
 
 def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
     """min, max, argmin, argmax of a non-empty array: NaN wins and stays; arg… give the first extreme (the
-    first NaN). Contiguous memory takes vector loops (``_vector_extreme``, ``_bool_extreme``); strided views
-    keep eight lanes of partial results over interleaved elements, combined in index order."""
+    first NaN). Contiguous memory and 1-D views take vector loops (``_vector_extreme``, ``_bool_extreme``);
+    N-D views whose axes do not merge keep eight lanes of partial results over interleaved elements,
+    combined in index order."""
     b = em.b
     d = at.dtype
     smaller = fn in (Intrinsic.NP_MIN, Intrinsic.NP_ARGMIN)
@@ -648,9 +649,9 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
         earlier_nan = ir.Constant(lt.I1, 0) if later else b.and_(nan_x, b.icmp_signed("<", i, where))
         return b.select(nan_best, earlier_nan, b.or_(result, nan_x))
 
-    if at.layout == "C" and d.kind == "b":
+    if (at.layout == "C" or at.ndim == 1) and d.kind == "b":
         return _bool_extreme(em, fn, arr, at, size)
-    if at.layout == "C":
+    if at.layout == "C" or at.ndim == 1:
         return _vector_extreme(em, arr, at, size, smaller, arg, better)
     best = [_entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
     where = [_entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
@@ -688,33 +689,30 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
 
 
 _VECTOR_BYTES = 256  # a block of the vector loops of min/max/argmin/argmax (several registers: the loop-carried
-# compare-and-select of one register is latency-bound)
+# compare-and-select of one register is latency-bound; half as much for integers, whose min/max take a cycle)
 
 
 def _vector_extreme(
     em: Emitter, arr: ir.Value, at: ArrayType, size: ir.Value, smaller: bool, arg: bool, better: Callable[..., ir.Value]
 ) -> ir.Value:
-    """min/max/argmin/argmax of a contiguous run of memory (not booleans: ``_bool_extreme``), in two passes.
-    The extreme value: blocks of elements loaded as one vector, lane ``j`` keeping the extreme of elements
-    ``j, L+j, 2L+j, …`` (NaNs are only noted, in a vector of flags, so that the select chain stays short),
-    the lanes then reduced, a NaN if any was noted; the tail and arrays shorter than two blocks run the scalar
-    rule (``better``). argmin/argmax then look for the first element equal to it, or the first NaN
-    (``_find_first``): as NumPy, the first occurrence of the extreme, the first NaN wherever it lies."""
+    """min/max/argmin/argmax of a contiguous run of memory or a 1-D view (not booleans: ``_bool_extreme``),
+    in two passes. The extreme value: blocks of elements loaded as one vector, lane ``j`` keeping the extreme
+    of elements ``j, L+j, 2L+j, …`` (NaNs are only noted, in a vector of flags, so that the select chain
+    stays short), the lanes then reduced, a NaN if any was noted; the tail and arrays shorter than two blocks
+    run the scalar rule (``better``). argmin/argmax then look for the first element equal to it, or the first
+    NaN (``_find_first``): as NumPy, the first occurrence of the extreme, the first NaN wherever it lies."""
     b = em.b
     d = at.dtype
-    n_lanes = _VECTOR_BYTES // d.itemsize
+    n_lanes = _lanes(at, (_VECTOR_BYTES if d.is_float else _VECTOR_BYTES // 2) // d.itemsize)
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
-    data = b.extract_value(arr, 0)
-    et = data.type.pointee
+    et = b.extract_value(arr, 0).type.pointee
     vt = ir.VectorType(et, n_lanes)
+    load_block, _ = _stored(b, arr, at, n_lanes)
     best = _entry_alloca(b, em.llfn, et)
     acc = _entry_alloca(b, em.llfn, vt)
     nans = _entry_alloca(b, em.llfn, ir.VectorType(lt.I1, n_lanes))
     tail_start = _entry_alloca(b, em.llfn, lt.I64)
     blocks = b.sdiv(size, i64(n_lanes))
-
-    def load_block(s: ir.Value) -> ir.Value:
-        return b.load(b.bitcast(b.gep(data, [b.mul(s, i64(n_lanes))]), vt.as_pointer()), align=d.itemsize)
 
     def beats(x: ir.Value, y: ir.Value) -> ir.Value:  # x strictly better than y (ordered: False with a NaN)
         return _less(b, x, y, d) if smaller else _less(b, y, x, d)
@@ -734,10 +732,15 @@ def _vector_extreme(
 
             _loop(b, em.llfn, i64(1), blocks, step)
             lanes = b.load(acc)
+            width = n_lanes
+            while width > 1:  # halves against halves: which of equal values stays does not matter
+                width //= 2
+                low, high = (
+                    b.shuffle_vector(lanes, lanes, ir.Constant(ir.VectorType(lt.I32, width), list(range(k, k + width))))
+                    for k in (0, width)
+                )
+                lanes = b.select(beats(high, low), high, low)
             value = b.extract_element(lanes, ir.Constant(lt.I32, 0))
-            for j in range(1, n_lanes):
-                x = b.extract_element(lanes, ir.Constant(lt.I32, j))
-                value = b.select(beats(x, value), x, value)
             if d.is_float:
                 noted = b.bitcast(b.load(nans), ir.IntType(n_lanes))
                 nan = b.icmp_unsigned("!=", noted, ir.Constant(ir.IntType(n_lanes), 0))
@@ -777,18 +780,58 @@ def _splat(b: ir.IRBuilder, v: ir.Value, t: ir.Type) -> ir.Value:
     return b.shuffle_vector(one, ir.Constant(t, ir.Undefined), ir.Constant(ir.VectorType(lt.I32, t.count), None))
 
 
+def _lanes(at: ArrayType, contiguous: int) -> int:
+    """Lanes of a vector loop: ``contiguous`` for contiguous memory, at most 32 for a strided view (each
+    element its own load: more would only lengthen the code)."""
+    return contiguous if at.layout == "C" else min(32, contiguous)
+
+
+def _stored(
+    b: ir.IRBuilder, arr: ir.Value, at: ArrayType, n_lanes: int
+) -> tuple[Callable[[ir.Value], ir.Value], Callable[[ir.Value], ir.Value]]:
+    """(block ``s`` as a vector of ``n_lanes`` stored elements, element ``k`` as stored) of a contiguous array
+    (one vector load) or a 1-D view of any stride (the elements loaded one by one into the vector)."""
+    data = b.extract_value(arr, 0)
+    et = data.type.pointee
+    vt = ir.VectorType(et, n_lanes)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    if at.layout == "C":
+
+        def block(s: ir.Value) -> ir.Value:
+            ptr = b.gep(data, [b.mul(s, i64(n_lanes))])
+            return b.load(b.bitcast(ptr, vt.as_pointer()), align=at.dtype.itemsize)
+
+        return block, lambda k: b.load(b.gep(data, [k]))
+    assert at.ndim == 1
+    stride = b.extract_value(b.extract_value(arr, 2), 0)
+    raw = b.bitcast(data, lt.PTR)
+
+    def one(k: ir.Value) -> ir.Value:
+        return b.load(b.bitcast(b.gep(raw, [b.mul(k, stride)]), data.type))
+
+    def gathered(s: ir.Value) -> ir.Value:
+        base = b.gep(raw, [b.mul(b.mul(s, i64(n_lanes)), stride)])
+        v = ir.Constant(vt, ir.Undefined)
+        for j in range(n_lanes):
+            x = b.load(b.bitcast(b.gep(base, [b.mul(i64(j), stride)]), data.type))
+            v = b.insert_element(v, x, ir.Constant(lt.I32, j))
+        return v
+
+    return gathered, one
+
+
 def _find_first(
     em: Emitter, arr: ir.Value, at: ArrayType, size: ir.Value, test: Callable[[ir.Value], ir.Value]
 ) -> ir.Value:
-    """The index of the first element of a contiguous array for which ``test`` holds, else ``size``. ``test``
+    """The index of the first element of a contiguous array or 1-D view for which ``test`` holds, else
+    ``size``. ``test``
     takes a stored element (booleans as their byte) or a vector of them and gives an ``i1`` or a vector of
     them: blocks of up to 64 elements are tested at once, the loop leaving at the first block with a hit."""
     b = em.b
     fn = em.llfn
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
-    n_lanes = min(64, _VECTOR_BYTES // at.dtype.itemsize)
-    data = b.extract_value(arr, 0)
-    vt = ir.VectorType(data.type.pointee, n_lanes)
+    n_lanes = _lanes(at, min(64, _VECTOR_BYTES // at.dtype.itemsize))
+    load_block, load_one = _stored(b, arr, at, n_lanes)
     mt = ir.IntType(n_lanes)
     found, index = _entry_alloca(b, fn, lt.I64), _entry_alloca(b, fn, lt.I64)
     b.store(size, found)
@@ -802,8 +845,7 @@ def _find_first(
     s = b.load(index)
     b.cbranch(b.icmp_signed("<", s, blocks), body, rest)
     b.position_at_end(body)
-    x = b.load(b.bitcast(b.gep(data, [b.mul(s, i64(n_lanes))]), vt.as_pointer()), align=at.dtype.itemsize)
-    mask = b.bitcast(test(x), mt)
+    mask = b.bitcast(test(load_block(s)), mt)
     b.store(b.add(s, i64(1)), index)
     b.cbranch(b.icmp_unsigned("!=", mask, ir.Constant(mt, 0)), hit, head)
     b.position_at_end(hit)
@@ -819,7 +861,7 @@ def _find_first(
     b.cbranch(b.icmp_signed("<", k, size), one, done)
     b.position_at_end(one)
     b.store(b.add(k, i64(1)), index)
-    b.cbranch(test(b.load(b.gep(data, [k]))), one_hit, check)
+    b.cbranch(test(load_one(k)), one_hit, check)
     b.position_at_end(one_hit)
     b.store(k, found)
     b.branch(done)
@@ -828,9 +870,9 @@ def _find_first(
 
 
 def _bool_extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
-    """min/max/argmin/argmax of contiguous booleans: the first element equal to the extreme there can be
-    (False for min/argmin, True for max/argmax) ends the search (``_find_first``). min is then "no False",
-    argmin the first False or else 0, and so on."""
+    """min/max/argmin/argmax of booleans (contiguous, or a 1-D view): the first element equal to the extreme
+    there can be (False for min/argmin, True for max/argmax) ends the search (``_find_first``). min is then
+    "no False", argmin the first False or else 0, and so on."""
     b = em.b
     want_true = fn in (Intrinsic.NP_MAX, Intrinsic.NP_ARGMAX)
 
