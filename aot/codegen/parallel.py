@@ -24,7 +24,9 @@ thread is the holder or a worker (a parallel method called from a chunk: waiting
 end), and otherwise starts a thread per chunk for this loop and joins them. ``busy`` holding
 another process's id, or the pool's ``pid`` another process's, means a ``fork()``: the child has none of
 the threads, and the loop taking the pool resets it (mutex and conditions to their zero initialisers).
-The workers are never joined: parked, they hold nothing, and the process exits around them.
+The workers are never joined: parked, they hold nothing, and the process exits around them. (Not handled: a
+process forked from a child that never ran a loop and given, by pid reuse, the pid of the grandparent whose
+pool it inherited would take that pool for its own and wait for its absent workers.)
 
 Errors: a chunk stops at its first error; the worker fetches the exception (``aot.codegen.gil``: a
 worker gets a Python thread state only then) and, after the join, the exception of the first failing chunk
