@@ -17,6 +17,7 @@ import ast
 import os
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -782,6 +783,43 @@ def test_a_forked_child_runs_parallel_loops(monkeypatch):
     finally:
         stop.set()
         worker.join()
+
+
+_EXITS = """
+import sys, threading, aot
+
+@aot.jit(parallel=True, nogil=True)
+def spin(n):
+    s = 0.0
+    for _i in aot.prange(n):
+        x = 0.5
+        for _j in range(200):
+            x = x * 0.999 + 0.001
+        s += x
+    return s
+
+spin(1000)  # (the pool's workers start, then park)
+if sys.argv[1] == "busy":  # a daemon thread in a parallel loop when the interpreter exits
+    started = threading.Event()
+
+    def forever():
+        started.set()
+        while True:
+            spin(1_000_000)
+
+    threading.Thread(target=forever, daemon=True).start()
+    started.wait()
+print("exiting", flush=True)
+"""
+
+
+@pytest.mark.parametrize("when", ["parked", "busy"])
+def test_the_process_exits_with_the_pools_threads(tmp_path, when):
+    script = tmp_path / "exits.py"
+    script.write_text(_EXITS)
+    env = dict(os.environ, AOT_NUM_THREADS="4", PYTHONPATH=os.path.dirname(os.path.dirname(aot.__file__)))
+    proc = subprocess.run([sys.executable, str(script), when], capture_output=True, text=True, timeout=120, env=env)
+    assert (proc.returncode, proc.stdout) == (0, "exiting\n"), proc.stderr
 
 
 # ---------------------------------------------------------------------------------------------- random programs
