@@ -678,6 +678,68 @@ def test_ties_nans_and_lanes(f):
         check(f, a)
 
 
+EXTREMES = [r_min, r_max, r_argmin, r_argmax]
+
+
+@pytest.mark.parametrize("f", EXTREMES, ids=lambda f: f.__name__)
+def test_extremes_of_long_arrays(f):
+    """Arrays of at least two vector blocks take the vector loops (contiguous ones a load per block, 1-D views
+    of other strides, reversed too, an element at a time): the extreme in the first block, the last whole
+    block and the tail, ties across blocks, NaN anywhere (also in the first block, the tail, everywhere),
+    infinities, integer bounds, f32, N-D and every dtype's block size."""
+    cases = []
+    for n in (64, 65, 100, 127, 128, 130, 1000, 4099):
+        x = rng.standard_normal(n)
+        cases.append(x)
+        for pos in (0, 1, 31, 32, 63, n - 1, n // 2):
+            y = x.copy()
+            y[pos] = NAN
+            cases.append(y)
+            z = x.copy()
+            z[pos] = 1e300 if pos % 2 else -1e300
+            z[(pos + 7) % n] = z[pos]  # the same extreme twice
+            cases.append(z)
+    ties = np.repeat(rng.integers(-2, 3, 125).astype(np.float64), 5)  # 625 elements, many equal extremes
+    cases += [ties, ties.astype(np.float32), np.full(300, NAN), np.full(300, 7.0), np.full(300, -np.inf)]
+    x = rng.standard_normal(300)
+    x[[5, 200]] = np.inf
+    x[[17, 250]] = -np.inf
+    cases += [x, x.astype(np.float32), np.zeros(200), np.array([-0.0, 0.0] * 100), np.array([0.0, -0.0] * 100)]
+    for dtype in (np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint8):
+        info = np.iinfo(dtype)
+        for n in (255, 256, 511, 512, 513, 2000):
+            a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+            a[n // 3] = info.max
+            a[n // 5] = info.min
+            a[n - 1] = info.max
+            cases += [a, np.sort(a), a[::-1].copy()]
+    f32 = rng.standard_normal(1000).astype(np.float32)
+    f32[900] = NAN
+    cases += [f32, f32[:899], rng.standard_normal((40, 30)), np.ascontiguousarray(rng.standard_normal((5, 6, 7)))]
+    for a in cases:
+        check(f, a)
+        check(f, a[::-1])
+        check(f, a[1::3])
+
+
+@pytest.mark.parametrize("f", EXTREMES, ids=lambda f: f.__name__)
+def test_extremes_of_long_boolean_arrays(f):
+    """Booleans stop at the first False (min, argmin) or True (max, argmax): found in a block of 64, in the
+    tail, or not at all."""
+    for n in (1, 63, 64, 65, 128, 129, 1000):
+        for pos in sorted({0, 1, 63, 64, n // 2, n - 1}):
+            if pos < n:
+                a = np.zeros(n, dtype=np.bool_)
+                a[pos] = True
+                check(f, a)
+                check(f, ~a)
+                check(f, a[::-1])
+                check(f, np.repeat(a, 2)[::-2])
+        check(f, np.zeros(n, dtype=np.bool_))
+        check(f, np.ones(n, dtype=np.bool_))
+    check(f, (rng.standard_normal((30, 20)) > 2.5))
+
+
 def test_length_one_axes_and_broadcast_strides():
     """The flat fast path only where the axes really merge: axes of length 1 may have any stride."""
     base = rng.standard_normal((3, 5, 4))

@@ -16,10 +16,13 @@ from __future__ import annotations
 import ast
 import os
 import random
+import signal
+import subprocess
 import sys
 import threading
 import time
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -524,19 +527,57 @@ def _task_count():
     return len(os.listdir("/proc/self/task"))
 
 
+def _running_count():
+    """Threads of this process running or ready to run (state R), parked ones (S) not counted."""
+    running = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/stat") as f:
+                running += f.read().rsplit(")", 1)[1].split()[0] == "R"
+        except OSError:  # (a thread that just ended)
+            pass
+    return running
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
 def test_the_loop_runs_on_aot_num_threads_threads(monkeypatch):
+    """Four chunks run at once: the calling Python thread's and three of the pool's workers."""
     monkeypatch.setenv("AOT_NUM_THREADS", "4")
     busy(10)
-    before = _task_count()
-    seen = before
+    seen = 0
     worker = threading.Thread(target=busy, args=(4_000_000,))
     worker.start()
     while worker.is_alive():
-        seen = max(seen, _task_count())
+        seen = max(seen, _running_count())
         time.sleep(0.001)
-    assert seen >= before + 1 + 3  # the Python thread, and three more for chunks 1-3
+    assert seen >= 4
     assert busy(1000) == pytest.approx(busy.py_func(1000))
+
+
+@aot.jit(parallel=True)
+def fill_squares(out):
+    for i in aot.prange(out.shape[0]):
+        out[i] = i * i
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_consecutive_loops_reuse_the_pools_threads(monkeypatch):
+    """The workers are started by the first loop and parked between loops: a thousand more loops start no
+    thread, and each gives the serial result (the workers see every new loop, none runs a stale one)."""
+    monkeypatch.setenv("AOT_NUM_THREADS", "4")
+    out = np.zeros(1001)
+    fill_squares(out)
+    threads = _task_count()
+    for n in list(range(1, 400)) + [1001] * 600:
+        out[:] = -1.0
+        fill_squares(out[:n])
+        assert out[:n].tolist() == [float(i * i) for i in range(n)] and (n == 1001 or out[n] == -1.0)
+    assert _task_count() == threads
+    monkeypatch.setenv("AOT_NUM_THREADS", "7")  # (more chunks: three more workers, once)
+    fill_squares(out)
+    assert _task_count() == threads + 3
+    fill_squares(out)
+    assert _task_count() == threads + 3
 
 
 @aot.jit(nogil=True)
@@ -625,6 +666,160 @@ def test_threads_calling_a_parallel_method_at_once(monkeypatch):
     for w in workers:
         w.join()
     assert results == pytest.approx([want] * 4) and errors == ["bad value"] * 4
+
+
+@aot.jit(parallel=True)
+def inner_sum(n, k):
+    s = 0
+    for i in aot.prange(n):
+        s += i * k
+    return s
+
+
+@aot.jit(parallel=True)
+def outer_sum(n):
+    s = 0
+    for k in aot.prange(n):
+        s += inner_sum(k * 10, k)  # (a parallel method reached from a chunk: it runs its chunks serially)
+    return s
+
+
+@aot.jit
+def inner_twice(n):
+    return inner_sum(n, 1) + inner_sum(n, 2)
+
+
+def test_a_parallel_method_called_from_a_chunk_runs_serially_without_deadlock(threads):
+    for n in (0, 1, 5, 40):
+        check(outer_sum, n)
+    check(inner_twice, 1000)
+
+
+def test_an_error_in_a_chunk_leaves_the_pool_ready(threads):
+    a = np.arange(100.0)
+    for bad in (0, 30, 99):
+        with pytest.raises(ValueError, match="bad value"):
+            failing(a, bad, 0)
+        check(total, a, close=True)
+        check(outer_sum, 12)
+
+
+def test_many_python_threads_share_the_pool(monkeypatch):
+    """Eight Python threads, each making many parallel calls (nested ones and failing ones among them): a
+    loop that finds the pool busy with another thread's loop starts threads of its own; results stay right."""
+    monkeypatch.setenv("AOT_NUM_THREADS", "3")
+    a = np.linspace(0.0, 1.0, 5001)
+    want_total, want_outer = total.py_func(a), outer_sum.py_func(20)
+    problems = []
+
+    def call(seed):
+        rng = random.Random(seed)
+        for _ in range(60):
+            pick = rng.randrange(3)
+            if pick == 0 and total(a) != pytest.approx(want_total):
+                problems.append("total")
+            elif pick == 1 and outer_sum(20) != want_outer:
+                problems.append("outer_sum")
+            elif pick == 2:
+                try:
+                    failing(a, rng.randrange(5001), 0)
+                    problems.append("no error")
+                except ValueError:
+                    pass
+
+    workers = [threading.Thread(target=call, args=(seed,)) for seed in range(8)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert not any(w.is_alive() for w in workers), "a thread is stuck"
+    assert problems == []
+
+
+def _forked(fn):
+    """Run ``fn()`` in a forked child: (exit status, what it wrote)."""
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (Python 3.12+: forking a process with threads)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        code = 1
+        signal.alarm(60)  # (a child stuck waiting for threads it does not have is killed)
+        try:
+            os.write(write, repr(fn()).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as f:
+        text = f.read()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), text
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_runs_parallel_loops(monkeypatch):
+    """The child of a process whose pool has threads (parked, or busy with another thread's loop at the
+    moment of the fork) has none of them: its first loop starts its own."""
+    monkeypatch.setenv("AOT_NUM_THREADS", "4")
+    a = np.arange(100_000.0)
+    want = total.py_func(a)
+    assert total(a) == pytest.approx(want)
+    child = _forked(lambda: [total(a) for _ in range(50)] + [outer_sum(20)])
+    assert child == (0, repr([total(a)] * 50 + [outer_sum.py_func(20)]))
+    stop = threading.Event()
+
+    def keep_busy():
+        while not stop.is_set():
+            busy(200_000)
+
+    worker = threading.Thread(target=keep_busy)
+    worker.start()
+    try:
+        time.sleep(0.05)
+        for _ in range(3):
+            child = _forked(lambda: [total(a) for _ in range(20)])
+            assert child == (0, repr([total(a)] * 20))
+    finally:
+        stop.set()
+        worker.join()
+
+
+_EXITS = """
+import sys, threading, aot
+
+@aot.jit(parallel=True, nogil=True)
+def spin(n):
+    s = 0.0
+    for _i in aot.prange(n):
+        x = 0.5
+        for _j in range(200):
+            x = x * 0.999 + 0.001
+        s += x
+    return s
+
+spin(1000)  # (the pool's workers start, then park)
+if sys.argv[1] == "busy":  # a daemon thread in a parallel loop when the interpreter exits
+    started = threading.Event()
+
+    def forever():
+        started.set()
+        while True:
+            spin(1_000_000)
+
+    threading.Thread(target=forever, daemon=True).start()
+    started.wait()
+print("exiting", flush=True)
+"""
+
+
+@pytest.mark.parametrize("when", ["parked", "busy"])
+def test_the_process_exits_with_the_pools_threads(tmp_path, when):
+    script = tmp_path / "exits.py"
+    script.write_text(_EXITS)
+    env = dict(os.environ, AOT_NUM_THREADS="4", PYTHONPATH=os.path.dirname(os.path.dirname(aot.__file__)))
+    proc = subprocess.run([sys.executable, str(script), when], capture_output=True, text=True, timeout=120, env=env)
+    assert (proc.returncode, proc.stdout) == (0, "exiting\n"), proc.stderr
 
 
 # ---------------------------------------------------------------------------------------------- random programs

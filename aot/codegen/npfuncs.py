@@ -619,7 +619,9 @@ def _accumulate(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: 
 
 def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
     """min, max, argmin, argmax of a non-empty array: NaN wins and stays; arg… give the first extreme (the
-    first NaN). Eight lanes keep partial results over interleaved elements, combined in index order."""
+    first NaN). Contiguous memory and 1-D views take vector loops (``_vector_extreme``, ``_bool_extreme``);
+    N-D views whose axes do not merge keep eight lanes of partial results over interleaved elements,
+    combined in index order."""
     b = em.b
     d = at.dtype
     smaller = fn in (Intrinsic.NP_MIN, Intrinsic.NP_ARGMIN)
@@ -647,6 +649,10 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
         earlier_nan = ir.Constant(lt.I1, 0) if later else b.and_(nan_x, b.icmp_signed("<", i, where))
         return b.select(nan_best, earlier_nan, b.or_(result, nan_x))
 
+    if (at.layout == "C" or at.ndim == 1) and d.kind == "b":
+        return _bool_extreme(em, fn, arr, at, size)
+    if at.layout == "C" or at.ndim == 1:
+        return _vector_extreme(em, arr, at, size, smaller, arg, better)
     best = [_entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
     where = [_entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
     lanes = b.icmp_signed(">=", size, i64(2 * _LANES))
@@ -680,6 +686,204 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
 
     _loop(b, em.llfn, whole, size, tail)
     return b.load(where[0]) if arg else b.load(best[0])
+
+
+_VECTOR_BYTES = 256  # a block of the vector loops of min/max/argmin/argmax (several registers: the loop-carried
+# compare-and-select of one register is latency-bound; half as much for integers, whose min/max take a cycle)
+
+
+def _vector_extreme(
+    em: Emitter, arr: ir.Value, at: ArrayType, size: ir.Value, smaller: bool, arg: bool, better: Callable[..., ir.Value]
+) -> ir.Value:
+    """min/max/argmin/argmax of a contiguous run of memory or a 1-D view (not booleans: ``_bool_extreme``),
+    in two passes. The extreme value: blocks of elements loaded as one vector, lane ``j`` keeping the extreme
+    of elements ``j, L+j, 2L+j, …`` (NaNs are only noted, in a vector of flags, so that the select chain
+    stays short), the lanes then reduced, a NaN if any was noted; the tail and arrays shorter than two blocks
+    run the scalar rule (``better``). argmin/argmax then look for the first element equal to it, or the first
+    NaN (``_find_first``): as NumPy, the first occurrence of the extreme, the first NaN wherever it lies."""
+    b = em.b
+    d = at.dtype
+    n_lanes = _lanes(at, (_VECTOR_BYTES if d.is_float else _VECTOR_BYTES // 2) // d.itemsize)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    et = b.extract_value(arr, 0).type.pointee
+    vt = ir.VectorType(et, n_lanes)
+    load_block, _ = _stored(b, arr, at, n_lanes)
+    best = _entry_alloca(b, em.llfn, et)
+    acc = _entry_alloca(b, em.llfn, vt)
+    nans = _entry_alloca(b, em.llfn, ir.VectorType(lt.I1, n_lanes))
+    tail_start = _entry_alloca(b, em.llfn, lt.I64)
+    blocks = b.sdiv(size, i64(n_lanes))
+
+    def beats(x: ir.Value, y: ir.Value) -> ir.Value:  # x strictly better than y (ordered: False with a NaN)
+        return _less(b, x, y, d) if smaller else _less(b, y, x, d)
+
+    with b.if_else(b.icmp_signed(">=", blocks, i64(2))) as (vector, scalar):
+        with vector:
+            first = load_block(i64(0))
+            b.store(first, acc)
+            if d.is_float:
+                b.store(_isnan(b, first), nans)
+
+            def step(s: ir.Value) -> None:
+                x, current = load_block(s), b.load(acc)
+                b.store(b.select(beats(x, current), x, current), acc)
+                if d.is_float:
+                    b.store(b.or_(b.load(nans), _isnan(b, x)), nans)
+
+            _loop(b, em.llfn, i64(1), blocks, step)
+            lanes = b.load(acc)
+            width = n_lanes
+            while width > 1:  # halves against halves: which of equal values stays does not matter
+                width //= 2
+                low, high = (
+                    b.shuffle_vector(lanes, lanes, ir.Constant(ir.VectorType(lt.I32, width), list(range(k, k + width))))
+                    for k in (0, width)
+                )
+                lanes = b.select(beats(high, low), high, low)
+            value = b.extract_element(lanes, ir.Constant(lt.I32, 0))
+            if d.is_float:
+                noted = b.bitcast(b.load(nans), ir.IntType(n_lanes))
+                nan = b.icmp_unsigned("!=", noted, ir.Constant(ir.IntType(n_lanes), 0))
+                value = b.select(nan, ir.Constant(et, math.nan), value)
+            b.store(value, best)
+            b.store(b.mul(blocks, i64(n_lanes)), tail_start)
+        with scalar:
+            b.store(_element(b, arr, at, i64(0)), best)
+            b.store(i64(1), tail_start)
+
+    def tail(k: ir.Value) -> None:
+        x, current = _element(b, arr, at, k), b.load(best)
+        b.store(b.select(better(x, k, current, i64(0)), x, current), best)
+
+    _loop(b, em.llfn, b.load(tail_start), size, tail)
+    extreme = b.load(best)
+    if not arg:
+        return extreme
+    if d.is_float:  # x == extreme, or x is a NaN (there is one only when the extreme is a NaN)
+
+        def test(x: ir.Value) -> ir.Value:
+            return b.or_(b.fcmp_ordered("==", x, _splat(b, extreme, x.type)), _isnan(b, x))
+
+    else:
+
+        def test(x: ir.Value) -> ir.Value:
+            return b.icmp_unsigned("==", x, _splat(b, extreme, x.type))
+
+    return _find_first(em, arr, at, size, test)
+
+
+def _splat(b: ir.IRBuilder, v: ir.Value, t: ir.Type) -> ir.Value:
+    """``v`` as a value of type ``t``: itself, or in every lane of a vector."""
+    if not isinstance(t, ir.VectorType):
+        return v
+    one = b.insert_element(ir.Constant(t, ir.Undefined), v, ir.Constant(lt.I32, 0))
+    return b.shuffle_vector(one, ir.Constant(t, ir.Undefined), ir.Constant(ir.VectorType(lt.I32, t.count), None))
+
+
+def _lanes(at: ArrayType, contiguous: int) -> int:
+    """Lanes of a vector loop: ``contiguous`` for contiguous memory, at most 32 for a strided view (each
+    element its own load: more would only lengthen the code)."""
+    return contiguous if at.layout == "C" else min(32, contiguous)
+
+
+def _stored(
+    b: ir.IRBuilder, arr: ir.Value, at: ArrayType, n_lanes: int
+) -> tuple[Callable[[ir.Value], ir.Value], Callable[[ir.Value], ir.Value]]:
+    """(block ``s`` as a vector of ``n_lanes`` stored elements, element ``k`` as stored) of a contiguous array
+    (one vector load) or a 1-D view of any stride (the elements loaded one by one into the vector)."""
+    data = b.extract_value(arr, 0)
+    et = data.type.pointee
+    vt = ir.VectorType(et, n_lanes)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    if at.layout == "C":
+
+        def block(s: ir.Value) -> ir.Value:
+            ptr = b.gep(data, [b.mul(s, i64(n_lanes))])
+            return b.load(b.bitcast(ptr, vt.as_pointer()), align=at.dtype.itemsize)
+
+        return block, lambda k: b.load(b.gep(data, [k]))
+    assert at.ndim == 1
+    stride = b.extract_value(b.extract_value(arr, 2), 0)
+    raw = b.bitcast(data, lt.PTR)
+
+    def one(k: ir.Value) -> ir.Value:
+        return b.load(b.bitcast(b.gep(raw, [b.mul(k, stride)]), data.type))
+
+    def gathered(s: ir.Value) -> ir.Value:
+        base = b.gep(raw, [b.mul(b.mul(s, i64(n_lanes)), stride)])
+        v = ir.Constant(vt, ir.Undefined)
+        for j in range(n_lanes):
+            x = b.load(b.bitcast(b.gep(base, [b.mul(i64(j), stride)]), data.type))
+            v = b.insert_element(v, x, ir.Constant(lt.I32, j))
+        return v
+
+    return gathered, one
+
+
+def _find_first(
+    em: Emitter, arr: ir.Value, at: ArrayType, size: ir.Value, test: Callable[[ir.Value], ir.Value]
+) -> ir.Value:
+    """The index of the first element of a contiguous array or 1-D view for which ``test`` holds, else
+    ``size``. ``test``
+    takes a stored element (booleans as their byte) or a vector of them and gives an ``i1`` or a vector of
+    them: blocks of up to 64 elements are tested at once, the loop leaving at the first block with a hit."""
+    b = em.b
+    fn = em.llfn
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    n_lanes = _lanes(at, min(64, _VECTOR_BYTES // at.dtype.itemsize))
+    load_block, load_one = _stored(b, arr, at, n_lanes)
+    mt = ir.IntType(n_lanes)
+    found, index = _entry_alloca(b, fn, lt.I64), _entry_alloca(b, fn, lt.I64)
+    b.store(size, found)
+    b.store(i64(0), index)
+    blocks = b.sdiv(size, i64(n_lanes))
+    head, body, hit, rest, check, one, one_hit, done = (
+        fn.append_basic_block("find." + n) for n in ("head", "block", "hit", "rest", "check", "one", "found", "done")
+    )
+    b.branch(head)
+    b.position_at_end(head)
+    s = b.load(index)
+    b.cbranch(b.icmp_signed("<", s, blocks), body, rest)
+    b.position_at_end(body)
+    mask = b.bitcast(test(load_block(s)), mt)
+    b.store(b.add(s, i64(1)), index)
+    b.cbranch(b.icmp_unsigned("!=", mask, ir.Constant(mt, 0)), hit, head)
+    b.position_at_end(hit)
+    cttz = em.ctx.declare("llvm.cttz.i64", ir.FunctionType(lt.I64, [lt.I64, lt.I1]))
+    lane = b.call(cttz, [b.zext(mask, lt.I64) if n_lanes < 64 else mask, ir.Constant(lt.I1, 1)])
+    b.store(b.add(b.mul(s, i64(n_lanes)), lane), found)
+    b.branch(done)
+    b.position_at_end(rest)  # the elements after the last whole block, one by one
+    b.store(b.mul(blocks, i64(n_lanes)), index)
+    b.branch(check)
+    b.position_at_end(check)
+    k = b.load(index)
+    b.cbranch(b.icmp_signed("<", k, size), one, done)
+    b.position_at_end(one)
+    b.store(b.add(k, i64(1)), index)
+    b.cbranch(test(load_one(k)), one_hit, check)
+    b.position_at_end(one_hit)
+    b.store(k, found)
+    b.branch(done)
+    b.position_at_end(done)
+    return b.load(found)
+
+
+def _bool_extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
+    """min/max/argmin/argmax of booleans (contiguous, or a 1-D view): the first element equal to the extreme
+    there can be (False for min/argmin, True for max/argmax) ends the search (``_find_first``). min is then
+    "no False", argmin the first False or else 0, and so on."""
+    b = em.b
+    want_true = fn in (Intrinsic.NP_MAX, Intrinsic.NP_ARGMAX)
+
+    def test(x: ir.Value) -> ir.Value:
+        return b.icmp_unsigned("!=" if want_true else "==", x, ir.Constant(x.type, None))
+
+    first = _find_first(em, arr, at, size, test)
+    missing = b.icmp_signed("==", first, size)
+    if fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX):
+        return b.select(missing, ir.Constant(lt.I64, 0), first)
+    return b.not_(missing) if want_true else missing
 
 
 def _dot(em: Emitter, args: list[ir.Value], argtypes: list[Type], rt: ScalarType) -> ir.Value:

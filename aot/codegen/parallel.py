@@ -8,13 +8,25 @@
                                             s = s + partial[0] + … + partial[n-1]    (in chunk order)
 
 ``aot.analysis.parallel`` has proved the iterations independent. The iteration space is cut into ``n`` equal
-chunks; chunk 0 runs on the calling thread and chunks 1 … n-1 on threads started with ``pthread_create``
-and joined after (a thread that cannot be started runs its chunk on the caller). ``n`` is
+chunks; chunk 0 runs on the calling thread and chunks 1 … n-1 on the workers of the module's pool (a chunk
+no worker could be started for runs on the caller too). ``n`` is
 ``AOT_NUM_THREADS`` when set to a positive number, else the number of CPUs the process may run on
 (``sched_getaffinity``), read at each loop, at most ``MAX_THREADS``. Everything is emitted into each
 module as internal functions: the library (or the JIT's module) needs nothing but libc and the C API, and
 no compiler at run time. Partial results are combined in chunk order, so integer reductions equal the
 serial result and float ones differ only by rounding.
+
+The pool (``aot_pool_*``, zero-initialised globals of each module): worker ``w`` is started with
+``pthread_create`` (detached) by the first loop that has a chunk ``w``, then runs chunk ``w`` of every loop
+published to it and parks on a condition variable in between. One loop holds the pool at a time (a
+compare-and-swap of the process id in ``busy``); a loop that finds it held runs its chunks serially when its
+thread is the holder or a worker (a parallel method called from a chunk: waiting for the pool would never
+end), and otherwise starts a thread per chunk for this loop and joins them. ``busy`` holding
+another process's id, or the pool's ``pid`` another process's, means a ``fork()``: the child has none of
+the threads, and the loop taking the pool resets it (mutex and conditions to their zero initialisers).
+The workers are never joined: parked, they hold nothing, and the process exits around them. (Not handled: a
+process forked from a child that never ran a loop and given, by pid reuse, the pid of the grandparent whose
+pool it inherited would take that pool for its own and wait for its absent workers.)
 
 Errors: a chunk stops at its first error; the worker fetches the exception (``aot.codegen.gil``: a
 worker gets a Python thread state only then) and, after the join, the exception of the first failing chunk
@@ -307,6 +319,202 @@ def worker_function(ctx: Any) -> ir.Function:
     return fn
 
 
+# ---------------------------------------------------------------------- the pool (once per module)
+
+_POOL_FIELDS = {  # name: type; all zero at load (glibc's and musl's mutex and condition initializers are zeros)
+    "lock": ir.ArrayType(lt.I64, 8),  # pthread_mutex_t (40 or 48 bytes)
+    "wake": ir.ArrayType(lt.I64, 8),  # pthread_cond_t (48): workers wait for the next generation
+    "done": ir.ArrayType(lt.I64, 8),  # the owner waits for pending == 0
+    "busy": lt.I64,  # the pid of the process whose thread holds the pool, 0 when free (compare-and-swap)
+    "pid": lt.I64,  # the process the pool's threads live in (another: forked, no threads, state reset)
+    "owner": lt.I64,  # pthread_self of the holder (0 when free): a loop reached from its chunk runs serially
+    "size": lt.I64,  # workers started (1 … size; worker w runs chunk w)
+    "generation": lt.I64,  # loops published so far
+    "active": lt.I64,  # workers with a chunk in this loop
+    "pending": lt.I64,  # their chunks not finished yet
+    "tasks": lt.PTR,  # this loop's tasks
+    "seen": ir.ArrayType(lt.I64, MAX_THREADS),  # per worker: the last generation it looked at
+    "workers": ir.ArrayType(lt.I64, MAX_THREADS),  # per worker: its pthread_self
+}
+
+
+def _pool(ctx: Any, name: str) -> ir.GlobalVariable:
+    """The module's pool variable ``name`` (internal, zero at load)."""
+    symbol = "aot_pool_" + name
+    existing = ctx.module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    gv = ir.GlobalVariable(ctx.module, _POOL_FIELDS[name], symbol)
+    gv.linkage = "internal"
+    gv.initializer = ir.Constant(_POOL_FIELDS[name], None)
+    gv.align = 64 if isinstance(_POOL_FIELDS[name], ir.ArrayType) else 8
+    return gv
+
+
+def _pthread(ctx: Any, name: str) -> ir.Function:
+    signatures = {
+        "lock": ("pthread_mutex_lock", ir.FunctionType(lt.I32, [lt.PTR])),
+        "unlock": ("pthread_mutex_unlock", ir.FunctionType(lt.I32, [lt.PTR])),
+        "wait": ("pthread_cond_wait", ir.FunctionType(lt.I32, [lt.PTR, lt.PTR])),
+        "broadcast": ("pthread_cond_broadcast", ir.FunctionType(lt.I32, [lt.PTR])),
+        "self": ("pthread_self", ir.FunctionType(lt.I64, [])),
+    }
+    symbol, fnty = signatures[name]
+    return ctx.declare(symbol, fnty)
+
+
+def _mutex(ctx: Any, b: ir.IRBuilder, op: str, *names: str) -> None:
+    b.call(_pthread(ctx, op), [b.bitcast(_pool(ctx, n), lt.PTR) for n in names])
+
+
+def pool_worker_function(ctx: Any) -> ir.Function:
+    """``ptr aot_pool_worker(ptr w)``: worker ``w`` of the pool, for the life of the process: parked on the
+    ``wake`` condition until a loop is published (a new generation), then it runs chunk ``w`` if the loop has
+    one, counts it done (the last one wakes the owner) and parks again."""
+    fn, b = ctx.internal_function("aot_pool_worker", ir.FunctionType(lt.PTR, [lt.PTR]))
+    if b is None:
+        return fn
+    w = b.ptrtoint(fn.args[0], lt.I64)
+    seen = b.gep(_pool(ctx, "seen"), [_I64(0), w])
+    _mutex(ctx, b, "lock", "lock")
+    b.store_atomic(b.call(_pthread(ctx, "self"), []), b.gep(_pool(ctx, "workers"), [_I64(0), w]), "monotonic", 8)
+    look, park, work, run, back = (fn.append_basic_block(n) for n in ("look", "park", "work", "run", "back"))
+    b.branch(look)
+    b.position_at_end(look)
+    generation = b.load(_pool(ctx, "generation"))
+    b.cbranch(b.icmp_signed("==", generation, b.load(seen)), park, work)
+    b.position_at_end(park)
+    _mutex(ctx, b, "wait", "wake", "lock")
+    b.branch(look)
+    b.position_at_end(work)
+    b.store(generation, seen)
+    b.cbranch(b.icmp_signed("<=", w, b.load(_pool(ctx, "active"))), run, look)
+    b.position_at_end(run)
+    task = b.gep(b.bitcast(b.load(_pool(ctx, "tasks")), _TASK.as_pointer()), [w])
+    _mutex(ctx, b, "unlock", "lock")
+    b.store(_I64(1), b.gep(task, [_I32(0), _I32(10)]))  # (on a thread of its own: see worker_function)
+    b.call(worker_function(ctx), [b.bitcast(task, lt.PTR)])
+    _mutex(ctx, b, "lock", "lock")
+    pending = b.sub(b.load(_pool(ctx, "pending")), _I64(1))
+    b.store(pending, _pool(ctx, "pending"))
+    b.cbranch(b.icmp_signed("==", pending, _I64(0)), back, look)
+    b.position_at_end(back)
+    _mutex(ctx, b, "broadcast", "done")
+    b.branch(look)
+    return fn
+
+
+def pool_start_function(ctx: Any) -> ir.Function:
+    """``i64 aot_pool_start(ptr tasks, i64 n)``: take the pool and publish chunks 1 … k of ``n`` to its
+    workers (started as needed; k < n when threads cannot be started); k + 1, or 0 when the pool is taken:
+    by a loop of this process still running (the caller's own, when this loop is reached from one of its
+    chunks, or another thread's). A pool marked taken by another process was inherited through ``fork()``:
+    it has no threads here, so it is taken over and reset."""
+    fn, b = ctx.internal_function("aot_pool_start", ir.FunctionType(lt.I64, [lt.PTR, lt.I64]))
+    if b is None:
+        return fn
+    tasks, n = fn.args
+    getpid = ctx.declare("getpid", ir.FunctionType(lt.I32, []))
+    create = ctx.declare("pthread_create", ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR, lt.PTR]))
+    detach = ctx.declare("pthread_detach", ir.FunctionType(lt.I32, [lt.I64]))
+    pid = b.sext(b.call(getpid, []), lt.I64)
+    busy = _pool(ctx, "busy")
+    taken = b.cmpxchg(busy, _I64(0), pid, "acquire", "acquire")
+    got, grow, grown = (fn.append_basic_block(n) for n in ("got", "grow", "grown"))
+    with b.if_then(b.not_(b.extract_value(taken, 1)), likely=False):
+        holder = b.extract_value(taken, 0)
+        with b.if_then(b.icmp_signed("==", holder, pid)):
+            b.ret(_I64(0))
+        inherited = b.cmpxchg(busy, holder, pid, "acquire", "acquire")
+        with b.if_then(b.not_(b.extract_value(inherited, 1))):
+            b.ret(_I64(0))
+    b.branch(got)
+    b.position_at_end(got)
+    b.store_atomic(b.call(_pthread(ctx, "self"), []), _pool(ctx, "owner"), "monotonic", 8)
+    with b.if_then(b.icmp_signed("!=", b.load(_pool(ctx, "pid")), pid), likely=False):
+        for name, t in _POOL_FIELDS.items():  # (first use, or a forked child: no workers here)
+            if name not in ("busy", "owner"):
+                b.store(ir.Constant(t, None), _pool(ctx, name))
+        b.store(pid, _pool(ctx, "pid"))
+    _mutex(ctx, b, "lock", "lock")
+    limit = b.sub(n, _I64(1))
+    limit = b.select(b.icmp_signed("<", limit, _I64(MAX_THREADS - 1)), limit, _I64(MAX_THREADS - 1))
+    size = _pool(ctx, "size")
+    thread = b.alloca(lt.I64)
+    b.branch(grow)
+    b.position_at_end(grow)  # start workers until there is one per chunk but the caller's
+    start = fn.append_basic_block("start")
+    w = b.add(b.load(size), _I64(1))
+    b.cbranch(b.icmp_signed("<=", w, limit), start, grown)
+    b.position_at_end(start)
+    b.store(b.load(_pool(ctx, "generation")), b.gep(_pool(ctx, "seen"), [_I64(0), w]))
+    worker = b.bitcast(pool_worker_function(ctx), lt.PTR)
+    started = b.call(create, [b.bitcast(thread, lt.PTR), ir.Constant(lt.PTR, None), worker, b.inttoptr(w, lt.PTR)])
+    ok = fn.append_basic_block("started")
+    b.cbranch(b.icmp_signed("==", started, _I32(0)), ok, grown)
+    b.position_at_end(ok)
+    b.call(detach, [b.load(thread)])
+    b.store(w, size)
+    b.branch(grow)
+    b.position_at_end(grown)
+    have = b.load(size)
+    active = b.select(b.icmp_signed("<", have, limit), have, limit)
+    b.store(tasks, _pool(ctx, "tasks"))
+    b.store(active, _pool(ctx, "active"))
+    b.store(active, _pool(ctx, "pending"))
+    b.store(b.add(b.load(_pool(ctx, "generation")), _I64(1)), _pool(ctx, "generation"))
+    _mutex(ctx, b, "broadcast", "wake")
+    _mutex(ctx, b, "unlock", "lock")
+    b.ret(b.add(active, _I64(1)))
+    return fn
+
+
+def pool_finish_function(ctx: Any) -> ir.Function:
+    """``void aot_pool_finish()``: wait until the workers' chunks are done, and give the pool back."""
+    fn, b = ctx.internal_function("aot_pool_finish", ir.FunctionType(ir.VoidType(), []))
+    if b is None:
+        return fn
+    _mutex(ctx, b, "lock", "lock")
+    look, wait, done = (fn.append_basic_block(n) for n in ("look", "wait", "done"))
+    b.branch(look)
+    b.position_at_end(look)
+    b.cbranch(b.icmp_signed("==", b.load(_pool(ctx, "pending")), _I64(0)), done, wait)
+    b.position_at_end(wait)
+    _mutex(ctx, b, "wait", "done", "lock")
+    b.branch(look)
+    b.position_at_end(done)
+    _mutex(ctx, b, "unlock", "lock")
+    b.store_atomic(_I64(0), _pool(ctx, "owner"), "monotonic", 8)
+    b.store_atomic(_I64(0), _pool(ctx, "busy"), "release", 8)
+    b.ret_void()
+    return fn
+
+
+def pool_member_function(ctx: Any) -> ir.Function:
+    """``i1 aot_pool_member()``: whether this thread is the pool's holder or one of its workers (a loop
+    it reaches runs serially: the pool is busy with the loop this one is part of)."""
+    fn, b = ctx.internal_function("aot_pool_member", ir.FunctionType(lt.I1, []))
+    if b is None:
+        return fn
+    me = b.call(_pthread(ctx, "self"), [])
+    yes, look, next_, no = (fn.append_basic_block(n) for n in ("yes", "look", "next", "no"))
+    index = b.alloca(lt.I64)
+    b.store(_I64(1), index)
+    b.cbranch(b.icmp_signed("==", b.load_atomic(_pool(ctx, "owner"), "monotonic", 8), me), yes, look)
+    b.position_at_end(look)
+    w = b.load(index)
+    worker = b.load_atomic(b.gep(_pool(ctx, "workers"), [_I64(0), w]), "monotonic", 8)
+    b.cbranch(b.icmp_signed("==", worker, me), yes, next_)
+    b.position_at_end(next_)
+    b.store(b.add(w, _I64(1)), index)
+    b.cbranch(b.icmp_signed("<", w, _I64(MAX_THREADS - 1)), look, no)
+    b.position_at_end(yes)
+    b.ret(ir.Constant(lt.I1, 1))
+    b.position_at_end(no)
+    b.ret(ir.Constant(lt.I1, 0))
+    return fn
+
+
 def driver_function(ctx: Any) -> ir.Function:
     """``i32 aot_parallel_for(ptr body, ptr env, i64 count, ptr partials, i64 size, i64 n)``: run ``body`` on
     ``n`` chunks of ``0 … count-1`` (chunk ``c`` writes its partial results at ``partials + c*size``) and
@@ -333,13 +541,13 @@ def driver_function(ctx: Any) -> ir.Function:
     def task_field(c: ir.Value, k: int) -> ir.Value:
         return b.gep(tasks, [_I64(0), c, _I32(k)])
 
-    def each(first: int, emit) -> None:
-        b.store(_I64(first), index)
+    def each(first: int | ir.Value, emit, last: ir.Value = n) -> None:
+        b.store(_I64(first) if isinstance(first, int) else first, index)
         head, step, after = (b.append_basic_block(s) for s in ("head", "step", "after"))
         b.branch(head)
         b.position_at_end(head)
         c = b.load(index)
-        b.cbranch(b.icmp_signed("<", c, n), step, after)
+        b.cbranch(b.icmp_signed("<", c, last), step, after)
         b.position_at_end(step)
         emit(c)
         b.store(b.add(b.load(index), _I64(1)), index)
@@ -384,14 +592,36 @@ def driver_function(ctx: Any) -> ir.Function:
             b.store(_I64(0), task_field(c, 10))  # (no thread: the caller runs this chunk)
             b.call(worker, [task])
 
-    each(1, start)
-    b.call(worker, [b.bitcast(b.gep(tasks, [_I64(0), _I64(0)]), lt.PTR)])
+    def run(c: ir.Value) -> None:
+        b.call(worker, [b.bitcast(b.gep(tasks, [_I64(0), c]), lt.PTR)])
 
     def wait(c: ir.Value) -> None:
         with b.if_then(b.icmp_signed("!=", b.load(task_field(c, 10)), _I64(0))):
             b.call(join, [b.load(task_field(c, 9)), ir.Constant(lt.PTR, None)])
 
-    each(1, wait)
+    pooled = b.alloca(lt.I64)  # 1 + the chunks the pool's workers run, 0 without the pool
+    b.store(_I64(0), pooled)
+    several = b.icmp_signed(">", n, _I64(1))
+    with b.if_then(several):
+        b.store(b.call(pool_start_function(ctx), [b.bitcast(tasks, lt.PTR), n]), pooled)
+    k = b.load(pooled)
+    with b.if_else(b.icmp_signed(">", k, _I64(0))) as (pool, other):
+        with pool:  # chunk 0 and those no worker took here, then wait for the workers
+            run(_I64(0))
+            each(k, run)
+            b.call(pool_finish_function(ctx), [])
+        with other:
+            member = b.alloca(lt.I1)
+            b.store(ir.Constant(lt.I1, 0), member)
+            with b.if_then(several):
+                b.store(b.call(pool_member_function(ctx), []), member)
+            with b.if_else(b.load(member)) as (nested, busy):
+                with nested:  # reached from a chunk of the pool's loop: every chunk here, in order
+                    each(0, run)
+                with busy:  # the pool serves another thread's loop: threads of this loop's own
+                    each(1, start)
+                    run(_I64(0))
+                    each(1, wait)
     with b.if_then(held):
         b.call(restore, [b.load(state)])
     b.store(_I64(-1), failed)

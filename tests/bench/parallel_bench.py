@@ -29,13 +29,15 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1])]  # (the kernels; this checkout'
 
 import parallel_kernels as pk  # noqa: E402
 
-SIZES = {"gauss_sum": 20_000_000, "stencil": 3000}
+SIZES = {"gauss_sum": 20_000_000, "stencil": 3000, "small_sum": 10_000, "tiny": 64}
 
 
 def inputs(name: str, small: bool = False):
     rng = np.random.default_rng(7)
-    if name == "gauss_sum":
-        return (rng.standard_normal(10_000 if small else SIZES[name]),)
+    if name in ("gauss_sum", "small_sum"):
+        return (rng.standard_normal(min(10_000, SIZES[name]) if small else SIZES[name]),)
+    if name == "tiny":
+        return (np.zeros(SIZES[name]),)
     n = 50 if small else SIZES[name]
     return rng.standard_normal((n, n)), np.zeros((n, n))
 
@@ -78,7 +80,7 @@ def measure(compiler: str, repeat: int) -> dict:
             assert np.array_equal(r_serial, r_parallel), name
         else:
             assert abs(r_serial - r_parallel) <= 1e-9 * abs(r_serial), (name, r_serial, r_parallel)
-        figures[name] = {"serial_ms": round(t_serial, 2), "parallel_ms": round(t_parallel, 2)}
+        figures[name] = {"serial_ms": round(t_serial, 4), "parallel_ms": round(t_parallel, 4)}
     return figures
 
 
@@ -132,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         for compiler, figures in results.items():
             f = figures[name]
             speedup = f["serial_ms"] / f["parallel_ms"]
-            print(f"{name:<12}{compiler:<10}{f['serial_ms']:>12.2f}{f['parallel_ms']:>14.2f}{speedup:>9.2f}x")
+            print(f"{name:<12}{compiler:<10}{f['serial_ms']:>12.4f}{f['parallel_ms']:>14.4f}{speedup:>9.2f}x")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ with aot, and, in an interpreter that has Numba, with ``numba.njit``.
 
     gauss_sum(a)        -> sum of exp(-a[i]**2)          (a scalar reduction)
     stencil(a, out)     -> out[i, j] = 5-point average    (disjoint writes, rows split between threads)
+    small_sum(a)        -> gauss_sum of 10,000 elements    (a loop of a few microseconds: the fork-join's cost)
+    tiny(out)           -> out[i] = i * 0.5 for 64 elements (nothing but the fork-join)
 """
 
 import math
@@ -40,4 +42,17 @@ def stencil_parallel(a, out):
             out[i, j] = 0.2 * (a[i, j] + a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
 
 
-KERNELS = ("gauss_sum", "stencil")
+small_sum_serial, small_sum_parallel = gauss_sum_serial, gauss_sum_parallel
+
+
+def tiny_serial(out):
+    for i in range(out.shape[0]):
+        out[i] = i * 0.5
+
+
+def tiny_parallel(out):
+    for i in prange(out.shape[0]):
+        out[i] = i * 0.5
+
+
+KERNELS = ("gauss_sum", "stencil", "small_sum", "tiny")

@@ -14,5 +14,5 @@ def test_the_benchmark_runs_small(monkeypatch):
     monkeypatch.setitem(parallel_bench.SIZES, "stencil", 40)
     monkeypatch.setenv("AOT_NUM_THREADS", "2")
     figures = parallel_bench.measure("aot", repeat=1)
-    assert set(figures) == {"gauss_sum", "stencil"}
+    assert set(figures) == {"gauss_sum", "stencil", "small_sum", "tiny"}
     assert all(f["serial_ms"] >= 0 and f["parallel_ms"] >= 0 for f in figures.values())
