@@ -20,11 +20,12 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ..infer.elementwise import Advanced
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import BOOL, I64, ArrayType, ScalarType, Type
-from . import arrays, npfuncs, views
+from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, Type
+from . import arrays, gil, lists, npfuncs, views
 from . import types as lt
-from .context import Emitter
+from .context import Emitter, ModuleContext
 from .npfuncs import _element
 from .numerics import FLOAT_PLAIN_OPS, WRAPPING_INT_OPS, coerce, compare
 from .types import memory_type
@@ -347,66 +348,40 @@ def select(
     result: ArrayType,
     hold: Callable[[ir.Value], None] | None,
 ) -> ir.Value:
-    """``arr[mask]`` or ``arr[idx]`` (``aot.infer.elementwise.selection_type``): a new array."""
+    """``arr[mask]`` (``aot.infer.elementwise.selection_type``): the selected elements in C order, a new array."""
     b = em.b
     data, shape, strides = views.parts(em, arr, at)
-    if it.dtype.kind == "b":
-        mdata, mshape, mstrides = views.parts(em, index, it)
-        _mask_shape_check(em, shape, mshape)
-        out, _ = arrays.allocate(em, result, [_count(em, index, it)])
-        if hold is not None:
-            hold(out)
-        out_data = b.extract_value(out, arrays.DATA)
-        with b.goto_entry_block():
-            k = b.alloca(lt.I64, name="mask.k")
-        b.store(_i64(0), k)
-
-        def pick(idx: list[ir.Value]) -> None:
-            with b.if_then(_load(em, views.element(em, mdata, mstrides, idx), BOOL)):
-                value = b.load(views.element(em, data, strides, idx))
-                b.store(value, b.gep(out_data, [b.load(k)], inbounds=True))
-                b.store(b.add(b.load(k), _i64(1)), k)
-
-        views.nd_loop(em, shape, pick)
-        return out
-    idata, ishape, istrides = views.parts(em, index, it)
-    dims = [ishape[0]] + shape[1:]
-    out, _ = arrays.allocate(em, result, dims)
+    mdata, mshape, mstrides = views.parts(em, index, it)
+    _mask_shape_check(em, shape, mshape)
+    out, _ = arrays.allocate(em, result, [_count(em, index, it)])
     if hold is not None:
         hold(out)
     out_data = b.extract_value(out, arrays.DATA)
-    out_strides = views.c_strides(em, dims, result.dtype)
+    with b.goto_entry_block():
+        k = b.alloca(lt.I64, name="mask.k")
+    b.store(_i64(0), k)
 
-    def take(idx: list[ir.Value]) -> None:
-        i = b.load(views.element(em, idata, istrides, idx[:1]))
-        row = views.checked_index(em, i, it.dtype, shape[0])
-        value = b.load(views.element(em, data, strides, [row] + idx[1:]))
-        b.store(value, views.element(em, out_data, out_strides, idx))
+    def pick(idx: list[ir.Value]) -> None:
+        with b.if_then(_load(em, views.element(em, mdata, mstrides, idx), BOOL)):
+            value = b.load(views.element(em, data, strides, idx))
+            b.store(value, b.gep(out_data, [b.load(k)], inbounds=True))
+            b.store(b.add(b.load(k), _i64(1)), k)
 
-    views.nd_loop(em, dims, take)
+    views.nd_loop(em, shape, pick)
     return out
 
 
 def assign_selection(
     em: Emitter, arr: ir.Value, at: ArrayType, index: ir.Value, it: ArrayType, value: ir.Value, vt: Type
 ) -> None:
-    """``arr[mask] = value`` / ``arr[idx] = value``: a number into every selected element, or a 1-D array of
-    one value per selected element (or of one value), copied first (it may be a view of ``arr``)."""
+    """``arr[mask] = value``: a number into every selected element, or a 1-D array of one value per selected
+    element (or of one value), copied first (it may be a view of ``arr``)."""
     b = em.b
     data, shape, strides = views.parts(em, arr, at)
     d = at.dtype
-    is_mask = it.dtype.kind == "b"
     idata, ishape, istrides = views.parts(em, index, it)
-    if is_mask:
-        _mask_shape_check(em, shape, ishape)
-        selected = _count(em, index, it)
-    else:
-        selected = ishape[0]
-
-        def bounds(idx: list[ir.Value]) -> None:  # (every index checked before anything is written)
-            views.checked_index(em, b.load(views.element(em, idata, istrides, idx)), it.dtype, shape[0])
-
-        views.nd_loop(em, [selected], bounds)
+    _mask_shape_check(em, shape, ishape)
+    selected = _count(em, index, it)
     if isinstance(vt, ArrayType):
         n = arrays.shape_of(b, value, 1)[0]
         em.check(
@@ -434,25 +409,183 @@ def assign_selection(
         def source(k: ir.Value) -> ir.Value:
             return fill
 
-    if is_mask:
-        with b.goto_entry_block():
-            k_slot = b.alloca(lt.I64, name="mask.k")
-        b.store(_i64(0), k_slot)
+    with b.goto_entry_block():
+        k_slot = b.alloca(lt.I64, name="mask.k")
+    b.store(_i64(0), k_slot)
 
-        def put(idx: list[ir.Value]) -> None:
-            with b.if_then(_load(em, views.element(em, idata, istrides, idx), BOOL)):
-                k = b.load(k_slot)
-                _store(em, views.element(em, data, strides, idx), source(k), d)
-                b.store(b.add(k, _i64(1)), k_slot)
+    def put(idx: list[ir.Value]) -> None:
+        with b.if_then(_load(em, views.element(em, idata, istrides, idx), BOOL)):
+            k = b.load(k_slot)
+            _store(em, views.element(em, data, strides, idx), source(k), d)
+            b.store(b.add(k, _i64(1)), k_slot)
 
-        views.nd_loop(em, shape, put)
-    else:
-
-        def put_rows(idx: list[ir.Value]) -> None:
-            i = b.load(views.element(em, idata, istrides, idx[:1]))
-            row = views.checked_index(em, i, it.dtype, shape[0])
-            _store(em, views.element(em, data, strides, [row] + idx[1:]), source(idx[0]), d)
-
-        views.nd_loop(em, [selected] + shape[1:], put_rows)
+    views.nd_loop(em, shape, put)
     if isinstance(vt, ArrayType):
         arrays.decref(em.ctx, b, copy, copy_t)
+
+
+# ------------------------------------------------------------------ one index array among integers and slices
+#
+#     a[:, idx]   →   v = a[:, :] (a view); out[i, k] = v[i, wrap(idx[k])]       (aot.infer.elementwise.Advanced)
+#
+# The subscript is a basic view with the index array's axis left whole (``views.get_view``), then one loop over
+# the result's shape reading (or writing) the view at the index array's entry on that axis.
+
+
+def _index_error_function(ctx: ModuleContext) -> ir.Function:
+    """``void aot_index_error(i64 index, i64 axis, i64 size)``: NumPy's ``IndexError``, its values in the
+    message (holding the GIL for the moment it takes: ``aot.codegen.gil``)."""
+    fn, b = ctx.internal_function("aot_index_error", ir.FunctionType(ir.VoidType(), [lt.I64, lt.I64, lt.I64]))
+    if b is None:
+        return fn
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    fmt = ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR], var_arg=True)
+    token = b.call(gil.acquire_function(ctx), [])
+    exc = b.load(b.bitcast(ctx.global_pointer("PyExc_IndexError"), lt.PTR.as_pointer()))
+    text = ctx.cstring("index %lld is out of bounds for axis %lld with size %lld")
+    b.call(ctx.declare("PyErr_Format", fmt), [exc, text, *fn.args])
+    b.call(gil.release_function(ctx), [token])
+    b.ret_void()
+    return fn
+
+
+def _wrapped(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """An entry of an index array as an i64, and that index with a negative one counted from the end."""
+    b = em.b
+    i = coerce(em, raw, t, I64)
+    if not t.is_signed:
+        return i, i
+    return i, b.select(b.icmp_signed("<", i, _i64(0)), b.add(i, size), i)
+
+
+def _check_index(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value, axis: int) -> ir.Value:
+    """The entry wrapped, or NumPy's ``IndexError`` when it is out of bounds (always checked: an index array's
+    entries are data, whatever ``boundscheck`` says)."""
+    b = em.b
+    i, row = _wrapped(em, raw, t, size)
+    with b.if_then(b.icmp_unsigned(">=", row, size), likely=False):
+        if em.ctx.target.raises_python_exceptions:
+            b.call(_index_error_function(em.ctx), [i, _i64(axis), size])
+            em.error_return()
+        else:
+            em.raise_("IndexError", "index out of bounds")
+    return row
+
+
+def _vector(em: Emitter, value: ir.Value, t: Type) -> tuple[ir.Value, ir.Value, ir.Value, ScalarType]:
+    """An index array or list as (data, length, byte stride, entry type)."""
+    if isinstance(t, ListType):
+        value, t = lists.items_array(em, value, t)
+    assert isinstance(t, ArrayType)
+    data, shape, strides = views.parts(em, value, t)
+    return data, shape[0], strides[0], t.dtype
+
+
+def _basic_view(
+    em: Emitter, arr: ir.Value, at: ArrayType, plan: Advanced, index: list[tuple[ir.Value, Type]]
+) -> tuple[ir.Value, ArrayType]:
+    """``arr[plan.basic]``: the subscript with the index array's axis whole (the index array's variable
+    standing for a slice's three missing parts)."""
+    missing = (ir.Constant(lt.I8, 0), NONE)
+    items = index[: plan.at] + [missing] * 3 + index[plan.at + 1 :]
+    base_t = ArrayType(at.dtype, plan.result.ndim, "A")
+    return views.get_view(em, arr, at, plan.basic, items, base_t), base_t
+
+
+def _axes(plan: Advanced, idx: list[ir.Value], row: ir.Value) -> list[ir.Value]:
+    """The basic view's indices of the result's element ``idx`` (its axis ``plan.to`` replaced by ``row``)."""
+    others = idx[: plan.to] + idx[plan.to + 1 :]
+    return others[: plan.axis] + [row] + others[plan.axis :]
+
+
+def _result_shape(plan: Advanced, shape: list[ir.Value], n: ir.Value) -> list[ir.Value]:
+    rest = shape[: plan.axis] + shape[plan.axis + 1 :]
+    return rest[: plan.to] + [n] + rest[plan.to :]
+
+
+def gather(
+    em: Emitter,
+    arr: ir.Value,
+    at: ArrayType,
+    plan: Advanced,
+    index: list[tuple[ir.Value, Type]],
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """``arr[…idx…]`` with one index array or list (``aot.infer.elementwise.advanced``): a new C array."""
+    b = em.b
+    base, base_t = _basic_view(em, arr, at, plan, index)
+    data, shape, strides = views.parts(em, base, base_t)
+    idata, n, istride, idt = _vector(em, *index[plan.at])
+    dims = _result_shape(plan, shape, n)
+    out, _ = arrays.allocate(em, plan.result, dims)
+    if hold is not None:
+        hold(out)
+    out_data = b.extract_value(out, arrays.DATA)
+    out_strides = views.c_strides(em, dims, plan.result.dtype)
+
+    def take(idx: list[ir.Value]) -> None:
+        raw = b.load(views.element(em, idata, [istride], [idx[plan.to]]))
+        row = _check_index(em, raw, idt, shape[plan.axis], plan.dim)
+        value = b.load(views.element(em, data, strides, _axes(plan, idx, row)))
+        b.store(value, views.element(em, out_data, out_strides, idx))
+
+    views.nd_loop(em, dims, take)
+    return out
+
+
+def scatter(
+    em: Emitter,
+    arr: ir.Value,
+    at: ArrayType,
+    plan: Advanced,
+    index: list[tuple[ir.Value, Type]],
+    value: ir.Value,
+    vt: Type,
+) -> None:
+    """``arr[…idx…] = value``: a number into every selected element, or an array broadcast to the selection's
+    shape (NumPy's rules), read from a copy where it overlaps ``arr`` (``a[[k, p]] = a[[p, k]]`` swaps rows).
+    Every index is checked before anything is written; a repeated index is written once per entry, the last
+    entry's value staying, as NumPy does."""
+    b = em.b
+    d = at.dtype
+    base, base_t = _basic_view(em, arr, at, plan, index)
+    data, shape, strides = views.parts(em, base, base_t)
+    idata, n, istride, idt = _vector(em, *index[plan.at])
+    size = shape[plan.axis]
+    views.nd_loop(
+        em, [n], lambda k: _check_index(em, b.load(views.element(em, idata, [istride], k)), idt, size, plan.dim)
+    )
+    dims = _result_shape(plan, shape, n)
+    temp: ir.Value | None = None
+    if isinstance(vt, ArrayType):
+        src, src_shape, src_strides = views.parts(em, value, vt)
+        lead = len(dims) - vt.ndim
+        aligned: list[ir.Value] = [_i64(0)] * lead
+        bad: ir.Value = ir.Constant(lt.I1, 0)
+        for k in range(vt.ndim):
+            m = src_shape[k]
+            bad = b.or_(bad, b.and_(b.icmp_signed("!=", m, dims[lead + k]), b.icmp_signed("!=", m, _i64(1))))
+            aligned.append(b.select(b.icmp_signed("==", m, _i64(1)), _i64(0), src_strides[k]))
+        em.check(bad, "ValueError", "shape mismatch: value array could not be broadcast to indexing result")
+        src, aligned, temp = views._unaliased(
+            em, data, shape, strides, base_t, src, src_shape, src_strides, aligned, vt
+        )
+        vdtype = vt.dtype
+
+        def source(idx: list[ir.Value]) -> ir.Value:
+            return coerce(em, _load(em, views.element(em, src, aligned, idx), vdtype), vdtype, d)
+    else:
+        fill = coerce(em, value, vt, d)
+
+        def source(idx: list[ir.Value]) -> ir.Value:
+            return fill
+
+    def put(idx: list[ir.Value]) -> None:
+        raw = b.load(views.element(em, idata, [istride], [idx[plan.to]]))
+        row = _wrapped(em, raw, idt, size)[1]
+        _store(em, views.element(em, data, strides, _axes(plan, idx, row)), source(idx), d)
+
+    views.nd_loop(em, dims, put)
+    if temp is not None:
+        views.release_copy(em, temp)

@@ -342,6 +342,12 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
         store(element(em, data, strides, idx), v, vt.dtype)
 
     nd_loop(em, shape, copy)
+    release_copy(em, temp)
+
+
+def release_copy(em: Emitter, temp: ir.Value) -> None:
+    """Free the copy ``_unaliased`` made (its pointer, or null when it made none)."""
+    b = em.b
     if em.ctx.target.raises_python_exceptions:
         with b.if_then(b.icmp_unsigned("!=", temp, ir.Constant(lt.PTR, None))):
             b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])
