@@ -474,12 +474,25 @@ def _check_index(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value, axis
 
 
 def _vector(em: Emitter, value: ir.Value, t: Type) -> tuple[ir.Value, ir.Value, ir.Value, ScalarType]:
-    """An index array or list as (data, length, byte stride, entry type)."""
+    """An index array or list (or a list of values) as (data, length, byte stride, entry type)."""
     if isinstance(t, ListType):
         value, t = lists.items_array(em, value, t)
     assert isinstance(t, ArrayType)
     data, shape, strides = views.parts(em, value, t)
     return data, shape[0], strides[0], t.dtype
+
+
+def _checked_vector(
+    em: Emitter, plan: Advanced, index: tuple[ir.Value, Type], size: ir.Value
+) -> tuple[ir.Value, ir.Value, ir.Value, ScalarType]:
+    """The index array or list (``_vector``), every entry checked against the axis's ``size`` first (NumPy
+    checks them all, whatever the other axes' lengths)."""
+    b = em.b
+    idata, n, istride, idt = _vector(em, *index)
+    views.nd_loop(
+        em, [n], lambda k: _check_index(em, b.load(views.element(em, idata, [istride], k)), idt, size, plan.dim)
+    )
+    return idata, n, istride, idt
 
 
 def _basic_view(
@@ -516,7 +529,8 @@ def gather(
     b = em.b
     base, base_t = _basic_view(em, arr, at, plan, index)
     data, shape, strides = views.parts(em, base, base_t)
-    idata, n, istride, idt = _vector(em, *index[plan.at])
+    size = shape[plan.axis]
+    idata, n, istride, idt = _checked_vector(em, plan, index[plan.at], size)
     dims = _result_shape(plan, shape, n)
     out, _ = arrays.allocate(em, plan.result, dims)
     if hold is not None:
@@ -525,8 +539,7 @@ def gather(
     out_strides = views.c_strides(em, dims, plan.result.dtype)
 
     def take(idx: list[ir.Value]) -> None:
-        raw = b.load(views.element(em, idata, [istride], [idx[plan.to]]))
-        row = _check_index(em, raw, idt, shape[plan.axis], plan.dim)
+        row = _wrapped(em, b.load(views.element(em, idata, [istride], [idx[plan.to]])), idt, size)[1]
         value = b.load(views.element(em, data, strides, _axes(plan, idx, row)))
         b.store(value, views.element(em, out_data, out_strides, idx))
 
@@ -543,21 +556,27 @@ def scatter(
     value: ir.Value,
     vt: Type,
 ) -> None:
-    """``arr[…idx…] = value``: a number into every selected element, or an array broadcast to the selection's
-    shape (NumPy's rules), read from a copy where it overlaps ``arr`` (``a[[k, p]] = a[[p, k]]`` swaps rows).
-    Every index is checked before anything is written; a repeated index is written once per entry, the last
-    entry's value staying, as NumPy does."""
+    """``arr[…idx…] = value``: a number into every selected element, or an array (or a list of numbers)
+    broadcast to the selection's shape (NumPy's rules), read from a copy where it overlaps ``arr``
+    (``a[[k, p]] = a[[p, k]]`` swaps rows). Every index is checked before anything is written, and read from a
+    copy where the index array lies in ``arr`` (``idx[idx] = 0`` uses the indices as they were); a repeated index
+    is written once per entry, the last entry's value staying, as NumPy does."""
     b = em.b
     d = at.dtype
     base, base_t = _basic_view(em, arr, at, plan, index)
     data, shape, strides = views.parts(em, base, base_t)
-    idata, n, istride, idt = _vector(em, *index[plan.at])
     size = shape[plan.axis]
-    views.nd_loop(
-        em, [n], lambda k: _check_index(em, b.load(views.element(em, idata, [istride], k)), idt, size, plan.dim)
-    )
+    idata, n, istride, idt = _checked_vector(em, plan, index[plan.at], size)
     dims = _result_shape(plan, shape, n)
-    temp: ir.Value | None = None
+    copies: list[ir.Value] = []
+    if isinstance(index[plan.at][1], ArrayType):
+        vector_t = ArrayType(idt, 1, "A")
+        idata, (istride,), temp = views._unaliased(
+            em, data, shape, strides, base_t, idata, [n], [istride], [istride], vector_t
+        )
+        copies.append(temp)
+    if isinstance(vt, ListType):
+        value, vt = lists.items_array(em, value, vt)
     if isinstance(vt, ArrayType):
         src, src_shape, src_strides = views.parts(em, value, vt)
         lead = len(dims) - vt.ndim
@@ -571,6 +590,7 @@ def scatter(
         src, aligned, temp = views._unaliased(
             em, data, shape, strides, base_t, src, src_shape, src_strides, aligned, vt
         )
+        copies.append(temp)
         vdtype = vt.dtype
 
         def source(idx: list[ir.Value]) -> ir.Value:
@@ -582,10 +602,9 @@ def scatter(
             return fill
 
     def put(idx: list[ir.Value]) -> None:
-        raw = b.load(views.element(em, idata, [istride], [idx[plan.to]]))
-        row = _wrapped(em, raw, idt, size)[1]
+        row = _wrapped(em, b.load(views.element(em, idata, [istride], [idx[plan.to]])), idt, size)[1]
         _store(em, views.element(em, data, strides, _axes(plan, idx, row)), source(idx), d)
 
     views.nd_loop(em, dims, put)
-    if temp is not None:
+    for temp in copies:
         views.release_copy(em, temp)

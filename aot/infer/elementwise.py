@@ -268,6 +268,10 @@ def selection_assign_check(a: ArrayType, spec: str, index: tuple[Type, ...], val
     result = subscript_type(a, spec, index)
     if result is None:
         return False
+    if isinstance(value, ListType) and not is_mask(a, index):  # a[[k, p]] = [x, y]: as np.array([x, y])
+        if not (value.item is BOTTOM or (isinstance(value.item, ScalarType) and value.item.is_numeric)):
+            raise RuleError(f"a[idx] = values takes a number, an array or a list of numbers, not {value}")
+        value = ArrayType(I64 if value.item is BOTTOM else value.item, 1, "C")  # type: ignore[arg-type]
     if isinstance(value, ArrayType):
         if is_mask(a, index) and value.ndim != 1:
             raise RuleError("a[mask] = values takes a number, or a 1-D array of values; loop over the elements")
