@@ -393,3 +393,43 @@ def test_unsupported_advanced_indexing_is_a_compile_error():
     assert "mask" in str(err) and "positions" in str(err)
     err = expect_compile_error(outer_of_a_tuple, m[0], at=locate(outer_of_a_tuple, "np.outer"))
     assert "np.outer() takes arrays or numbers" in str(err)
+
+
+# ------------------------------------------------------------------------------------------ read-only arrays
+
+
+@aot.jit
+def write_the_copy(a, idx):
+    b = a[idx]
+    b[0] = 1.0
+    return b
+
+
+@aot.jit
+def write_the_columns(a, idx):
+    c = a[:, idx]
+    c[0] = 2.0
+    a[:, idx][0] = 3.0
+    return c
+
+
+@aot.jit
+def put_columns_then_read(m, idx):
+    m[:, idx] = 0.0
+    return m[0, 0]
+
+
+def test_a_selection_is_a_copy_so_a_read_only_array_may_be_selected_from():
+    for a in (np.arange(5.0), np.arange(6.0).reshape(2, 3)):
+        a.setflags(write=False)
+        out = write_the_copy(a, np.array([1, 0]))
+        assert np.all(out[0] == 1.0) and not np.shares_memory(out, a)
+        assert a.ravel()[0] == 0.0
+    out = write_the_columns(a, np.array([1, 0]))
+    assert out[0, 0] == 2.0 and out[1, 0] == 4.0 and a[0, 1] == 1.0
+    m = np.arange(6.0).reshape(2, 3)
+    m.setflags(write=False)
+    for f, args in ((put, (np.array([0]), 1.0)), (put_columns_then_read, (np.array([0]),))):
+        with pytest.raises(ValueError, match="read-only"):  # (writing through a[idx] and a[:, idx] is writing a)
+            f(m, *args)
+    assert m[0, 0] == 0.0

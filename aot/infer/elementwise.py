@@ -14,9 +14,10 @@ ufunc): the result is cast back to its dtype where NumPy's ``same_kind`` rule al
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
+from ..ir.ops import BinOpKind, CmpKind, GetItem, GetView, Intrinsic, Op, UnaryKind
 from ..types import BOOL, BOTTOM, F64, I64, ArrayType, ListType, ScalarType, Type
 from .npfuncs import TABLE
 from .rules import RuleError, weak_promote
@@ -260,6 +261,21 @@ def subscript_type(a: ArrayType, spec: str, index: tuple[Type, ...]) -> ArrayTyp
         return selection_type(a, index[0])  # type: ignore[arg-type]
     plan = advanced(a, spec, index)
     return None if plan is None else plan.result
+
+
+def selects(op: Op, types: Mapping[str, Type]) -> bool:
+    """Whether ``op`` (a getitem or a getview of typed IR) selects with a mask or an index array: its result is
+    a new array, which shares no memory with the array it was read from."""
+    if isinstance(op, GetItem):
+        spec = "i" * len(op.index)
+    elif isinstance(op, GetView):
+        spec = op.spec
+    else:
+        return False
+    obj_t = types.get(op.obj.name)
+    return (
+        isinstance(obj_t, ArrayType) and subscript_type(obj_t, spec, tuple(types[v.name] for v in op.index)) is not None
+    )
 
 
 def selection_assign_check(a: ArrayType, spec: str, index: tuple[Type, ...], value: Type) -> bool:
