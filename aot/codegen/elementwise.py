@@ -426,16 +426,24 @@ def assign_selection(
 
 # ------------------------------------------------------------------ one index array among integers and slices
 #
-#     a[:, idx]   →   v = a[:, :] (a view); out[i, k] = v[i, wrap(idx[k])]       (aot.infer.elementwise.Advanced)
+#     a[:, idx]   →   v = a[:, :] (a view); for k, row in entries(idx): out[:, k] = v[:, row]
 #
-# The subscript is a basic view with the index array's axis left whole (``views.get_view``), then one loop over
-# the result's shape reading (or writing) the view at the index array's entry on that axis.
+# The subscript is a basic view with the index array's axis left whole (``views.get_view``), then, for each entry
+# of the index (``_Entries``: an integer array or list, or the positions of a boolean mask's True entries), a loop
+# over the other axes reading (or writing) the view at the entry's row (``aot.infer.elementwise.Advanced``).
+
+_OUT_OF_BOUNDS = "index %lld is out of bounds for axis %lld with size %lld"
+_MASK_MISMATCH = (
+    "boolean index did not match indexed array along axis %lld; size of axis is %lld but size of corresponding "
+    "boolean axis is %lld"
+)
 
 
 def _index_error_function(ctx: ModuleContext) -> ir.Function:
-    """``void aot_index_error(i64 index, i64 axis, i64 size)``: NumPy's ``IndexError``, its values in the
-    message (holding the GIL for the moment it takes: ``aot.codegen.gil``)."""
-    fn, b = ctx.internal_function("aot_index_error", ir.FunctionType(ir.VoidType(), [lt.I64, lt.I64, lt.I64]))
+    """``void aot_index_error(ptr format, i64, i64, i64)``: NumPy's ``IndexError`` with its values in the message
+    (holding the GIL for the moment it takes: ``aot.codegen.gil``)."""
+    fnty = ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I64, lt.I64, lt.I64])
+    fn, b = ctx.internal_function("aot_index_error", fnty)
     if b is None:
         return fn
     fn.attributes.add("cold")
@@ -443,11 +451,20 @@ def _index_error_function(ctx: ModuleContext) -> ir.Function:
     fmt = ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR], var_arg=True)
     token = b.call(gil.acquire_function(ctx), [])
     exc = b.load(b.bitcast(ctx.global_pointer("PyExc_IndexError"), lt.PTR.as_pointer()))
-    text = ctx.cstring("index %lld is out of bounds for axis %lld with size %lld")
-    b.call(ctx.declare("PyErr_Format", fmt), [exc, text, *fn.args])
+    b.call(ctx.declare("PyErr_Format", fmt), [exc, *fn.args])
     b.call(gil.release_function(ctx), [token])
     b.ret_void()
     return fn
+
+
+def _index_error(em: Emitter, failed: ir.Value, text: str, values: tuple[ir.Value, ir.Value, ir.Value]) -> None:
+    """Raise NumPy's ``IndexError`` (``text`` formatted with ``values``) when ``failed`` holds."""
+    with em.b.if_then(failed, likely=False):
+        if em.ctx.target.raises_python_exceptions:
+            em.b.call(_index_error_function(em.ctx), [em.ctx.cstring(text), *values])
+            em.error_return()
+        else:
+            em.raise_("IndexError", text.split(";")[0].replace(" %lld", ""))
 
 
 def _wrapped(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -459,40 +476,75 @@ def _wrapped(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value) -> tuple
     return i, b.select(b.icmp_signed("<", i, _i64(0)), b.add(i, size), i)
 
 
-def _check_index(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value, axis: int) -> ir.Value:
-    """The entry wrapped, or NumPy's ``IndexError`` when it is out of bounds (always checked: an index array's
-    entries are data, whatever ``boundscheck`` says)."""
-    b = em.b
-    i, row = _wrapped(em, raw, t, size)
-    with b.if_then(b.icmp_unsigned(">=", row, size), likely=False):
-        if em.ctx.target.raises_python_exceptions:
-            b.call(_index_error_function(em.ctx), [i, _i64(axis), size])
-            em.error_return()
+class _Entries:
+    """The entries of an index array or list along an axis of ``size``: ``count`` of them, and ``each(body)``
+    calling ``body(k, row)`` for the k-th in order (``row`` wrapped and in bounds). Integer entries are all
+    checked first (NumPy's ``IndexError``, whatever the other axes' lengths; always checked: they are data,
+    whatever ``boundscheck`` says); a boolean mask must have the axis's length, and its entries are the positions
+    of its True values."""
+
+    def __init__(self, em: Emitter, plan: Advanced, index: tuple[ir.Value, Type], size: ir.Value):
+        b = em.b
+        value, t = index
+        if isinstance(t, ListType):
+            value, t = lists.items_array(em, value, t)
+        assert isinstance(t, ArrayType)
+        self.em, self.size, self.dtype = em, size, t.dtype
+        data, shape, strides = views.parts(em, value, t)
+        self.data, self.length, self.stride = data, shape[0], strides[0]
+        if self.mask:
+            bad = b.icmp_signed("!=", self.length, size)
+            _index_error(em, bad, _MASK_MISMATCH, (_i64(plan.dim), size, self.length))
+            with b.goto_entry_block():
+                total = b.alloca(lt.I64, name="mask.count")
+            b.store(_i64(0), total)
+            self._scan(lambda k: b.store(b.add(b.load(total), b.zext(self.entry(k), lt.I64)), total))
+            self.count = b.load(total)
         else:
-            em.raise_("IndexError", "index out of bounds")
-    return row
+            self.count = self.length
 
+            def check(k: ir.Value) -> None:
+                i, row = _wrapped(em, self.entry(k), self.dtype, size)
+                _index_error(em, b.icmp_unsigned(">=", row, size), _OUT_OF_BOUNDS, (i, _i64(plan.dim), size))
 
-def _vector(em: Emitter, value: ir.Value, t: Type) -> tuple[ir.Value, ir.Value, ir.Value, ScalarType]:
-    """An index array or list (or a list of values) as (data, length, byte stride, entry type)."""
-    if isinstance(t, ListType):
-        value, t = lists.items_array(em, value, t)
-    assert isinstance(t, ArrayType)
-    data, shape, strides = views.parts(em, value, t)
-    return data, shape[0], strides[0], t.dtype
+            self._scan(check)
 
+    @property
+    def mask(self) -> bool:
+        return self.dtype.kind == "b"
 
-def _checked_vector(
-    em: Emitter, plan: Advanced, index: tuple[ir.Value, Type], size: ir.Value
-) -> tuple[ir.Value, ir.Value, ir.Value, ScalarType]:
-    """The index array or list (``_vector``), every entry checked against the axis's ``size`` first (NumPy
-    checks them all, whatever the other axes' lengths)."""
-    b = em.b
-    idata, n, istride, idt = _vector(em, *index)
-    views.nd_loop(
-        em, [n], lambda k: _check_index(em, b.load(views.element(em, idata, [istride], k)), idt, size, plan.dim)
-    )
-    return idata, n, istride, idt
+    def entry(self, k: ir.Value) -> ir.Value:
+        return _load(self.em, views.element(self.em, self.data, [self.stride], [k]), self.dtype)
+
+    def _scan(self, body: Callable[[ir.Value], None]) -> None:
+        arrays._loop(self.em, _i64(0), self.length, body, "index")
+
+    def unaliased(self, data: ir.Value, shape: list[ir.Value], strides: list[ir.Value], tt: ArrayType) -> ir.Value:
+        """Read the entries from a copy where they lie in the memory an assignment writes (``idx[idx] = 0``
+        uses the indices as they were); the copy's pointer, to ``views.release_copy``."""
+        vt = ArrayType(self.dtype, 1, "A")
+        lengths, strides_ = [self.length], [self.stride]
+        self.data, (self.stride,), temp = views._unaliased(
+            self.em, data, shape, strides, tt, self.data, lengths, strides_, [self.stride], vt
+        )
+        return temp
+
+    def each(self, body: Callable[[ir.Value, ir.Value], None]) -> None:
+        b = self.em.b
+        if not self.mask:
+            self._scan(lambda k: body(k, _wrapped(self.em, self.entry(k), self.dtype, self.size)[1]))
+            return
+        with b.goto_entry_block():
+            slot = b.alloca(lt.I64, name="mask.k")
+        b.store(_i64(0), slot)
+
+        def visit(j: ir.Value) -> None:
+            with b.if_then(self.entry(j)):
+                k = b.load(slot)
+                body(k, j)
+                b.store(b.add(k, _i64(1)), slot)
+
+        self._scan(visit)
 
 
 def _basic_view(
@@ -506,15 +558,15 @@ def _basic_view(
     return views.get_view(em, arr, at, plan.basic, items, base_t), base_t
 
 
-def _axes(plan: Advanced, idx: list[ir.Value], row: ir.Value) -> list[ir.Value]:
-    """The basic view's indices of the result's element ``idx`` (its axis ``plan.to`` replaced by ``row``)."""
-    others = idx[: plan.to] + idx[plan.to + 1 :]
-    return others[: plan.axis] + [row] + others[plan.axis :]
+def _split(plan: Advanced, shape: list[ir.Value]) -> list[ir.Value]:
+    """The basic view's shape without the index array's axis: the other axes of the result."""
+    return shape[: plan.axis] + shape[plan.axis + 1 :]
 
 
-def _result_shape(plan: Advanced, shape: list[ir.Value], n: ir.Value) -> list[ir.Value]:
-    rest = shape[: plan.axis] + shape[plan.axis + 1 :]
-    return rest[: plan.to] + [n] + rest[plan.to :]
+def _at(plan: Advanced, rest: list[ir.Value], k: ir.Value, row: ir.Value) -> tuple[list[ir.Value], list[ir.Value]]:
+    """The result's element (its axis ``plan.to`` at ``k``) and the basic view's (its axis at ``row``) of the
+    other axes' indices ``rest``."""
+    return rest[: plan.to] + [k] + rest[plan.to :], rest[: plan.axis] + [row] + rest[plan.axis :]
 
 
 def gather(
@@ -529,21 +581,23 @@ def gather(
     b = em.b
     base, base_t = _basic_view(em, arr, at, plan, index)
     data, shape, strides = views.parts(em, base, base_t)
-    size = shape[plan.axis]
-    idata, n, istride, idt = _checked_vector(em, plan, index[plan.at], size)
-    dims = _result_shape(plan, shape, n)
+    entries = _Entries(em, plan, index[plan.at], shape[plan.axis])
+    rest = _split(plan, shape)
+    dims = rest[: plan.to] + [entries.count] + rest[plan.to :]
     out, _ = arrays.allocate(em, plan.result, dims)
     if hold is not None:
         hold(out)
     out_data = b.extract_value(out, arrays.DATA)
     out_strides = views.c_strides(em, dims, plan.result.dtype)
 
-    def take(idx: list[ir.Value]) -> None:
-        row = _wrapped(em, b.load(views.element(em, idata, [istride], [idx[plan.to]])), idt, size)[1]
-        value = b.load(views.element(em, data, strides, _axes(plan, idx, row)))
-        b.store(value, views.element(em, out_data, out_strides, idx))
+    def row_of(k: ir.Value, row: ir.Value) -> None:
+        def copy(idx: list[ir.Value]) -> None:
+            to, src = _at(plan, idx, k, row)
+            b.store(b.load(views.element(em, data, strides, src)), views.element(em, out_data, out_strides, to))
 
-    views.nd_loop(em, dims, take)
+        views.nd_loop(em, rest, copy)
+
+    entries.each(row_of)
     return out
 
 
@@ -559,24 +613,18 @@ def scatter(
     """``arr[…idx…] = value``: a number into every selected element, or an array (or a list of numbers)
     broadcast to the selection's shape (NumPy's rules), read from a copy where it overlaps ``arr``
     (``a[[k, p]] = a[[p, k]]`` swaps rows). Every index is checked before anything is written, and read from a
-    copy where the index array lies in ``arr`` (``idx[idx] = 0`` uses the indices as they were); a repeated index
-    is written once per entry, the last entry's value staying, as NumPy does."""
+    copy where the index array lies in ``arr``; a repeated index is written once per entry, the last entry's value
+    staying, as NumPy does."""
     b = em.b
     d = at.dtype
     base, base_t = _basic_view(em, arr, at, plan, index)
     data, shape, strides = views.parts(em, base, base_t)
-    size = shape[plan.axis]
-    idata, n, istride, idt = _checked_vector(em, plan, index[plan.at], size)
-    dims = _result_shape(plan, shape, n)
-    copies: list[ir.Value] = []
-    if isinstance(index[plan.at][1], ArrayType):
-        vector_t = ArrayType(idt, 1, "A")
-        idata, (istride,), temp = views._unaliased(
-            em, data, shape, strides, base_t, idata, [n], [istride], [istride], vector_t
-        )
-        copies.append(temp)
+    entries = _Entries(em, plan, index[plan.at], shape[plan.axis])
+    rest = _split(plan, shape)
+    dims = rest[: plan.to] + [entries.count] + rest[plan.to :]
     if isinstance(vt, ListType):
         value, vt = lists.items_array(em, value, vt)
+    copies: list[ir.Value] = []
     if isinstance(vt, ArrayType):
         src, src_shape, src_strides = views.parts(em, value, vt)
         lead = len(dims) - vt.ndim
@@ -587,6 +635,7 @@ def scatter(
             bad = b.or_(bad, b.and_(b.icmp_signed("!=", m, dims[lead + k]), b.icmp_signed("!=", m, _i64(1))))
             aligned.append(b.select(b.icmp_signed("==", m, _i64(1)), _i64(0), src_strides[k]))
         em.check(bad, "ValueError", "shape mismatch: value array could not be broadcast to indexing result")
+        copies.append(entries.unaliased(data, shape, strides, base_t))
         src, aligned, temp = views._unaliased(
             em, data, shape, strides, base_t, src, src_shape, src_strides, aligned, vt
         )
@@ -596,15 +645,19 @@ def scatter(
         def source(idx: list[ir.Value]) -> ir.Value:
             return coerce(em, _load(em, views.element(em, src, aligned, idx), vdtype), vdtype, d)
     else:
+        copies.append(entries.unaliased(data, shape, strides, base_t))
         fill = coerce(em, value, vt, d)
 
         def source(idx: list[ir.Value]) -> ir.Value:
             return fill
 
-    def put(idx: list[ir.Value]) -> None:
-        row = _wrapped(em, b.load(views.element(em, idata, [istride], [idx[plan.to]])), idt, size)[1]
-        _store(em, views.element(em, data, strides, _axes(plan, idx, row)), source(idx), d)
+    def row_of(k: ir.Value, row: ir.Value) -> None:
+        def put(idx: list[ir.Value]) -> None:
+            to, target = _at(plan, idx, k, row)
+            _store(em, views.element(em, data, strides, target), source(to), d)
 
-    views.nd_loop(em, dims, put)
+        views.nd_loop(em, rest, put)
+
+    entries.each(row_of)
     for temp in copies:
         views.release_copy(em, temp)

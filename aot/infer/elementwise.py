@@ -218,10 +218,10 @@ def advanced(arr: ArrayType, spec: str, index: tuple[Type, ...]) -> Advanced | N
     assert dtype is not None
     if dtype.is_float:
         raise RuleError("arrays used as indices must be of integer or boolean type, not float")
-    if dtype.kind == "b":
+    if isinstance(t, ArrayType) and t.ndim != 1 and dtype.kind == "b":
         raise RuleError(
-            "a boolean mask along one axis (or of fewer axes than the array) is not supported here; give a[mask] "
-            "a mask of the array's shape, or index with the positions (an integer array or list)"
+            f"a boolean mask must have the array's {arr.ndim} axes (a[mask]) or be 1-D, along one axis "
+            f"(a[mask], a[:, mask]), not {t.ndim}"
         )
     if isinstance(t, ArrayType) and t.ndim != 1:
         raise RuleError(
@@ -239,18 +239,18 @@ def advanced(arr: ArrayType, spec: str, index: tuple[Type, ...]) -> Advanced | N
 
 def selection_type(a: ArrayType, index: ArrayType) -> ArrayType:
     """``a[mask]`` (a boolean array of ``a``'s shape: the selected elements in C order, a new 1-D array)."""
-    if index.ndim != a.ndim:
-        raise RuleError(
-            f"a boolean mask must have the array's {a.ndim} axes here (a[mask] with mask of its shape), "
-            f"not {index.ndim}"
-        )
     return ArrayType(a.dtype, 1, "C")
 
 
 def is_mask(a: Type, index: tuple[Type, ...]) -> bool:
-    """Whether ``a[index]`` is ``a[mask]`` with one boolean array (checked by ``selection_type``)."""
+    """Whether ``a[index]`` is ``a[mask]`` with one boolean array of ``a``'s axes (a 1-D mask of an N-D array,
+    or one in a subscript with other indices, selects along one axis: ``advanced``)."""
     return (
-        isinstance(a, ArrayType) and len(index) == 1 and isinstance(index[0], ArrayType) and index[0].dtype.kind == "b"
+        isinstance(a, ArrayType)
+        and len(index) == 1
+        and isinstance(index[0], ArrayType)
+        and index[0].dtype.kind == "b"
+        and index[0].ndim == a.ndim
     )
 
 
