@@ -479,11 +479,12 @@ def _wrapped(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value) -> tuple
 class _Entries:
     """The entries of an index array or list along an axis of ``size``: ``count`` of them, and ``each(body)``
     calling ``body(k, row)`` for the k-th in order (``row`` wrapped and in bounds). Integer entries are all
-    checked first (NumPy's ``IndexError``, whatever the other axes' lengths; always checked: they are data,
-    whatever ``boundscheck`` says); a boolean mask must have the axis's length, and its entries are the positions
-    of its True values."""
+    checked (NumPy's ``IndexError``, whatever the other axes' lengths; always: they are data, whatever
+    ``boundscheck`` says): before ``each`` with ``first`` (an assignment then writes nothing), else each as
+    ``each`` visits it (every one is visited; a selection's new array is released by the error). A boolean mask
+    must have the axis's length, and its entries are the positions of its True values."""
 
-    def __init__(self, em: Emitter, plan: Advanced, index: tuple[ir.Value, Type], size: ir.Value):
+    def __init__(self, em: Emitter, plan: Advanced, index: tuple[ir.Value, Type], size: ir.Value, first: bool):
         b = em.b
         value, t = index
         if isinstance(t, ListType):
@@ -502,16 +503,21 @@ class _Entries:
             self.count = b.load(total)
         else:
             self.count = self.length
-
-            def check(k: ir.Value) -> None:
-                i, row = _wrapped(em, self.entry(k), self.dtype, size)
-                _index_error(em, b.icmp_unsigned(">=", row, size), _OUT_OF_BOUNDS, (i, _i64(plan.dim), size))
-
-            self._scan(check)
+            self.dim = plan.dim
+            self.first = first
+            if first:
+                self._scan(self.checked)
 
     @property
     def mask(self) -> bool:
         return self.dtype.kind == "b"
+
+    def checked(self, k: ir.Value) -> ir.Value:
+        """Entry ``k`` wrapped, or NumPy's ``IndexError``."""
+        i, row = _wrapped(self.em, self.entry(k), self.dtype, self.size)
+        failed = self.em.b.icmp_unsigned(">=", row, self.size)
+        _index_error(self.em, failed, _OUT_OF_BOUNDS, (i, _i64(self.dim), self.size))
+        return row
 
     def entry(self, k: ir.Value) -> ir.Value:
         return _load(self.em, views.element(self.em, self.data, [self.stride], [k]), self.dtype)
@@ -532,7 +538,10 @@ class _Entries:
     def each(self, body: Callable[[ir.Value, ir.Value], None]) -> None:
         b = self.em.b
         if not self.mask:
-            self._scan(lambda k: body(k, _wrapped(self.em, self.entry(k), self.dtype, self.size)[1]))
+            if self.first:  # (checked already)
+                self._scan(lambda k: body(k, _wrapped(self.em, self.entry(k), self.dtype, self.size)[1]))
+            else:
+                self._scan(lambda k: body(k, self.checked(k)))
             return
         with b.goto_entry_block():
             slot = b.alloca(lt.I64, name="mask.k")
@@ -569,6 +578,23 @@ def _at(plan: Advanced, rest: list[ir.Value], k: ir.Value, row: ir.Value) -> tup
     return rest[: plan.to] + [k] + rest[plan.to :], rest[: plan.axis] + [row] + rest[plan.axis :]
 
 
+Visit = Callable[[list[ir.Value], list[ir.Value]], None]
+"""One element of a selection: its index in the result, and in the basic view."""
+
+
+def _each_element(em: Emitter, plan: Advanced, entries: _Entries, rest: list[ir.Value], body: Visit) -> None:
+    """``body(result_index, view_index)`` for every element of the selection, in the result's C order: the
+    axes before the index's outside, its entries, then the axes after it."""
+
+    def outside(before: list[ir.Value]) -> None:
+        def entry(k: ir.Value, row: ir.Value) -> None:
+            views.nd_loop(em, rest[plan.to :], lambda after: body(*_at(plan, before + after, k, row)))
+
+        entries.each(entry)
+
+    views.nd_loop(em, rest[: plan.to], outside)
+
+
 def gather(
     em: Emitter,
     arr: ir.Value,
@@ -581,7 +607,8 @@ def gather(
     b = em.b
     base, base_t = _basic_view(em, arr, at, plan, index)
     data, shape, strides = views.parts(em, base, base_t)
-    entries = _Entries(em, plan, index[plan.at], shape[plan.axis])
+    # (with the index's axis first, its entries are checked as they are read: each is, once)
+    entries = _Entries(em, plan, index[plan.at], shape[plan.axis], first=plan.to > 0)
     rest = _split(plan, shape)
     dims = rest[: plan.to] + [entries.count] + rest[plan.to :]
     out, _ = arrays.allocate(em, plan.result, dims)
@@ -590,14 +617,10 @@ def gather(
     out_data = b.extract_value(out, arrays.DATA)
     out_strides = views.c_strides(em, dims, plan.result.dtype)
 
-    def row_of(k: ir.Value, row: ir.Value) -> None:
-        def copy(idx: list[ir.Value]) -> None:
-            to, src = _at(plan, idx, k, row)
-            b.store(b.load(views.element(em, data, strides, src)), views.element(em, out_data, out_strides, to))
+    def copy(to: list[ir.Value], src: list[ir.Value]) -> None:
+        b.store(b.load(views.element(em, data, strides, src)), views.element(em, out_data, out_strides, to))
 
-        views.nd_loop(em, rest, copy)
-
-    entries.each(row_of)
+    _each_element(em, plan, entries, rest, copy)
     return out
 
 
@@ -619,7 +642,7 @@ def scatter(
     d = at.dtype
     base, base_t = _basic_view(em, arr, at, plan, index)
     data, shape, strides = views.parts(em, base, base_t)
-    entries = _Entries(em, plan, index[plan.at], shape[plan.axis])
+    entries = _Entries(em, plan, index[plan.at], shape[plan.axis], first=True)
     rest = _split(plan, shape)
     dims = rest[: plan.to] + [entries.count] + rest[plan.to :]
     if isinstance(vt, ListType):
@@ -651,13 +674,9 @@ def scatter(
         def source(idx: list[ir.Value]) -> ir.Value:
             return fill
 
-    def row_of(k: ir.Value, row: ir.Value) -> None:
-        def put(idx: list[ir.Value]) -> None:
-            to, target = _at(plan, idx, k, row)
-            _store(em, views.element(em, data, strides, target), source(to), d)
+    def put(to: list[ir.Value], target: list[ir.Value]) -> None:
+        _store(em, views.element(em, data, strides, target), source(to), d)
 
-        views.nd_loop(em, rest, put)
-
-    entries.each(row_of)
+    _each_element(em, plan, entries, rest, put)
     for temp in copies:
         views.release_copy(em, temp)
