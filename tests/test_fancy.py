@@ -9,6 +9,8 @@ index out of bounds, ``ValueError`` for a value that does not broadcast); what s
 """
 
 import ast
+import gc
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -130,6 +132,24 @@ def test_index_out_of_bounds_is_numpys_index_error():
     # checked even where the result is empty along another axis (as NumPy does)
     check_raises(rows_and_columns, np.zeros((0, 3)), np.array([5]), 0, exc=IndexError)
     check_raises(take_pair, np.arange(3.0), 0, 3, exc=IndexError, messages=True)
+
+
+@aot.jit(boundscheck=False)
+def take_unchecked(a, idx):
+    return a[idx]
+
+
+@aot.jit(boundscheck=False)
+def put_unchecked(a, idx):
+    a[idx] = 1.0
+    return a
+
+
+def test_index_arrays_are_checked_even_without_boundscheck():
+    # (boundscheck=False drops the checks of integer indices written in the code; an index array's entries are data)
+    check_raises(take_unchecked, np.arange(3.0), np.array([0, 3]), exc=IndexError, messages=True)
+    check_raises(put_unchecked, np.arange(3.0), np.array([-4]), exc=IndexError, messages=True)
+    check(take_unchecked, np.arange(3.0), np.array([2, -3]))
 
 
 # ------------------------------------------------------------------------------------------ writes
@@ -471,3 +491,44 @@ def test_a_selection_is_a_copy_so_a_read_only_array_may_be_selected_from():
         with pytest.raises(ValueError, match="read-only"):  # (writing through a[idx] and a[:, idx] is writing a)
             f(m, *args)
     assert m[0, 0] == 0.0
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+
+@aot.jit
+def churn(m, idx, cols, rounds):
+    total = 0.0
+    for _ in range(rounds):
+        rows = m[idx]
+        m[[0, 1]] = m[[1, 0]]
+        m[:, idx] += 1.0
+        m[idx] = m[::-1][: len(idx)]
+        total += rows[0, 0] + m[:, cols].sum() + np.outer(rows[0], idx).sum()
+    return total
+
+
+def _live_bytes():
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
+
+
+def test_selections_and_their_copies_are_freed():
+    m = np.arange(64.0 * 64).reshape(64, 64)
+    idx, cols = np.arange(0, 64, 3), np.array([True, False] * 32)
+    check(churn, m, idx, cols, 3)
+    tracemalloc.start()
+    try:
+        start = _live_bytes()
+        for _ in range(100):
+            churn(m, idx, cols, 5)
+            with pytest.raises(IndexError):
+                take(m, np.array([0, 1, 64]))  # (the new array, half filled, is released)
+            with pytest.raises(IndexError):
+                rows_and_columns(m, np.array([0, 99]), 0)
+            with pytest.raises(ValueError):
+                put(m, idx, np.ones(3))
+        grown = _live_bytes() - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"{grown} bytes still live after 100 rounds"
