@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 
 import aot
+from aot import gpu
+from aot.runtime.cuda import no_device_reason
 
 try:
     from .support import check, check_raises, expect_compile_error, locate
@@ -491,6 +493,32 @@ def test_a_selection_is_a_copy_so_a_read_only_array_may_be_selected_from():
         with pytest.raises(ValueError, match="read-only"):  # (writing through a[idx] and a[:, idx] is writing a)
             f(m, *args)
     assert m[0, 0] == 0.0
+
+
+# ------------------------------------------------------------------------------------------ kernels
+
+
+@aot.kernel
+def scatter_kernel(x: aot.f64[::1], idx: aot.i64[::1], v: aot.f64[::1], w: aot.f64[::1]):
+    if gpu.global_id() == 0:
+        x[idx] = 1.5
+    elif gpu.global_id() == 1:
+        v[idx] = w[: len(idx)]
+
+
+@pytest.mark.skipif(no_device_reason() is None, reason="a CUDA device is present: launches go to it")
+def test_index_array_writes_in_a_kernel():
+    x, v, w, idx = np.arange(6.0), np.arange(6.0), -np.arange(6.0) - 1.0, np.array([4, -1, 4])
+    compiled, emulated = (x.copy(), v.copy()), (x.copy(), v.copy())
+    scatter_kernel[1, 4](compiled[0], idx, compiled[1], w)
+    scatter_kernel.emulate[1, 4](emulated[0], idx, emulated[1], w)
+    for c, e in zip(compiled, emulated):
+        np.testing.assert_array_equal(c, e)
+    assert compiled[0][5] == 1.5 and compiled[1][4] == -3.0 and compiled[1][5] == -2.0
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+        scatter_kernel[1, 1](x.copy(), np.array([6]), v.copy(), w)
+    ptx_llvm = scatter_kernel.inspect_llvm("f64[::1]", "i64[::1]", "f64[::1]", "f64[::1]")
+    assert "aot_index_error" not in ptx_llvm and "PyErr_Format" not in ptx_llvm
 
 
 # ------------------------------------------------------------------------------------------ memory
