@@ -304,7 +304,16 @@ def bump_axes(m, idx, v):
     return m
 
 
+@aot.jit
+def bump_branching(m, idx, flag):
+    m[:, idx] += 1.0 if flag else -2.0  # (the value's branches lie between the selection and its write)
+    m[idx, 1:] = m[0, 1:] if flag else m[-1, :-1]
+    return m
+
+
 def test_augmented_assignment_is_buffered():
+    check(bump_branching, np.arange(12.0).reshape(3, 4), np.array([2, 0, 2]), True)
+    check(bump_branching, np.arange(12.0).reshape(3, 4), np.array([-1]), False)
     # NumPy: a repeated index is incremented once (the selection is read, computed, then written)
     check(bump, np.zeros(4), np.array([1, 1, 3, 1]), 1.0)
     check(bump, np.arange(5), np.array([-1, 0, -1]), np.array([10, 20, 30]))

@@ -12,6 +12,8 @@ An expression's chain (``a * 2.0 + b``) is one loop: ``FunctionCodegen`` compose
 operations whose result only the next one reads, over all their operands. ``inplace`` is ``a op= b``: the
 result computed as a new array, then copied into ``a`` by slice assignment (``aot.codegen.views.assign``:
 broadcasting, the cast back), so that an operand overlapping ``a`` reads its old values, as in NumPy.
+``select``/``assign_selection`` read and write ``a[mask]``; ``gather``/``scatter`` read and write ``a[…]`` with
+one index array, list or 1-D mask among integers and slices.
 """
 
 from __future__ import annotations

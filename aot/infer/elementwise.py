@@ -10,6 +10,9 @@ to an array's dtype (``f32_array * 2.0`` is f32; a scalar variable counts as a N
 division of integers in f64, comparisons giving booleans. ``aot.codegen.elementwise`` lowers them as one loop
 over the scalar lowering of each element. ``a += b`` on an array name writes into the array (NumPy's in-place
 ufunc): the result is cast back to its dtype where NumPy's ``same_kind`` rule allows it.
+
+Selections are new arrays too: ``a[mask]`` (a mask of ``a``'s shape) and ``a[…]`` with one index array, list or
+1-D mask among integers and slices (``advanced``: ``a[idx]``, ``a[[k, p]]``, ``a[:, idx]``), in NumPy's shape.
 """
 
 from __future__ import annotations
