@@ -79,6 +79,7 @@ def test_index_array_reads_1d(k):
         for idx in indices_for(len(a), dtype):
             check(take, a, idx)
     check(take_nothing, a)
+    check(take_list, a, 0)  # (a list appended to in a loop that never runs: empty)
     if len(a):
         check(take_pair, a, 0, len(a) - 1)
         check(take_pair, a, -1, 0)
