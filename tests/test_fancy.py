@@ -570,3 +570,23 @@ def test_selections_and_their_copies_are_freed():
     finally:
         tracemalloc.stop()
     assert grown < 64 * 1024, f"{grown} bytes still live after 100 rounds"
+
+
+# ------------------------------------------------------------------------------------------ lists as values
+
+
+@aot.jit
+def assign_lists(a, m, x, y):
+    a[1:3] = [x, y]
+    a[:0] = []
+    m[0, :] = [x, y, 1]
+    m[:, [2, 0]] = [y, x]
+    m[1:, [1]] = [True]
+    return a, m
+
+
+def test_lists_of_numbers_assign_as_arrays():
+    a, m = np.arange(5.0), np.arange(9).reshape(3, 3)
+    check(assign_lists, a, m, 7, -2)
+    check(assign_lists, a[::-1], m.T, 0, 1)
+    check_raises(assign_lists, a[:2], m, 7, -2, exc=ValueError)  # (a[1:3] has 1 element)
