@@ -631,7 +631,12 @@ def fancy_index(a, idx):
 
 @aot.jit
 def fancy_two_axes(m, idx):
-    return weighted(m[idx, 1:])
+    return m[idx, 1:]
+
+
+@aot.jit
+def fancy_two_arrays(m, idx):
+    return m[idx, idx]
 
 
 @aot.jit
@@ -671,8 +676,11 @@ def test_unsupported_view_constructs_are_compile_errors():
         check(flatten_copy, arr)  # (a.flatten(): a new C-ordered 1-D array)
     idx = np.array([0, 1])
     check(fancy_index, np.arange(5.0), idx)  # (a[idx] on one axis compiles now: tests/test_elementwise.py)
-    err = expect_compile_error(fancy_two_axes, m, idx, at=locate(fancy_two_axes, "m[idx, 1:]"), node_type=ast.Subscript)
-    assert "loop over" in str(err)
+    check(fancy_two_axes, m, idx)  # (one index array among slices: tests/test_fancy.py)
+    err = expect_compile_error(
+        fancy_two_arrays, m, idx, at=locate(fancy_two_arrays, "m[idx, idx]"), node_type=ast.Subscript
+    )
+    assert "only one index array" in str(err) and "loop over" in str(err)
     check(whole_slice_arithmetic, np.arange(5.0))  # (now compiled: tests/test_elementwise.py)
     err = expect_compile_error(zero_d, a, at=locate(zero_d, "a[0, ...]"), node_type=ast.Subscript)
     assert "drop the '...'" in str(err)

@@ -12,6 +12,8 @@ An expression's chain (``a * 2.0 + b``) is one loop: ``FunctionCodegen`` compose
 operations whose result only the next one reads, over all their operands. ``inplace`` is ``a op= b``: the
 result computed as a new array, then copied into ``a`` by slice assignment (``aot.codegen.views.assign``:
 broadcasting, the cast back), so that an operand overlapping ``a`` reads its old values, as in NumPy.
+``select``/``assign_selection`` read and write ``a[mask]``; ``gather``/``scatter`` read and write ``a[…]`` with
+one index array, list or 1-D mask among integers and slices.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ..infer.elementwise import Advanced
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import BOOL, I64, ArrayType, ScalarType, Type
-from . import arrays, npfuncs, views
+from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, Type
+from . import arrays, gil, lists, npfuncs, views
 from . import types as lt
-from .context import Emitter
+from .context import Emitter, ModuleContext
 from .npfuncs import _element
 from .numerics import FLOAT_PLAIN_OPS, WRAPPING_INT_OPS, coerce, compare
 from .types import memory_type
@@ -347,66 +350,40 @@ def select(
     result: ArrayType,
     hold: Callable[[ir.Value], None] | None,
 ) -> ir.Value:
-    """``arr[mask]`` or ``arr[idx]`` (``aot.infer.elementwise.selection_type``): a new array."""
+    """``arr[mask]`` (``aot.infer.elementwise.selection_type``): the selected elements in C order, a new array."""
     b = em.b
     data, shape, strides = views.parts(em, arr, at)
-    if it.dtype.kind == "b":
-        mdata, mshape, mstrides = views.parts(em, index, it)
-        _mask_shape_check(em, shape, mshape)
-        out, _ = arrays.allocate(em, result, [_count(em, index, it)])
-        if hold is not None:
-            hold(out)
-        out_data = b.extract_value(out, arrays.DATA)
-        with b.goto_entry_block():
-            k = b.alloca(lt.I64, name="mask.k")
-        b.store(_i64(0), k)
-
-        def pick(idx: list[ir.Value]) -> None:
-            with b.if_then(_load(em, views.element(em, mdata, mstrides, idx), BOOL)):
-                value = b.load(views.element(em, data, strides, idx))
-                b.store(value, b.gep(out_data, [b.load(k)], inbounds=True))
-                b.store(b.add(b.load(k), _i64(1)), k)
-
-        views.nd_loop(em, shape, pick)
-        return out
-    idata, ishape, istrides = views.parts(em, index, it)
-    dims = [ishape[0]] + shape[1:]
-    out, _ = arrays.allocate(em, result, dims)
+    mdata, mshape, mstrides = views.parts(em, index, it)
+    _mask_shape_check(em, shape, mshape)
+    out, _ = arrays.allocate(em, result, [_count(em, index, it)])
     if hold is not None:
         hold(out)
     out_data = b.extract_value(out, arrays.DATA)
-    out_strides = views.c_strides(em, dims, result.dtype)
+    with b.goto_entry_block():
+        k = b.alloca(lt.I64, name="mask.k")
+    b.store(_i64(0), k)
 
-    def take(idx: list[ir.Value]) -> None:
-        i = b.load(views.element(em, idata, istrides, idx[:1]))
-        row = views.checked_index(em, i, it.dtype, shape[0])
-        value = b.load(views.element(em, data, strides, [row] + idx[1:]))
-        b.store(value, views.element(em, out_data, out_strides, idx))
+    def pick(idx: list[ir.Value]) -> None:
+        with b.if_then(_load(em, views.element(em, mdata, mstrides, idx), BOOL)):
+            value = b.load(views.element(em, data, strides, idx))
+            b.store(value, b.gep(out_data, [b.load(k)], inbounds=True))
+            b.store(b.add(b.load(k), _i64(1)), k)
 
-    views.nd_loop(em, dims, take)
+    views.nd_loop(em, shape, pick)
     return out
 
 
 def assign_selection(
     em: Emitter, arr: ir.Value, at: ArrayType, index: ir.Value, it: ArrayType, value: ir.Value, vt: Type
 ) -> None:
-    """``arr[mask] = value`` / ``arr[idx] = value``: a number into every selected element, or a 1-D array of
-    one value per selected element (or of one value), copied first (it may be a view of ``arr``)."""
+    """``arr[mask] = value``: a number into every selected element, or a 1-D array of one value per selected
+    element (or of one value), copied first (it may be a view of ``arr``)."""
     b = em.b
     data, shape, strides = views.parts(em, arr, at)
     d = at.dtype
-    is_mask = it.dtype.kind == "b"
     idata, ishape, istrides = views.parts(em, index, it)
-    if is_mask:
-        _mask_shape_check(em, shape, ishape)
-        selected = _count(em, index, it)
-    else:
-        selected = ishape[0]
-
-        def bounds(idx: list[ir.Value]) -> None:  # (every index checked before anything is written)
-            views.checked_index(em, b.load(views.element(em, idata, istrides, idx)), it.dtype, shape[0])
-
-        views.nd_loop(em, [selected], bounds)
+    _mask_shape_check(em, shape, ishape)
+    selected = _count(em, index, it)
     if isinstance(vt, ArrayType):
         n = arrays.shape_of(b, value, 1)[0]
         em.check(
@@ -434,25 +411,274 @@ def assign_selection(
         def source(k: ir.Value) -> ir.Value:
             return fill
 
-    if is_mask:
-        with b.goto_entry_block():
-            k_slot = b.alloca(lt.I64, name="mask.k")
-        b.store(_i64(0), k_slot)
+    with b.goto_entry_block():
+        k_slot = b.alloca(lt.I64, name="mask.k")
+    b.store(_i64(0), k_slot)
 
-        def put(idx: list[ir.Value]) -> None:
-            with b.if_then(_load(em, views.element(em, idata, istrides, idx), BOOL)):
-                k = b.load(k_slot)
-                _store(em, views.element(em, data, strides, idx), source(k), d)
-                b.store(b.add(k, _i64(1)), k_slot)
+    def put(idx: list[ir.Value]) -> None:
+        with b.if_then(_load(em, views.element(em, idata, istrides, idx), BOOL)):
+            k = b.load(k_slot)
+            _store(em, views.element(em, data, strides, idx), source(k), d)
+            b.store(b.add(k, _i64(1)), k_slot)
 
-        views.nd_loop(em, shape, put)
-    else:
-
-        def put_rows(idx: list[ir.Value]) -> None:
-            i = b.load(views.element(em, idata, istrides, idx[:1]))
-            row = views.checked_index(em, i, it.dtype, shape[0])
-            _store(em, views.element(em, data, strides, [row] + idx[1:]), source(idx[0]), d)
-
-        views.nd_loop(em, [selected] + shape[1:], put_rows)
+    views.nd_loop(em, shape, put)
     if isinstance(vt, ArrayType):
         arrays.decref(em.ctx, b, copy, copy_t)
+
+
+# ------------------------------------------------------------------ one index array among integers and slices
+#
+#     a[:, idx]   →   v = a[:, :] (a view); for k, row in entries(idx): out[:, k] = v[:, row]
+#
+# The subscript is a basic view with the index array's axis left whole (``views.get_view``), then, for each entry
+# of the index (``_Entries``: an integer array or list, or the positions of a boolean mask's True entries), a loop
+# over the other axes reading (or writing) the view at the entry's row (``aot.infer.elementwise.Advanced``).
+
+_OUT_OF_BOUNDS = "index %lld is out of bounds for axis %lld with size %lld"
+_MASK_MISMATCH = (
+    "boolean index did not match indexed array along axis %lld; size of axis is %lld but size of corresponding "
+    "boolean axis is %lld"
+)
+
+
+def _index_error_function(ctx: ModuleContext) -> ir.Function:
+    """``void aot_index_error(ptr format, i64, i64, i64)``: NumPy's ``IndexError`` with its values in the message
+    (holding the GIL for the moment it takes: ``aot.codegen.gil``)."""
+    fnty = ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I64, lt.I64, lt.I64])
+    fn, b = ctx.internal_function("aot_index_error", fnty)
+    if b is None:
+        return fn
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    fmt = ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR], var_arg=True)
+    token = b.call(gil.acquire_function(ctx), [])
+    exc = b.load(b.bitcast(ctx.global_pointer("PyExc_IndexError"), lt.PTR.as_pointer()))
+    b.call(ctx.declare("PyErr_Format", fmt), [exc, *fn.args])
+    b.call(gil.release_function(ctx), [token])
+    b.ret_void()
+    return fn
+
+
+def _index_error(em: Emitter, failed: ir.Value, text: str, values: tuple[ir.Value, ir.Value, ir.Value]) -> None:
+    """Raise NumPy's ``IndexError`` (``text`` formatted with ``values``) when ``failed`` holds."""
+    with em.b.if_then(failed, likely=False):
+        if em.ctx.target.raises_python_exceptions:
+            em.b.call(_index_error_function(em.ctx), [em.ctx.cstring(text), *values])
+            em.error_return()
+        else:
+            em.raise_("IndexError", text.split(";")[0].replace(" %lld", ""))
+
+
+def _wrapped(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """An entry of an index array as an i64, and that index with a negative one counted from the end."""
+    b = em.b
+    i = coerce(em, raw, t, I64)
+    if not t.is_signed:
+        return i, i
+    return i, b.select(b.icmp_signed("<", i, _i64(0)), b.add(i, size), i)
+
+
+class _Entries:
+    """The entries of an index array or list along an axis of ``size``: ``count`` of them, and ``each(body)``
+    calling ``body(k, row)`` for the k-th in order (``row`` wrapped and in bounds). Integer entries are all
+    checked (NumPy's ``IndexError``, whatever the other axes' lengths; always: they are data, whatever
+    ``boundscheck`` says): before ``each`` with ``first`` (an assignment then writes nothing), else each as
+    ``each`` visits it (every one is visited; a selection's new array is released by the error). A boolean mask
+    must have the axis's length, and its entries are the positions of its True values."""
+
+    def __init__(self, em: Emitter, plan: Advanced, index: tuple[ir.Value, Type], size: ir.Value, first: bool):
+        b = em.b
+        value, t = index
+        if isinstance(t, ListType):
+            value, t = lists.items_array(em, value, t)
+        assert isinstance(t, ArrayType)
+        self.em, self.size, self.dtype = em, size, t.dtype
+        data, shape, strides = views.parts(em, value, t)
+        self.data, self.length, self.stride = data, shape[0], strides[0]
+        if self.mask:
+            bad = b.icmp_signed("!=", self.length, size)
+            _index_error(em, bad, _MASK_MISMATCH, (_i64(plan.dim), size, self.length))
+            with b.goto_entry_block():
+                total = b.alloca(lt.I64, name="mask.count")
+            b.store(_i64(0), total)
+            self._scan(lambda k: b.store(b.add(b.load(total), b.zext(self.entry(k), lt.I64)), total))
+            self.count = b.load(total)
+        else:
+            self.count = self.length
+            self.dim = plan.dim
+            self.first = first
+            if first:
+                self._scan(self.checked)
+
+    @property
+    def mask(self) -> bool:
+        return self.dtype.kind == "b"
+
+    def checked(self, k: ir.Value) -> ir.Value:
+        """Entry ``k`` wrapped, or NumPy's ``IndexError``."""
+        i, row = _wrapped(self.em, self.entry(k), self.dtype, self.size)
+        failed = self.em.b.icmp_unsigned(">=", row, self.size)
+        _index_error(self.em, failed, _OUT_OF_BOUNDS, (i, _i64(self.dim), self.size))
+        return row
+
+    def entry(self, k: ir.Value) -> ir.Value:
+        return _load(self.em, views.element(self.em, self.data, [self.stride], [k]), self.dtype)
+
+    def _scan(self, body: Callable[[ir.Value], None]) -> None:
+        arrays._loop(self.em, _i64(0), self.length, body, "index")
+
+    def unaliased(self, data: ir.Value, shape: list[ir.Value], strides: list[ir.Value], tt: ArrayType) -> ir.Value:
+        """Read the entries from a copy where they lie in the memory an assignment writes (``idx[idx] = 0``
+        uses the indices as they were); the copy's pointer, to ``views.release_copy``."""
+        vt = ArrayType(self.dtype, 1, "A")
+        lengths, strides_ = [self.length], [self.stride]
+        self.data, (self.stride,), temp = views._unaliased(
+            self.em, data, shape, strides, tt, self.data, lengths, strides_, [self.stride], vt
+        )
+        return temp
+
+    def each(self, body: Callable[[ir.Value, ir.Value], None]) -> None:
+        b = self.em.b
+        if not self.mask:
+            if self.first:  # (checked already)
+                self._scan(lambda k: body(k, _wrapped(self.em, self.entry(k), self.dtype, self.size)[1]))
+            else:
+                self._scan(lambda k: body(k, self.checked(k)))
+            return
+        with b.goto_entry_block():
+            slot = b.alloca(lt.I64, name="mask.k")
+        b.store(_i64(0), slot)
+
+        def visit(j: ir.Value) -> None:
+            with b.if_then(self.entry(j)):
+                k = b.load(slot)
+                body(k, j)
+                b.store(b.add(k, _i64(1)), slot)
+
+        self._scan(visit)
+
+
+def _basic_view(
+    em: Emitter, arr: ir.Value, at: ArrayType, plan: Advanced, index: list[tuple[ir.Value, Type]]
+) -> tuple[ir.Value, ArrayType]:
+    """``arr[plan.basic]``: the subscript with the index array's axis whole (the index array's variable
+    standing for a slice's three missing parts)."""
+    missing = (ir.Constant(lt.I8, 0), NONE)
+    items = index[: plan.at] + [missing] * 3 + index[plan.at + 1 :]
+    base_t = ArrayType(at.dtype, plan.result.ndim, "A")
+    return views.get_view(em, arr, at, plan.basic, items, base_t), base_t
+
+
+def _split(plan: Advanced, shape: list[ir.Value]) -> list[ir.Value]:
+    """The basic view's shape without the index array's axis: the other axes of the result."""
+    return shape[: plan.axis] + shape[plan.axis + 1 :]
+
+
+def _at(plan: Advanced, rest: list[ir.Value], k: ir.Value, row: ir.Value) -> tuple[list[ir.Value], list[ir.Value]]:
+    """The result's element (its axis ``plan.to`` at ``k``) and the basic view's (its axis at ``row``) of the
+    other axes' indices ``rest``."""
+    return rest[: plan.to] + [k] + rest[plan.to :], rest[: plan.axis] + [row] + rest[plan.axis :]
+
+
+Visit = Callable[[list[ir.Value], list[ir.Value]], None]
+"""One element of a selection: its index in the result, and in the basic view."""
+
+
+def _each_element(em: Emitter, plan: Advanced, entries: _Entries, rest: list[ir.Value], body: Visit) -> None:
+    """``body(result_index, view_index)`` for every element of the selection, in the result's C order: the
+    axes before the index's outside, its entries, then the axes after it."""
+
+    def outside(before: list[ir.Value]) -> None:
+        def entry(k: ir.Value, row: ir.Value) -> None:
+            views.nd_loop(em, rest[plan.to :], lambda after: body(*_at(plan, before + after, k, row)))
+
+        entries.each(entry)
+
+    views.nd_loop(em, rest[: plan.to], outside)
+
+
+def gather(
+    em: Emitter,
+    arr: ir.Value,
+    at: ArrayType,
+    plan: Advanced,
+    index: list[tuple[ir.Value, Type]],
+    hold: Callable[[ir.Value], None] | None,
+) -> ir.Value:
+    """``arr[…idx…]`` with one index array or list (``aot.infer.elementwise.advanced``): a new C array."""
+    b = em.b
+    base, base_t = _basic_view(em, arr, at, plan, index)
+    data, shape, strides = views.parts(em, base, base_t)
+    # (with the index's axis first, its entries are checked as they are read: each is, once)
+    entries = _Entries(em, plan, index[plan.at], shape[plan.axis], first=plan.to > 0)
+    rest = _split(plan, shape)
+    dims = rest[: plan.to] + [entries.count] + rest[plan.to :]
+    out, _ = arrays.allocate(em, plan.result, dims)
+    if hold is not None:
+        hold(out)
+    out_data = b.extract_value(out, arrays.DATA)
+    out_strides = views.c_strides(em, dims, plan.result.dtype)
+
+    def copy(to: list[ir.Value], src: list[ir.Value]) -> None:
+        b.store(b.load(views.element(em, data, strides, src)), views.element(em, out_data, out_strides, to))
+
+    _each_element(em, plan, entries, rest, copy)
+    return out
+
+
+def scatter(
+    em: Emitter,
+    arr: ir.Value,
+    at: ArrayType,
+    plan: Advanced,
+    index: list[tuple[ir.Value, Type]],
+    value: ir.Value,
+    vt: Type,
+) -> None:
+    """``arr[…idx…] = value``: a number into every selected element, or an array (or a list of numbers)
+    broadcast to the selection's shape (NumPy's rules), read from a copy where it overlaps ``arr``
+    (``a[[k, p]] = a[[p, k]]`` swaps rows). Every index is checked before anything is written, and read from a
+    copy where the index array lies in ``arr``; a repeated index is written once per entry, the last entry's value
+    staying, as NumPy does."""
+    b = em.b
+    d = at.dtype
+    base, base_t = _basic_view(em, arr, at, plan, index)
+    data, shape, strides = views.parts(em, base, base_t)
+    entries = _Entries(em, plan, index[plan.at], shape[plan.axis], first=True)
+    rest = _split(plan, shape)
+    dims = rest[: plan.to] + [entries.count] + rest[plan.to :]
+    if isinstance(vt, ListType):
+        value, vt = lists.items_array(em, value, vt)
+    copies: list[ir.Value] = []
+    if isinstance(vt, ArrayType):
+        src, src_shape, src_strides = views.parts(em, value, vt)
+        lead = len(dims) - vt.ndim
+        aligned: list[ir.Value] = [_i64(0)] * lead
+        bad: ir.Value = ir.Constant(lt.I1, 0)
+        for k in range(vt.ndim):
+            m = src_shape[k]
+            bad = b.or_(bad, b.and_(b.icmp_signed("!=", m, dims[lead + k]), b.icmp_signed("!=", m, _i64(1))))
+            aligned.append(b.select(b.icmp_signed("==", m, _i64(1)), _i64(0), src_strides[k]))
+        em.check(bad, "ValueError", "shape mismatch: value array could not be broadcast to indexing result")
+        copies.append(entries.unaliased(data, shape, strides, base_t))
+        src, aligned, temp = views._unaliased(
+            em, data, shape, strides, base_t, src, src_shape, src_strides, aligned, vt
+        )
+        copies.append(temp)
+        vdtype = vt.dtype
+
+        def source(idx: list[ir.Value]) -> ir.Value:
+            return coerce(em, _load(em, views.element(em, src, aligned, idx), vdtype), vdtype, d)
+    else:
+        copies.append(entries.unaliased(data, shape, strides, base_t))
+        fill = coerce(em, value, vt, d)
+
+        def source(idx: list[ir.Value]) -> ir.Value:
+            return fill
+
+    def put(to: list[ir.Value], target: list[ir.Value]) -> None:
+        _store(em, views.element(em, data, strides, target), source(to), d)
+
+    _each_element(em, plan, entries, rest, put)
+    for temp in copies:
+        views.release_copy(em, temp)

@@ -26,6 +26,7 @@ from ..analysis.definite import maybe_unassigned
 from ..analysis.ranges import Fact, LoopVersion, loop_versions
 from ..infer import elementwise as elementwise_rules
 from ..infer.rules import fold_int_binop
+from ..infer.views import INT_INDEX
 from ..ir import (
     BinOp,
     BinOpKind,
@@ -124,6 +125,9 @@ class FunctionCodegen(Emitter):
         counted = arrays.refcounted(ctx)
         self.owned = {n for n, t in fn.types.items() if counted and arrays.owns_references(t)}
         self.unwind: ir.Block | None = None
+        self.places = _selection_places(fn)
+        """``a[:, idx]`` as an assignment's target: the getview's result, written by ``setitem v, []`` (and read
+        by ``getitem v, []`` in ``a[:, idx] += x``) through the getview's operands; the getview makes nothing."""
 
     # ------------------------------------------------------------------ scaffolding
     def lower(self) -> None:
@@ -444,12 +448,42 @@ class FunctionCodegen(Emitter):
         raw = b.gep(b.bitcast(data, lt.PTR), [offset], inbounds=True)
         return b.bitcast(raw, data.type)
 
+    def advanced(self, obj: Var, spec: str, index: tuple[Var, ...]) -> elementwise_rules.Advanced | None:
+        """How ``obj[…]`` selects with an index array or list, or None (``aot.infer.elementwise.advanced``; a
+        mask, ``a[mask]``, is None too)."""
+        obj_t, types = self.t(obj), tuple(self.t(v) for v in index)
+        if not isinstance(obj_t, ArrayType) or elementwise_rules.is_mask(obj_t, types):
+            return None
+        return elementwise_rules.advanced(obj_t, spec, types)
+
+    def select_advanced(self, dest: Var, obj: Var, plan: elementwise_rules.Advanced, index: tuple[Var, ...]) -> None:
+        """``dest = obj[…idx…]``: a new array, held by ``dest`` while it is filled (an index out of bounds
+        releases it)."""
+        obj_t = self.t(obj)
+        assert isinstance(obj_t, ArrayType)
+        args = (self.load(obj), obj_t, plan, [(self.load(v), self.t(v)) for v in index])
+        name = dest.name
+        if name in self.owned and all(v.name != name for v in (obj, *index)):
+            elementwise.gather(self, *args, lambda out: self.assign(name, out, fresh=True))
+        else:
+            self.assign(name, elementwise.gather(self, *args, None), fresh=True)
+
     def op_GetItem(self, op: GetItem) -> None:
+        if op.obj.name in self.places and not op.index:  # (``a[:, idx] += x`` reads the selection)
+            view = self.places[op.obj.name]
+            plan = self.advanced(view.obj, view.spec, view.index)
+            assert plan is not None
+            self.select_advanced(op.dest, view.obj, plan, view.index)
+            return
+        plan = self.advanced(op.obj, INT_INDEX * len(op.index), op.index)
+        if plan is not None:
+            self.select_advanced(op.dest, op.obj, plan, op.index)
+            return
         obj_t = self.t(op.obj)
         obj = self.load(op.obj)
         dest_t = self.t(op.dest)
         if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
-            it = self.t(op.index[0])  # a[mask], a[idx]: a new array
+            it = self.t(op.index[0])  # a[mask]: a new array
             assert isinstance(dest_t, ArrayType) and isinstance(it, ArrayType)
             index = self.load(op.index[0])
             name = op.dest.name
@@ -498,8 +532,19 @@ class FunctionCodegen(Emitter):
             lists.set_item(self, self.load(op.obj), obj_t, self.load(at), self.t(at), value)
             return
         assert isinstance(obj_t, ArrayType)
+        view = self.places.get(op.obj.name) if not op.index else None
+        obj, spec, subscript = (
+            (view.obj, view.spec, view.index) if view is not None else (op.obj, INT_INDEX * len(op.index), op.index)
+        )
+        plan = self.advanced(obj, spec, subscript)
+        if plan is not None:  # a[idx] = v, a[[k, p]] = v, a[i, idx] = v, a[:, idx] = v
+            target_t = self.t(obj)
+            assert isinstance(target_t, ArrayType)
+            items = [(self.load(v), self.t(v)) for v in subscript]
+            elementwise.scatter(self, self.load(obj), target_t, plan, items, self.load(op.value), self.t(op.value))
+            return
         it = self.t(op.index[0]) if len(op.index) == 1 else None
-        if isinstance(it, ArrayType):  # a[mask] = v, a[idx] = v
+        if isinstance(it, ArrayType):  # a[mask] = v
             obj, index, value = self.load(op.obj), self.load(op.index[0]), self.load(op.value)
             elementwise.assign_selection(self, obj, obj_t, index, it, value, self.t(op.value))
             return
@@ -516,6 +561,12 @@ class FunctionCodegen(Emitter):
         self.b.store(value, ptr)
 
     def op_GetView(self, op: GetView) -> None:
+        if op.dest.name in self.places:  # (an assignment's target: written by its setitem)
+            return
+        plan = self.advanced(op.obj, op.spec, op.index)
+        if plan is not None:  # a[:, idx]: a new array
+            self.select_advanced(op.dest, op.obj, plan, op.index)
+            return
         obj_t, dest_t = self.t(op.obj), self.t(op.dest)
         assert isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType)
         index = [(self.load(i), self.t(i)) for i in op.index]
@@ -710,6 +761,19 @@ _NO_WRAP_OPS = {
     BinOpKind.SUB: lambda b, x, y: b.sub(x, y, flags=("nsw",)),
     BinOpKind.MUL: lambda b, x, y: b.mul(x, y, flags=("nsw",)),
 }
+
+
+def _selection_places(fn: Function) -> dict[str, GetView]:
+    """The getviews selecting with an index array (``a[:, idx]``) whose result an assignment writes."""
+    written = {op.obj.name for _, op in fn.ops() if isinstance(op, SetItem) and not op.index}
+    out = {}
+    for _, op in fn.ops():
+        if isinstance(op, GetView) and op.dest.name in written and isinstance(fn.types.get(op.obj.name), ArrayType):
+            obj_t = fn.types[op.obj.name]
+            assert isinstance(obj_t, ArrayType)
+            if elementwise_rules.advanced(obj_t, op.spec, tuple(fn.types[v.name] for v in op.index)) is not None:
+                out[op.dest.name] = op
+    return out
 
 
 def _index_only_temps(fn: Function) -> set[str]:

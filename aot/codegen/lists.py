@@ -34,6 +34,7 @@ from .arrays import (
     allocate,
     decref,
     incref,
+    make_array,
     owns_references,
     refcounted,
 )
@@ -192,6 +193,16 @@ def item_pointer(
 def get_item(em: Emitter, lst: ir.Value, t: ListType, index: ir.Value, index_t: Type) -> ir.Value:
     """``lst[i]``: the item (borrowed: the variable it is stored into takes its own reference)."""
     return _load_item(em.b, item_pointer(em, lst, t, index, index_t), t.item)
+
+
+def items_array(em: Emitter, lst: ir.Value, t: ListType) -> tuple[ir.Value, ArrayType]:
+    """The items of a list of numbers as a 1-D C array value over the list's own memory (borrowed: valid while
+    the list is alive and not appended to), and its type; ``list[bottom]`` (``[]``) as an empty i64 array."""
+    item = t.item if isinstance(t.item, ScalarType) else I64
+    at = ArrayType(item, 1, "C")
+    b = em.b
+    data = b.load(_field(b, lst, ITEMS))  # (NULL for [] before its first append: never read, the length is 0)
+    return make_array(b, at, data, [length(b, lst)], [ir.Constant(lt.I64, item.itemsize)]), at
 
 
 def set_item(em: Emitter, lst: ir.Value, t: ListType, index: ir.Value, index_t: Type, value: ir.Value) -> None:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..infer import InferredInstance
+from ..infer.elementwise import selects
 from ..infer.views import aliases, holds_array
-from ..ir import Call, Intrinsic, IntrinsicCall, SetItem
+from ..ir import Call, GetItem, GetView, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import Type, format_signature
 from ..world.instances import InstanceKey
@@ -63,14 +64,19 @@ def written_params(
 
     holders = {n for n, t in fn.types.items() if holds_array(t)}  # arrays, and tuples holding arrays
     written: set[str] = set()
+    selected: dict[str, str] = {}  # a[idx], a[:, idx]: a new array, written through only as a[:, idx] = v
     for _, op in fn.ops():
         dest = op.dest_var
+        if dest is not None and selects(op, fn.types):
+            assert isinstance(op, (GetItem, GetView))
+            selected[dest.name] = op.obj.name
+            continue
         for src in aliases(op):  # copies, views and tuples write through to what they were made of
             if dest is not None and dest.name in holders and src.name in holders and find(dest.name) != find(src.name):
                 parent[find(dest.name)] = find(src.name)
     for _, op in fn.ops():
         if isinstance(op, SetItem):
-            written.add(op.obj.name)
+            written.add(selected.get(op.obj.name, op.obj.name) if not op.index else op.obj.name)
         elif isinstance(op, IntrinsicCall) and op.fn is Intrinsic.ATOMIC_ADD:
             written.add(op.args[0].name)
         elif isinstance(op, Call):

@@ -27,7 +27,9 @@ from .npfuncs import _element as element
 from .numerics import coerce
 from .types import memory_type, value_type
 
-FUNCTIONS = frozenset({Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN})
+FUNCTIONS = frozenset(
+    {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
+)
 
 _CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
 _I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
@@ -108,8 +110,11 @@ def _itemsize(d: ScalarType) -> int:
 
 
 def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
-    """``np.cumsum``/``np.sort``/``np.argsort`` (a new reference) or ``np.median`` (a scalar)."""
+    """``np.cumsum``/``np.sort``/``np.argsort``/``np.outer`` (a new reference) or ``np.median`` (a scalar)."""
     b = em.b
+    if fn is Intrinsic.NP_OUTER:
+        assert isinstance(result, ArrayType)
+        return outer(em, args, argtypes, result)
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
     if fn is Intrinsic.NP_SORT:
@@ -331,6 +336,37 @@ def dot(
         arrays._loop(em, zero, k, term, "dot.p")
 
     arrays._loop(em, zero, n, row, "dot.i")
+    return out
+
+
+def outer(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: ArrayType) -> ir.Value:
+    """``np.outer(x, y)``: ``out[i, j] = x.ravel()[i] * y.ravel()[j]`` (C order; a number is one element) in
+    the promoted type, a new C array of shape ``(x.size, y.size)``; the product of booleans is their and."""
+    b = em.b
+    rt = result.dtype
+
+    def flat(arr: ir.Value, t: Type) -> tuple[ir.Value, Callable[[ir.Value], ir.Value]]:
+        if isinstance(t, ArrayType):
+            return _size(b, arr, t.ndim), lambda k: coerce(em, element(b, arr, t, k), t.dtype, rt)
+        assert isinstance(t, ScalarType)
+        value = coerce(em, arr, t, rt)
+        return _I64(1), lambda k: value
+
+    (n, x), (m, y) = (flat(arr, t) for arr, t in zip(args, argtypes))
+    out, _ = arrays.allocate(em, result, [n, m])
+
+    def row(i: ir.Value) -> None:
+        xi = x(i)
+        base = b.mul(i, m)
+
+        def column(j: ir.Value) -> None:
+            yj = y(j)
+            product = b.fmul(xi, yj) if rt.is_float else b.and_(xi, yj) if rt.kind == "b" else b.mul(xi, yj)
+            arrays._store_element(em, out, result, b.add(base, j), product)
+
+        arrays._loop(em, _I64(0), m, column, "outer.j")
+
+    arrays._loop(em, _I64(0), n, row, "outer.i")
     return out
 
 

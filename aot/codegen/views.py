@@ -17,7 +17,8 @@ from llvmlite import ir
 
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
-from ..types import I64, NONE, ArrayType, ScalarType, TupleType, Type
+from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
+from . import lists
 from . import types as lt
 from .context import Emitter
 from .numerics import coerce
@@ -312,10 +313,12 @@ def _extent(
 
 
 def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Type) -> None:
-    """``view[…] = value``: a number fills the view; an array is broadcast to it (NumPy's rules; another
-    shape raises ``ValueError``) and copied first when it overlaps the view."""
+    """``view[…] = value``: a number fills the view; an array (or a list of numbers) is broadcast to it (NumPy's
+    rules; another shape raises ``ValueError``) and copied first when it overlaps the view."""
     b = em.b
     data, shape, strides = parts(em, target, tt)
+    if isinstance(vt, ListType):  # (a list of numbers: its items, as the 1-D array np.array(lst))
+        value, vt = lists.items_array(em, value, vt)
 
     def store(ptr: ir.Value, v: ir.Value, t: Type) -> None:
         v = coerce(em, v, t, tt.dtype)
@@ -342,6 +345,12 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
         store(element(em, data, strides, idx), v, vt.dtype)
 
     nd_loop(em, shape, copy)
+    release_copy(em, temp)
+
+
+def release_copy(em: Emitter, temp: ir.Value) -> None:
+    """Free the copy ``_unaliased`` made (its pointer, or null when it made none)."""
+    b = em.b
     if em.ctx.target.raises_python_exceptions:
         with b.if_then(b.icmp_unsigned("!=", temp, ir.Constant(lt.PTR, None))):
             b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])

@@ -10,14 +10,21 @@ to an array's dtype (``f32_array * 2.0`` is f32; a scalar variable counts as a N
 division of integers in f64, comparisons giving booleans. ``aot.codegen.elementwise`` lowers them as one loop
 over the scalar lowering of each element. ``a += b`` on an array name writes into the array (NumPy's in-place
 ufunc): the result is cast back to its dtype where NumPy's ``same_kind`` rule allows it.
+
+Selections are new arrays too: ``a[mask]`` (a mask of ``a``'s shape) and ``a[…]`` with one index array, list or
+1-D mask among integers and slices (``advanced``: ``a[idx]``, ``a[[k, p]]``, ``a[:, idx]``), in NumPy's shape.
 """
 
 from __future__ import annotations
 
-from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
-from ..types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..ir.ops import BinOpKind, CmpKind, GetItem, GetView, Intrinsic, Op, UnaryKind
+from ..types import BOOL, BOTTOM, F64, I64, ArrayType, ListType, ScalarType, Type
 from .npfuncs import TABLE
 from .rules import RuleError, weak_promote
+from .views import expand
 
 INPLACE: dict[BinOpKind, Intrinsic] = {
     BinOpKind.ADD: Intrinsic.ARRAY_IADD,
@@ -159,32 +166,139 @@ def inplace_type(op: BinOpKind, target: ArrayType, value: Type, value_literal: b
 # ---------------------------------------------------------------------------- masks and index arrays
 
 
-def selection_type(a: ArrayType, index: ArrayType) -> ArrayType:
-    """``a[mask]`` (a boolean array of ``a``'s shape: the selected elements in C order, 1-D) or ``a[idx]`` (a
-    1-D integer array indexing the first axis: ``a.ndim`` axes, the first of ``len(idx)``): a new array."""
-    if index.dtype.kind == "b":
-        if index.ndim != a.ndim:
-            raise RuleError(
-                f"a boolean mask must have the array's {a.ndim} axes here (a[mask] with mask of its shape), "
-                f"not {index.ndim}"
-            )
-        return ArrayType(a.dtype, 1, "C")
-    if index.dtype.is_float:
+@dataclass(frozen=True)
+class Advanced:
+    """``a[…]`` with one index array or list of integers among integers and slices (NumPy's advanced indexing
+    with a single advanced index, as Numba allows): ``a[idx]``, ``a[[k, p]]``, ``a[idx, j]``, ``a[i, idx]``,
+    ``a[:, idx]``. It selects along ``axis`` of the basic view ``a[basic]`` (``spec`` with the index array
+    written as a whole slice); the result is a new C array whose axis ``to`` has one entry per index (NumPy puts
+    it first when integers and the index array are not next to each other: ``a[0, :, idx]``)."""
+
+    basic: str  # the subscript's spec as in ``GetView``, the index array written as a whole slice ``s``
+    at: int  # the index array's position among the subscript's variables
+    axis: int  # the axis of ``a[basic]`` it selects along
+    dim: int  # that axis's number in ``a`` itself (NumPy's error messages name it)
+    to: int  # the result's axis of one entry per index
+    result: ArrayType
+
+
+def _index_array_item(t: Type) -> ScalarType | None:
+    """The element type of an index array or list (``None`` for anything else: an integer, a slice bound)."""
+    if isinstance(t, ArrayType):
+        return t.dtype
+    if isinstance(t, ListType):
+        item = t.item
+        if item is BOTTOM:  # ``a[[]]``: an empty index
+            return I64
+        if isinstance(item, ScalarType):
+            return item
+        raise RuleError(
+            f"an index list must hold integers, not {item}: a nested list would index several axes at once, "
+            f"which compiled code does not do; index one axis at a time (a[idx][:, jdx]) or loop"
+        )
+    return None
+
+
+def advanced(arr: ArrayType, spec: str, index: tuple[Type, ...]) -> Advanced | None:
+    """How ``arr[…]`` selects with an index array or list (``spec`` as in ``GetView``; ``index`` the types of
+    the subscript's variables), or None when it has none."""
+    found: list[tuple[int, int]] = []  # (position in spec, position among the variables)
+    k = 0
+    for pos, c in enumerate(spec):
+        if c == "i" and _index_array_item(index[k]) is not None:
+            found.append((pos, k))
+        k += {"i": 1, "s": 3}.get(c, 0)
+    if not found:
+        return None
+    if len(found) > 1:
+        raise RuleError(
+            "only one index array or list per subscript is supported (as in Numba); NumPy would pair their "
+            "entries up: loop over the pairs (a[i[k], j[k]]), or index one axis at a time (a[idx][:, jdx])"
+        )
+    pos, at = found[0]
+    t = index[at]
+    dtype = _index_array_item(t)
+    assert dtype is not None
+    if dtype.is_float:
         raise RuleError("arrays used as indices must be of integer or boolean type, not float")
-    if index.ndim != 1:
-        raise RuleError("an index array must be 1-D here (it indexes the first axis): a[idx]")
-    return ArrayType(a.dtype, a.ndim, "C")
+    if isinstance(t, ArrayType) and t.ndim != 1 and dtype.kind == "b":
+        raise RuleError(
+            f"a boolean mask must have the array's {arr.ndim} axes (a[mask]) or be 1-D, along one axis "
+            f"(a[mask], a[:, mask]), not {t.ndim}"
+        )
+    if isinstance(t, ArrayType) and t.ndim != 1:
+        raise RuleError(
+            f"an index array must be 1-D here (a {t.ndim}-D one would add axes); index with idx.ravel() and "
+            f"reshape the result"
+        )
+    full = expand(spec[:pos] + "a" + spec[pos + 1 :], arr.ndim)  # (the index array counts as one axis)
+    axis = full[: full.index("a")].count("s")
+    chosen = [j for j, c in enumerate(full) if c in "ia"]
+    apart = "s" in full[chosen[0] : chosen[-1]]
+    basic = spec[:pos] + "s" + spec[pos + 1 :]
+    dim = full.index("a")
+    return Advanced(basic, at, axis, dim, 0 if apart else axis, ArrayType(arr.dtype, full.count("s") + 1, "C"))
 
 
-def selection_assign_check(a: ArrayType, index: ArrayType, value: Type) -> None:
-    """``a[mask] = v`` / ``a[idx] = v``: ``v`` a number, or a 1-D array of one value per selected element
-    (or of one value) for a 1-D selection."""
-    result = selection_type(a, index)
+def selection_type(a: ArrayType, index: ArrayType) -> ArrayType:
+    """``a[mask]`` (a boolean array of ``a``'s shape: the selected elements in C order, a new 1-D array)."""
+    return ArrayType(a.dtype, 1, "C")
+
+
+def is_mask(a: Type, index: tuple[Type, ...]) -> bool:
+    """Whether ``a[index]`` is ``a[mask]`` with one boolean array of ``a``'s axes (a 1-D mask of an N-D array,
+    or one in a subscript with other indices, selects along one axis: ``advanced``)."""
+    return (
+        isinstance(a, ArrayType)
+        and len(index) == 1
+        and isinstance(index[0], ArrayType)
+        and index[0].dtype.kind == "b"
+        and index[0].ndim == a.ndim
+    )
+
+
+def subscript_type(a: ArrayType, spec: str, index: tuple[Type, ...]) -> ArrayType | None:
+    """The type of ``a[…]`` selecting with a mask or an index array (a new array), or None for a view or an
+    element."""
+    if is_mask(a, index):
+        return selection_type(a, index[0])  # type: ignore[arg-type]
+    plan = advanced(a, spec, index)
+    return None if plan is None else plan.result
+
+
+def selects(op: Op, types: Mapping[str, Type]) -> bool:
+    """Whether ``op`` (a getitem or a getview of typed IR) selects with a mask or an index array: its result is
+    a new array, which shares no memory with the array it was read from."""
+    if isinstance(op, GetItem):
+        spec = "i" * len(op.index)
+    elif isinstance(op, GetView):
+        spec = op.spec
+    else:
+        return False
+    obj_t = types.get(op.obj.name)
+    return (
+        isinstance(obj_t, ArrayType) and subscript_type(obj_t, spec, tuple(types[v.name] for v in op.index)) is not None
+    )
+
+
+def selection_assign_check(a: ArrayType, spec: str, index: tuple[Type, ...], value: Type) -> bool:
+    """``a[mask] = v`` (``v`` a number, or a 1-D array of one value per selected element, or of one value) and
+    ``a[…idx…] = v`` (``v`` a number or an array that broadcasts to the selection): whether ``a[…]`` selects."""
+    result = subscript_type(a, spec, index)
+    if result is None:
+        return False
+    if isinstance(value, ListType) and not is_mask(a, index):  # a[[k, p]] = [x, y]: as np.array([x, y])
+        if not (value.item is BOTTOM or (isinstance(value.item, ScalarType) and value.item.is_numeric)):
+            raise RuleError(f"a[idx] = values takes a number, an array or a list of numbers, not {value}")
+        value = ArrayType(I64 if value.item is BOTTOM else value.item, 1, "C")  # type: ignore[arg-type]
     if isinstance(value, ArrayType):
-        if value.ndim != 1 or result.ndim != 1:
+        if is_mask(a, index) and value.ndim != 1:
+            raise RuleError("a[mask] = values takes a number, or a 1-D array of values; loop over the elements")
+        if value.ndim > result.ndim:
             raise RuleError(
-                "a[mask] = values and a[idx] = values take a number, or a 1-D array of values for a 1-D result; "
-                "loop over the elements"
+                f"cannot assign a {value.ndim}-D array to a {result.ndim}-D selection; index the source down to "
+                f"{result.ndim} dimensions"
             )
-        return
+        return True
     element_type(value, "assignment")
+    return True

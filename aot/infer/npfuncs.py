@@ -122,6 +122,7 @@ TABLE: dict[str, Entry] = {
     "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
     "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
+    "outer": Entry(Intrinsic.NP_OUTER, "outer", 2),
     "norm": Entry(Intrinsic.NP_NORM, "norm", 1),  # (np.linalg.norm: _MODULES)
     "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
     "where": Entry(Intrinsic.NP_WHERE, "where", 3),
@@ -241,6 +242,8 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return reduction_call(entry.fn, args)[0]
     if entry.rule == "dot":
         return dot_type(args[0], args[1])
+    if entry.rule == "outer":
+        return outer_type(args[0], args[1])
     if entry.rule == "norm":  # (of any array: NumPy flattens it; integers and booleans as float64)
         d = _array(args[0], "linalg.norm").dtype
         return d if d.is_float else F64
@@ -339,6 +342,18 @@ def dot_type(a: Type, b: Type) -> Type:
         raise RuleError("np.dot of boolean arrays is not supported; use integer arrays")
     ndim = x.ndim + y.ndim - 2
     return ArrayType(t, ndim, "C") if ndim else t
+
+
+def outer_type(a: Type, b: Type) -> ArrayType:
+    """``np.outer(x, y)``: a new 2-D C array ``x.ravel()[i] * y.ravel()[j]`` of the promoted dtype (NumPy makes
+    arrays of both first, so a number counts as an array of its type, one element; booleans give their and)."""
+    dtypes = []
+    for t in (a, b):
+        d = t.dtype if isinstance(t, ArrayType) else t
+        if not (isinstance(d, ScalarType) and d.is_numeric):
+            raise RuleError(f"np.outer() takes arrays or numbers, not {t}")
+        dtypes.append(d)
+    return ArrayType(promote(dtypes[0], dtypes[1]), 2, "C")
 
 
 def searchsorted_type(a: Type, x: Type) -> ScalarType:

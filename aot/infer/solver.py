@@ -561,8 +561,10 @@ class _BodyState:
             return self.view(op)
         if isinstance(op, GetItem):
             obj_t = self.t(op.obj)
-            if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
-                return elementwise.selection_type(obj_t, self.t(op.index[0]))  # type: ignore[arg-type]
+            if isinstance(obj_t, ArrayType):  # a[mask], a[idx], a[[k, p]], a[idx, j]: a new array
+                selected = elementwise.subscript_type(obj_t, "i" * len(op.index), tuple(self.t(v) for v in op.index))
+                if selected is not None:
+                    return selected
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # a[i] of an N-D array: a view
                 return views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
             if isinstance(obj_t, ListType):
@@ -574,8 +576,9 @@ class _BodyState:
             return rules.getitem_type(self.t(op.obj), tuple(self.t(v) for v in op.index), const_index)
         if isinstance(op, SetItem):
             obj_t = self.t(op.obj)
-            if isinstance(obj_t, ArrayType) and len(op.index) == 1 and isinstance(self.t(op.index[0]), ArrayType):
-                elementwise.selection_assign_check(obj_t, self.t(op.index[0]), self.t(op.value))  # type: ignore[arg-type]
+            if isinstance(obj_t, ArrayType) and elementwise.selection_assign_check(
+                obj_t, "i" * len(op.index), tuple(self.t(v) for v in op.index), self.t(op.value)
+            ):
                 return BOTTOM
             if isinstance(obj_t, ArrayType) and len(op.index) < obj_t.ndim:  # assignment to a view
                 target = views.index_view_type(obj_t, tuple(self.t(v) for v in op.index))
@@ -660,6 +663,11 @@ class _BodyState:
                     )
                 )
             k += {views.SLICE: 3, views.INT_INDEX: 1}.get(c, 0)
+        obj_t = self.t(op.obj)
+        if isinstance(obj_t, ArrayType):  # a[:, idx], a[1:, [k, p]]: a new array (written through by setitem)
+            selected = elementwise.subscript_type(obj_t, op.spec, tuple(self.t(v) for v in op.index))
+            if selected is not None:
+                return selected
         return views.view_type(self.t(op.obj), op.spec, tuple(self.t(v) for v in op.index), tuple(infos))
 
     def load_global(self, op: LoadGlobal, label: str, index: int) -> Type:

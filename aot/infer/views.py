@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.ops import Call, Convert, Copy, GetItem, GetView, Intrinsic, IntrinsicCall, MakeTuple, Op, Var
-from ..types import I64, NONE, ArrayType, ScalarType, TupleType, Type
+from ..types import BOTTOM, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
 from .rules import RuleError, index_message
 
 INT_INDEX, SLICE, ELLIPSIS = "i", "s", "e"
@@ -106,9 +106,12 @@ def index_view_type(arr: ArrayType, index: tuple[Type, ...]) -> ArrayType:
 
 
 def assign_check(target: ArrayType, value: Type) -> None:
-    """``view[…] = value``: a number (every element gets it) or an array that broadcasts to the view."""
+    """``view[…] = value``: a number (every element gets it), or an array (or a list of numbers, as the 1-D array
+    ``np.array(lst)``) that broadcasts to the view."""
     if isinstance(value, ScalarType) and value.is_numeric:
         return
+    if isinstance(value, ListType) and (value.item is BOTTOM or isinstance(value.item, ScalarType)):
+        value = ArrayType(value.item if isinstance(value.item, ScalarType) else I64, 1, "C")  # (as np.array(lst))
     if isinstance(value, ArrayType):
         if value.ndim > target.ndim:
             raise RuleError(

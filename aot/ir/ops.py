@@ -173,6 +173,7 @@ class Intrinsic(enum.Enum):
     NP_ALL = "np.all"
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
+    NP_OUTER = "np.outer"  # (a new 2-D array: ``aot.codegen.nparrays``)
     NP_NORM = "np.linalg.norm"  # (``ord=None``: the 2-norm of the flattened array)
     NP_SEARCHSORTED = "np.searchsorted"
     NP_SEARCHSORTED_RIGHT = "np.searchsorted_right"  # ``side="right"``
