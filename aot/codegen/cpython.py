@@ -19,7 +19,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import abi
-from ..types import ArrayType, ListType, ScalarType, TupleType, Type
+from ..types import NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
@@ -233,6 +233,14 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
         return box_array(ctx, b, value, t)
     if isinstance(t, ListType):
         return box_list(ctx, b, value, t, box, api.fn)
+    if isinstance(t, OptionalType):  # None, or the value boxed (aot.codegen.optional)
+        result = b.alloca(lt.PTR)
+        with b.if_else(b.extract_value(value, 0)) as (none, some):
+            with none:
+                b.store(box(ctx, b, ir.Constant(lt.I8, 0), NONE), result)
+            with some:
+                b.store(box(ctx, b, b.extract_value(value, 1), t.inner), result)
+        return b.load(result)
     raise TypeError(f"cannot return a {t} to Python")
 
 

@@ -15,6 +15,10 @@ every op, which optional variables are surely ``None`` and which surely hold a v
 known is a ``CompileError`` saying to test it first. Facts and types depend on each other, so the solver
 repeats its fixed point until both are stable (``solve_with_narrowing``); a body without optionals is solved
 once, as before.
+
+A function whose returns join ``none`` and ``t`` returns a ``t?`` (the solver's join of its returns), which
+its callers narrow the same way. ``x == None`` / ``x != None`` are ``EQ_NONE`` / ``NE_NONE`` tests, read as
+``is None`` / ``is not None`` (``IS_FORM``) except on arrays (``equality_check``).
 """
 
 from __future__ import annotations
@@ -26,9 +30,14 @@ from typing import Any
 
 from ..ir import Block, Branch, Copy, Function, IntrinsicCall, Op, Truth, Var, uses
 from ..ir.ops import Convert, Intrinsic
-from ..types import BOOL, NONE, OptionalType, Type
+from ..types import BOOL, NONE, ArrayType, OptionalType, Type
+from .rules import RuleError
 
-NONE_TESTS = (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE)
+NONE_TESTS = (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE, Intrinsic.EQ_NONE, Intrinsic.NE_NONE)
+IS_FORM = {Intrinsic.EQ_NONE: Intrinsic.IS_NONE, Intrinsic.NE_NONE: Intrinsic.IS_NOT_NONE}
+"""``x == None`` / ``x != None`` mean ``x is None`` / ``x is not None`` (Python's answer for every value compiled
+code holds but arrays, whose ``== None`` NumPy computes element by element: ``equality_check`` refuses them)."""
+_TRUE_IF_NONE = (Intrinsic.IS_NONE, Intrinsic.EQ_NONE)
 _UNASSIGNED = "unassigned"  # (meets as the identity: a path where the variable has no value yet)
 _NONE, _SOME = "none", "some"
 
@@ -42,7 +51,18 @@ def none_test_type(fn: Intrinsic, operand: Type) -> tuple[Type, bool | None]:
     if isinstance(operand, OptionalType):
         return BOOL, None
     is_none = operand == NONE
-    return BOOL, is_none if fn is Intrinsic.IS_NONE else not is_none
+    return BOOL, is_none if fn in _TRUE_IF_NONE else not is_none
+
+
+def equality_check(fn: Intrinsic, operand: Type, name: str) -> None:
+    """``x == None`` / ``x != None`` (``fn``: EQ_NONE or NE_NONE): refused where NumPy compares elementwise."""
+    inner = operand.inner if isinstance(operand, OptionalType) else operand
+    if isinstance(inner, ArrayType):
+        word, test = ("==", "is") if fn is Intrinsic.EQ_NONE else ("!=", "is not")
+        raise RuleError(
+            f"'{word} None' on an array compares it element by element in NumPy (a boolean array); "
+            f"to test whether it is None, write '{name if name.isidentifier() else 'a'} {test} None'"
+        )
 
 
 def unnarrowed_message(name: str, t: OptionalType) -> str:
@@ -70,7 +90,7 @@ def _test_of(block: Block) -> tuple[str, bool] | None:
             tested = op.args[0].name
             if any(o.dest_var is not None and o.dest_var.name == tested for o in block.ops[i + 1 :]):
                 return None  # (reassigned after the test)
-            return tested, (op.fn is Intrinsic.IS_NONE) != negate
+            return tested, (op.fn in _TRUE_IF_NONE) != negate
         return None
     return None
 

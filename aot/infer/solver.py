@@ -503,6 +503,11 @@ class _BodyState:
             bad = next(t for t in operands if isinstance(t, PyValueType))
             raise RuleError(constructs.not_a_value(bad) or f"{bad.value!r} is not a value compiled code can use here")
         if isinstance(op, IntrinsicCall) and op.fn in optional.NONE_TESTS:
+            if op.fn in optional.IS_FORM:  # ``x == None``: ``x is None`` (not on arrays)
+                optional.equality_check(op.fn, operands[0], op.args[0].name)
+                if self.sweep is not None:
+                    test = IntrinsicCall(op.dest, optional.IS_FORM[op.fn], op.args, op.span)
+                    self.sweep.meanings[(label, index)] = test
             result, known = optional.none_test_type(op.fn, operands[0])
             if known is None:
                 self.consts.pop(op.dest.name, None)
@@ -1060,12 +1065,6 @@ class _BodyState:
             self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
         elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
-        if isinstance(ret, OptionalType):
-            self.sweep.sink.error(
-                next(span for t, span in returns if t == NONE or isinstance(t, OptionalType)),
-                f"this returns None, but another return gives {ret.inner}; a compiled function returns one type "
-                f"(returning None on some paths and a value on others is not supported: return a value on every path)",
-            )
         self.sweep.sink.raise_if_any()
         if not returns:
             ret = NONE
