@@ -84,6 +84,21 @@ def int_bool_or_none(x):
     return True
 
 
+@aot.jit
+def largest_below(a, limit):
+    best = None
+    for v in a:
+        if v < limit and (best is None or v > best):
+            best = v
+    return best  # (an optional local returned as it is)
+
+
+@pytest.mark.parametrize("a", _arrays(), ids=["empty", "one", "several", "reversed", "strided", "row"])
+def test_an_optional_local_returned_unnarrowed(a):
+    check(largest_below, a, 2.6)
+    check(largest_below, a, -5.0)
+
+
 def test_a_boolean_or_none():
     for x in (3, 2, 0, -5):
         check(int_bool_or_none, x)
