@@ -213,8 +213,10 @@ def test_a_workload_records_keyword_calls_by_their_bound_types(tmp_path):
         from wlpkg import mod
         got = [mod.kwonly(1.0), mod.kwonly(2.0, shift=1.0), mod.kwonly(3.0, scale=-1.0)]
         want = [mod.kwonly.py_func(1.0), mod.kwonly.py_func(2.0, shift=1.0), mod.kwonly.py_func(3.0, scale=-1.0)]
-        report(same=got == want)
+        # Keyword-only parameters: calls bind natively, through the package library's own binder.
+        report(same=got == want, bound_natively=mod.kwonly._aot_binding != 0)
         """,
         env={"AOT_STRICT": "1"},
     )
     assert run["same"] and run["stats"]["inferred"] == 0
+    assert run["bound_natively"] and not run["llvmlite"]

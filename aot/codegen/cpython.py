@@ -16,6 +16,8 @@ object, so a call costs about what a call of a C builtin costs. The layouts read
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from .. import abi
@@ -346,10 +348,12 @@ def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) ->
 
 
 def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Function:
-    """The vectorcall of method objects: try each specialization, else call the Python fallback."""
+    """The vectorcall of method objects: try each specialization, else call the Python fallback (and, in the
+    same module, ``aot_bind``: ``emit_binder``)."""
     existing = ctx.module.globals.get(name)
     if existing is not None:
         return existing
+    emit_binder(ctx)
     api = _Api(ctx)
     fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args
@@ -376,6 +380,118 @@ def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Functi
     b.cbranch(b.icmp_unsigned("!=", called, ir.Constant(lt.I32, 0)), done, loop)
     b.position_at_end(done)
     b.ret(b.load(result))
+    b.position_at_end(fallback)
+    _return_fallback(api, b, fn)
+    return fn
+
+
+def emit_binder(ctx: ModuleContext, name: str = abi.BINDER_SYMBOL) -> ir.Function:
+    """The vectorcall of method objects with keyword-only parameters: binds a call's positional and keyword
+    arguments to the parameters by Python's rules, fills in left-out defaults, then tries each
+    specialization with every parameter by position, as ``aot_dispatch`` does. Its method object's binding
+    slot (``abi.METHOD_BINDING``) points at the words ``aot.runtime.dispatch.Binding`` lays out: the numbers
+    of positional, all and positional-only parameters, the function, its ``__defaults__`` and
+    ``__kwdefaults__`` when the words were made (a call sees any reassignment by comparing them), then each
+    parameter's name and default (NULL: none). Anything else (too many positional arguments, an unknown,
+    repeated or non-interned keyword, a missing argument, defaults reassigned, no specialization that takes
+    the types) goes, unchanged, to the Python fallback, which binds in Python and raises Python's errors."""
+    existing = ctx.module.globals.get(name)
+    if existing is not None:
+        return existing
+    api = _Api(ctx)
+    fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
+    self_, args, nargsf, kwnames = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fallback = fn.append_basic_block("fallback")
+    i64, ptr, null = lt.I64, lt.PTR, ir.Constant(lt.PTR, None)
+    full = b.alloca(ir.ArrayType(ptr, abi.BINDER_MAX_PARAMS), name="full")  # (the arguments, by parameter)
+    result = b.alloca(ptr)
+    found = b.alloca(i64)
+    nkw_slot = b.alloca(i64)
+    desc = b.bitcast(_field(b, self_, abi.METHOD_BINDING, ptr), i64.as_pointer())
+
+    def word(i: int) -> ir.Value:
+        return b.load(b.gep(desc, [ir.Constant(i64, i)]))
+
+    def slot(i: ir.Value) -> ir.Value:
+        return b.gep(full, [ir.Constant(i64, 0), i])
+
+    def loop(start: ir.Value, stop: ir.Value, body: Callable[[ir.Value], None], tag: str) -> None:
+        """``for i in range(start, stop): body(i)``, with a counter of its own."""
+        with b.goto_entry_block():
+            counter = b.alloca(i64, name=tag)
+        b.store(start, counter)
+        head, step, done = (fn.append_basic_block(f"{tag}.{part}") for part in ("head", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.load(counter)
+        b.cbranch(b.icmp_signed("<", i, stop), step, done)
+        b.position_at_end(step)
+        body(i)
+        b.store(b.add(i, ir.Constant(i64, 1)), counter)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def bail_if(cond: ir.Value) -> None:
+        ok = fn.append_basic_block("ok")
+        b.cbranch(cond, fallback, ok)
+        b.position_at_end(ok)
+
+    nargs = b.and_(nargsf, ir.Constant(i64, abi.PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
+    npos, nparams, nposonly = word(0), word(1), word(2)
+    bail_if(b.icmp_signed(">", nargs, npos))  # (too many positional arguments)
+    func = b.inttoptr(word(3), ptr)
+    defaults = b.call(api.fn("PyFunction_GetDefaults", ptr, ptr), [func])
+    bail_if(b.icmp_unsigned("!=", b.ptrtoint(defaults, i64), word(4)))
+    kwdefaults = b.call(api.fn("PyFunction_GetKwDefaults", ptr, ptr), [func])
+    bail_if(b.icmp_unsigned("!=", b.ptrtoint(kwdefaults, i64), word(5)))
+    argv = b.bitcast(args, ptr.as_pointer())
+    loop(ir.Constant(i64, 0), nparams, lambda i: b.store(null, slot(i)), "clear")
+    loop(ir.Constant(i64, 0), nargs, lambda i: b.store(b.load(b.gep(argv, [i])), slot(i)), "positional")
+    b.store(ir.Constant(i64, 0), nkw_slot)
+    with b.if_then(b.icmp_unsigned("!=", kwnames, null)):
+        b.store(_field(b, kwnames, abi.PY_TUPLE_SIZE, i64), nkw_slot)
+    names = b.gep(desc, [ir.Constant(i64, 6)])
+    values = b.gep(names, [nparams])
+
+    def keyword(k: ir.Value) -> None:
+        items = b.bitcast(b.gep(b.bitcast(kwnames, ptr), [ir.Constant(i64, abi.PY_TUPLE_ITEMS)]), i64.as_pointer())
+        name_k = b.load(b.gep(items, [k]))
+        b.store(ir.Constant(i64, -1), found)
+
+        def match(j: ir.Value) -> None:  # (interned names: the same object; any other goes to Python)
+            with b.if_then(b.icmp_unsigned("==", b.load(b.gep(names, [j])), name_k)):
+                b.store(j, found)
+
+        loop(nposonly, nparams, match, "name")
+        j = b.load(found)
+        bail_if(b.icmp_signed("<", j, ir.Constant(i64, 0)))  # (unknown, positional-only or not interned)
+        bail_if(b.icmp_unsigned("!=", b.load(slot(j)), null))  # (given twice)
+        b.store(b.load(b.gep(argv, [b.add(nargs, k)])), slot(j))
+
+    loop(ir.Constant(i64, 0), b.load(nkw_slot), keyword, "keyword")
+
+    def default(j: ir.Value) -> None:
+        with b.if_then(b.icmp_unsigned("==", b.load(slot(j)), null)):
+            value = b.inttoptr(b.load(b.gep(values, [j])), ptr)
+            bail_if(b.icmp_unsigned("==", value, null))  # (a missing argument)
+            b.store(value, slot(j))
+
+    loop(ir.Constant(i64, 0), nparams, default, "default")
+    table = b.bitcast(_field(b, self_, abi.METHOD_TABLE, ptr), _TRY_TYPE.as_pointer().as_pointer())
+    count = _field(b, self_, abi.METHOD_COUNT, i64)
+    gathered = b.bitcast(full, ptr)
+
+    def attempt(i: ir.Value) -> None:
+        called = b.call(b.load(b.gep(table, [i])), [gathered, nparams, b.bitcast(result, ptr)])
+        done, rest = fn.append_basic_block("done"), fn.append_basic_block("next")
+        b.cbranch(b.icmp_unsigned("!=", called, ir.Constant(lt.I32, 0)), done, rest)
+        b.position_at_end(done)
+        b.ret(b.load(result))
+        b.position_at_end(rest)
+
+    loop(ir.Constant(i64, 0), count, attempt, "try")
+    b.branch(fallback)
     b.position_at_end(fallback)
     _return_fallback(api, b, fn)
     return fn

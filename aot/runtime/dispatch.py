@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 
+from .. import abi
 from ..binding import Parameters
 from ..types import ArrayType, ScalarType, TupleType, Type, accepts, typeof
 from ..world import MethodDef
@@ -46,6 +47,7 @@ class Dispatcher:
         "uncompiled",
         "binds_in_python",
         "_parameters",
+        "_binding",
     )
 
     def __init__(self, mdef: MethodDef):
@@ -57,11 +59,14 @@ class Dispatcher:
         self._tables: tuple[Any, ...] | None = None  # every table published stays alive (a call may walk one)
         self.uncompiled: set[tuple[Type, ...]] | None = None  # argument types whose calls run ``.py_func``
         # Keyword-only parameters (or *args/**kwargs): compiled code takes every parameter by position, so
-        # calls from Python always bind in Python (``aot.binding``), never through the native vectorcall,
-        # which would take keyword-only arguments by position too.
+        # such a method's specializations are never its vectorcall (which would take keyword-only arguments
+        # by position too): the native binder (``aot_bind``) binds its calls by Python's rules, and what it
+        # sends back binds here in Python (``aot.binding``) and calls the specialization's builtin.
         code = mdef.py_func.__code__
         self.binds_in_python = code.co_kwonlyargcount > 0 or bool(code.co_flags & 0x0C)  # (CO_VARARGS|VARKEYWORDS)
         self._parameters: Parameters | None = None  # (made on the first call with keywords or defaults)
+        # What the native binder (``aot_bind``) reads for a method with keyword-only parameters, once published.
+        self._binding: Binding | None = None
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -87,8 +92,6 @@ class Dispatcher:
         if self._tables is None:  # the first publication: native code may call the fallback from now on
             self._tables = ()
             self.obj._aot_fallback = self  # called as ``fallback`` (no bound method kept per method)
-        if self.binds_in_python:
-            return
         specs = self.specs
         if not self.declared and any(map(_unsigned_scalars, specs)):
             # A specialization inferred for unsigned scalars (NumPy's) would take Python ints natively (its
@@ -97,6 +100,9 @@ class Dispatcher:
             if self._tables:
                 set_table(self.obj, 0, 0)
             set_vectorcall(self.obj, 0)
+            return
+        if self.binds_in_python:
+            self._publish_binding()
             return
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
@@ -113,6 +119,27 @@ class Dispatcher:
         set_table(self.obj, ctypes.addressof(table), len(specs))
         # None: no vectorcall, so calls reach MethodBase.__call__ (Python) as before the first one.
         set_vectorcall(self.obj, _dispatcher_address(runtime(), self.mdef.module) if specs else 0)
+
+    def _publish_binding(self) -> None:
+        """Keyword-only parameters: the table of every specialization behind the native binder, which binds
+        keywords and defaults by Python's rules (``aot.codegen.cpython.emit_binder``); without a binder (too
+        many parameters, ``*args``, no native binder in the package's library and no compiler), calls stay
+        in Python (``call_python``)."""
+        code = self.mdef.py_func.__code__
+        address = 0
+        if code.co_argcount + code.co_kwonlyargcount <= abi.BINDER_MAX_PARAMS and not code.co_flags & 0x0C:
+            address = _dispatcher_address(runtime(), self.mdef.module, abi.BINDER_SYMBOL)
+        if not address or not self.specs:
+            set_vectorcall(self.obj, 0)
+            return
+        binding = Binding(self.parameters(), self.mdef.py_func)
+        table = (ctypes.c_void_p * len(self.specs))(*[s.try_address for s in self.specs])
+        self._tables = (*(self._tables or ()), table, binding)
+        set_vectorcall(self.obj, 0)  # (no call walks a table being replaced)
+        set_table(self.obj, ctypes.addressof(table), len(self.specs))
+        self.obj._aot_binding = binding.address
+        self._binding = binding
+        set_vectorcall(self.obj, address)
 
     def find(self, argtypes: tuple[Type, ...]) -> Specialization | None:
         for spec in self.specs:
@@ -131,7 +158,10 @@ class Dispatcher:
         """A call that no native code took: the first one (``MethodBase.__call__``), or one that no
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
         if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.binds_in_python:
-            bound = self.parameters().bind(args, kwargs)  # keywords and defaults, by position
+            parameters = self.parameters()
+            if self._binding is not None and self._binding.parameters is not parameters:
+                self._publish()  # (defaults reassigned: the native binder sends calls here until it knows)
+            bound = parameters.bind(args, kwargs)  # keywords and defaults, by position
             if bound is None:  # a call Python rejects: the function itself raises Python's own TypeError
                 return self.mdef.py_func(*args, **kwargs)
             if not self.binds_in_python:
@@ -276,16 +306,48 @@ def dispatcher_of(mdef: MethodDef) -> Dispatcher | None:
     return d
 
 
-def _dispatcher_address(rt: Any, module: str) -> int:
-    """The native dispatcher (for methods with several specializations): from the package's prebuilt
-    library when it has one (no llvmlite), else generated now."""
+def _dispatcher_address(rt: Any, module: str, symbol: str = "aot_dispatch") -> int:
+    """The native dispatcher (for methods with several specializations), or with ``symbol`` ``aot_bind`` the
+    native binder (for methods with keyword-only parameters): from the package's prebuilt library when it
+    has one (no llvmlite), else generated now. A binder is generated only for a package without a library:
+    a library built before binders existed gives 0 (its calls bind in Python, as they did), and so does a
+    runtime without llvmlite."""
     package = module.split(".")[0]
-    address = rt.dispatchers.get(package)
+    key = package if symbol == "aot_dispatch" else (package, symbol)
+    address = rt.dispatchers.get(key)
     if address is None:
         image = None if rt.building else rt.loader.image_for(module)
-        if image is not None and image.rejected is None:
-            address = image.address("aot_dispatch")
-        if not address:
+        library = image is not None and image.rejected is None
+        if image is not None and library:
+            address = image.address(symbol)
+        if not address and symbol == "aot_dispatch":
             address = rt.compiler.dispatcher_address()
-        rt.dispatchers[package] = address
-    return address
+        elif not address and not library:
+            try:
+                address = rt.compiler.binder_address()
+            except ImportError:
+                address = 0
+        rt.dispatchers[key] = address or 0
+    return address or 0
+
+
+class Binding:
+    """The words ``aot_bind`` reads for one method (``aot.codegen.cpython.emit_binder``): its numbers of
+    positional, all and positional-only parameters, the function, the identities of its ``__defaults__`` and
+    ``__kwdefaults__`` as they were, then each parameter's name and default value (0: none). It holds every
+    object whose address it gives, so no address can be reused by another object while it is published."""
+
+    __slots__ = ("parameters", "words", "held", "address")
+
+    def __init__(self, parameters: Parameters, func: Any):
+        n = len(parameters.params)
+        defaults = [parameters.defaults[i] if parameters.has_default(i) else None for i in range(n)]
+        self.held = (func, func.__defaults__, func.__kwdefaults__, parameters.params, tuple(defaults))
+        self.parameters = parameters
+        words = [parameters.npos, n, parameters.nposonly, id(func)]
+        words += [0 if func.__defaults__ is None else id(func.__defaults__)]
+        words += [0 if func.__kwdefaults__ is None else id(func.__kwdefaults__)]
+        words += [id(name) for name in parameters.params]
+        words += [id(v) if parameters.has_default(i) else 0 for i, v in enumerate(parameters.defaults)]
+        self.words = (ctypes.c_int64 * len(words))(*words)
+        self.address = ctypes.addressof(self.words)
