@@ -484,7 +484,7 @@ def test_a_variable_set_to_none_again():
         check(reassigned_after_test, x, 3.0)
 
 
-# ------------------------------------------------------------------ optionals used without a test: CompileErrors
+# ------------------------------------------------------------------ optionals used without a test
 
 
 @aot.jit
@@ -515,9 +515,12 @@ def optional_passed_on(x, flag):
     return tolerance(x, y)
 
 
-def test_using_an_optional_without_a_test_is_a_compile_error():
-    err = expect_compile_error(used_without_test, 1.0, True, at=locate(used_without_test, "x * y"))
-    assert "'y' may be None here" in str(err) and "if y is None" in str(err)
+def test_arithmetic_on_an_optional_without_a_test_raises_pythons_type_error():
+    check(used_without_test, 1.5, True)
+    check(used_without_test, 1.5, False, raises=TypeError, messages=True)
+
+
+def test_passing_an_optional_on_without_a_test_is_a_compile_error():
     err = expect_compile_error(optional_passed_on, 1.0, True, at=locate(optional_passed_on, "tolerance("))
     assert "'y' may be None here" in str(err)
 
@@ -541,10 +544,9 @@ def test_optional_ir_reads_the_value_only_where_a_test_proved_it():
 
 
 def test_compile_errors_leave_py_func_usable():
-    assert used_without_test.py_func(2.0, True) == 4.0
-    err = compile_error(used_without_test, 2.0, False)
+    err = compile_error(optional_passed_on, 2.0, False)
     assert "may be None" in str(err)
-    assert used_without_test.py_func(2.0, True) == 4.0
+    assert optional_passed_on.py_func(2.0, True) == 4.0
 
 
 # ======================================================================================================

@@ -275,12 +275,65 @@ def test_a_declared_optional_return_type():
     assert declared_find(a[::-1], 1.0) == 1
 
 
-# ------------------------------------------------------------------------------------- what stays an error
+# ------------------------------------------------------------------------------------- used without a test
 
 
 @aot.jit
 def adds_to_it(a, x):
     return find(a, x) + 1
+
+
+@aot.jit
+def multiplies_two(a, x, y):
+    return find(a, x) * find(a, y)
+
+
+@aot.jit
+def negates_it(a, x):
+    return -find(a, x)
+
+
+@aot.jit
+def compares_it(a, x, limit):
+    return find(a, x) >= limit
+
+
+@aot.jit
+def sums_found(a, xs):
+    s = 0
+    for x in xs:
+        s += find(a, x)  # (raises at the first x not in a, as Python does)
+    return s
+
+
+@aot.jit
+def scaled_power(x, flag):
+    e = None
+    if flag:
+        e = 2
+    return np.float32(x) ** e
+
+
+@pytest.mark.parametrize("x", [2.0, 3.0, math.nan])
+def test_arithmetic_on_the_result_raises_pythons_type_error_on_none(x):
+    a = np.array([1.0, 2.0, -0.0])
+    check(adds_to_it, a, x, messages=True)
+    check(negates_it, a, x, messages=True)
+    check(compares_it, a, x, 1, messages=True)
+    check(compares_it, a, x, 0.5, messages=True)
+    for y in (2.0, 3.0, math.nan):
+        check(multiplies_two, a, x, y, messages=True)  # ('NoneType' on either side, or both)
+    check(adds_to_it, a[:0], x, raises=TypeError, messages=True)
+
+
+def test_the_type_error_names_pythons_types():
+    check(sums_found, np.array([1.0, 2.0]), np.array([2.0, 1.0]))
+    check(sums_found, np.array([1.0, 2.0]), np.array([2.0, 7.0, 1.0]), raises=TypeError, messages=True)
+    check(scaled_power, 3.0, True)
+    check(scaled_power, 3.0, False, raises=TypeError, messages=True)  # (NumPy's float32 is a 'float' there)
+
+
+# ------------------------------------------------------------------------------------- what stays an error
 
 
 @aot.jit
@@ -303,15 +356,11 @@ def list_or_none(n):
     return [float(n)]
 
 
-def test_using_the_result_without_a_test_is_a_compile_error():
+def test_indexing_with_the_result_without_a_test_is_a_compile_error():
     a = np.array([1.0, 2.0])
-    err = expect_compile_error(adds_to_it, a, 2.0, at=locate(adds_to_it, "find(a, x) + 1"))
-    assert "may be None here" in str(err) and "i64?" in str(err) and "is None" in str(err)
     err = expect_compile_error(indexes_with_it, a, 2.0, at=locate(indexes_with_it, "a[i]"))
-    assert "'i' may be None here" in str(err)
-    assert adds_to_it.py_func(a, 2.0) == 2
-    with pytest.raises(TypeError):  # (what Python does with None; compiled code refuses it up front)
-        adds_to_it.py_func(a, 5.0)
+    assert "'i' may be None here" in str(err) and "i64?" in str(err) and "if i is None" in str(err)
+    assert indexes_with_it.py_func(a, 2.0) == 2.0
 
 
 def test_two_different_values_stay_an_error():

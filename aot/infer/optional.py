@@ -16,6 +16,9 @@ known is a ``CompileError`` saying to test it first. Facts and types depend on e
 repeats its fixed point until both are stable (``solve_with_narrowing``); a body without optionals is solved
 once, as before.
 
+An optional number read without a test where Python raises ``TypeError`` on None (arithmetic, unary ``- + ~``,
+``< <= > >=``) is read as its value after a test that raises that error (``none_checks``, ``checked_blocks``).
+
 A function whose returns join ``none`` and ``t`` returns a ``t?`` (the solver's join of its returns), which
 its callers narrow the same way. ``x == None`` / ``x != None`` are ``EQ_NONE`` / ``NE_NONE`` tests, read as
 ``is None`` / ``is not None`` (``IS_FORM``) except on arrays (``equality_check``).
@@ -28,9 +31,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..diagnostics import Span
 from ..ir import Block, Branch, Copy, Function, IntrinsicCall, Op, Truth, Var, uses
-from ..ir.ops import Convert, Intrinsic
-from ..types import BOOL, NONE, ArrayType, OptionalType, Type
+from ..ir.ops import BinOp, BinOpKind, CmpKind, Compare, Convert, Intrinsic, Raise, UnaryKind, UnaryOp
+from ..types import BOOL, NONE, ArrayType, OptionalType, ScalarType, Type
 from .rules import RuleError
 
 NONE_TESTS = (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE, Intrinsic.EQ_NONE, Intrinsic.NE_NONE)
@@ -225,3 +229,103 @@ def unwrap_uses(op: Op, unwraps: Mapping[str, Type], label: str, index: int, typ
             changes[field] = tuple(renamed.get(v.name, v) for v in value)
     out.append(replace(op, **changes) if changes else op)  # type: ignore[type-var]
     return out
+
+
+# ------------------------------------------------------------------------ None where Python raises TypeError
+
+NoneChecks = tuple[tuple[str, ...], Mapping[tuple[bool, ...], str]]
+"""The optional operands an op tests (in order), and the ``TypeError`` message for each combination of them
+that holds a None (``True``: that operand is None), as Python words it."""
+
+_PYTHON_NAMES = {"i": "int", "u": "int", "f": "float", "b": "bool"}
+_BINOP_SYMBOLS = {
+    BinOpKind.ADD: "+",
+    BinOpKind.SUB: "-",
+    BinOpKind.MUL: "*",
+    BinOpKind.TRUEDIV: "/",
+    BinOpKind.FLOORDIV: "//",
+    BinOpKind.MOD: "%",
+    BinOpKind.POW: "** or pow()",
+    BinOpKind.LSHIFT: "<<",
+    BinOpKind.RSHIFT: ">>",
+    BinOpKind.AND: "&",
+    BinOpKind.OR: "|",
+    BinOpKind.XOR: "^",
+}
+_UNARY_SYMBOLS = {UnaryKind.NEG: "-", UnaryKind.POS: "+", UnaryKind.INVERT: "~"}
+_ORDER_SYMBOLS = {CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">", CmpKind.GE: ">="}
+
+
+def _python_name(t: ScalarType) -> str:
+    """The name Python's messages give a number of type ``t``: ``int``, ``float`` or ``bool`` (NumPy's scalars
+    defer to Python's numbers there: ``np.float32(1) + None`` names ``'float'``)."""
+    return _PYTHON_NAMES[t.kind]
+
+
+def none_checks(op: Op, types: Mapping[str, Type], augmented: bool = False) -> NoneChecks | None:
+    """An op that reads an optional number no ``is None`` test narrowed, where Python raises ``TypeError`` on
+    None (arithmetic, unary ``- + ~``, ``< <= > >=``; ``augmented``: the binop of ``x op= y``): what to test
+    and raise, so that it compiles as Python runs it; None for any other use (a ``CompileError`` saying to
+    test it first)."""
+    operands: tuple[Var, ...]
+    if isinstance(op, BinOp) and op.op in _BINOP_SYMBOLS:
+        symbol = _BINOP_SYMBOLS[op.op].split()[0] + "=" if augmented else _BINOP_SYMBOLS[op.op]
+        operands, words = (op.lhs, op.rhs), (f"unsupported operand type(s) for {symbol}: ", "{} and {}")
+    elif isinstance(op, UnaryOp) and op.op in _UNARY_SYMBOLS:
+        operands, words = (op.operand,), (f"bad operand type for unary {_UNARY_SYMBOLS[op.op]}: ", "{}")
+    elif isinstance(op, Compare) and op.op in _ORDER_SYMBOLS:
+        operands = (op.lhs, op.rhs)
+        words = (f"'{_ORDER_SYMBOLS[op.op]}' not supported between instances of ", "{} and {}")
+    else:
+        return None
+    kinds = [types.get(v.name) for v in operands]
+    inner = [t.inner if isinstance(t, OptionalType) else t for t in kinds]
+    numbers = [t for t in inner if isinstance(t, ScalarType) and t.is_numeric]
+    if len(numbers) != len(inner):
+        return None  # (arrays, tuples: NumPy's or Python's answers differ by type; test it first)
+    tested = tuple(dict.fromkeys(v.name for v, t in zip(operands, kinds) if isinstance(t, OptionalType)))
+    messages: dict[tuple[bool, ...], str] = {}
+    for k in range(1, 1 << len(tested)):
+        state = tuple(bool(k >> i & 1) for i in range(len(tested)))
+        none = dict(zip(tested, state))
+        names = ["'NoneType'" if none.get(v.name) else f"'{_python_name(t)}'" for v, t in zip(operands, numbers)]
+        messages[state] = words[0] + words[1].format(*names)
+    return tested, messages
+
+
+def checked_blocks(
+    checks: NoneChecks, label: str, index: int, span: Span, types: dict[str, Type]
+) -> tuple[list[Op], list[Block], str]:
+    """The IR that raises Python's ``TypeError`` where an op's operands hold None (``none_checks``): the ops
+    ending the op's block (the first test), the blocks of the other tests and of each ``raise``, and the
+    label of the block where the op runs, every operand a value (``types`` gains the tests' variables)."""
+    tested, messages = checks
+    blocks: list[Block] = []
+    base = f"{label}.n{index}"
+
+    def test(k: int, tag: str, if_none: str, if_value: str) -> list[Op]:
+        flag = Var(f"{tested[k]}.isnone.{tag}")
+        types[flag.name] = BOOL
+        return [IntrinsicCall(flag, Intrinsic.IS_NONE, (Var(tested[k]),), span), Branch(flag, if_none, if_value, span)]
+
+    def after_none(k: int, state: tuple[bool, ...], tag: str) -> None:
+        """Block ``tag``: ``state`` known for the operands before ``k``, one None among them: raise."""
+        if k == len(tested):
+            blocks.append(Block(tag, [Raise("TypeError", messages[state], span)]))
+            return
+        blocks.append(Block(tag, test(k, tag, f"{tag}.1", f"{tag}.0")))
+        after_none(k + 1, (*state, True), f"{tag}.1")
+        after_none(k + 1, (*state, False), f"{tag}.0")
+
+    closing: list[Op] = []
+    state: tuple[bool, ...] = ()
+    for k in range(len(tested)):
+        tag = f"{base}.{k}"
+        ops = test(k, tag, f"{tag}.none", f"{tag}.ok")
+        if k == 0:
+            closing = ops
+        else:
+            blocks.append(Block(f"{base}.{k - 1}.ok", ops))
+        after_none(k + 1, (*state, True), f"{tag}.none")
+        state = (*state, False)
+    return closing, blocks, f"{base}.{len(tested) - 1}.ok"
