@@ -234,8 +234,9 @@ def test_the_generated_dispatcher_reads_the_tables_slots() -> None:
         text = str(module.get_global(name))
         return {int(o) for o in re.findall(r"getelementptr i8, i8\* %\S+, i64 (\d+)", text)}
 
-    assert offsets("aot_dispatch") == {abi.METHOD_TABLE, abi.METHOD_COUNT, abi.METHOD_FALLBACK}
-    # The binder (emitted with it) reads the binding slot too, and the keyword names' tuple.
+    # (the binding: where a call that no specialization takes goes when the method has one)
+    assert offsets("aot_dispatch") == {abi.METHOD_TABLE, abi.METHOD_COUNT, abi.METHOD_FALLBACK, abi.METHOD_BINDING}
+    # The binder (emitted with it) reads the keyword names' tuple too.
     assert offsets(abi.BINDER_SYMBOL) == {
         abi.METHOD_BINDING,
         abi.METHOD_TABLE,

@@ -386,13 +386,15 @@ def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Functi
 
 
 def emit_binder(ctx: ModuleContext, name: str = abi.BINDER_SYMBOL) -> ir.Function:
-    """The vectorcall of method objects with keyword-only parameters: binds a call's positional and keyword
-    arguments to the parameters by Python's rules, fills in left-out defaults, then tries each
-    specialization with every parameter by position, as ``aot_dispatch`` does. Its method object's binding
-    slot (``abi.METHOD_BINDING``) points at the words ``aot.runtime.dispatch.Binding`` lays out: the numbers
-    of positional, all and positional-only parameters, the function, its ``__defaults__`` and
-    ``__kwdefaults__`` when the words were made (a call sees any reassignment by comparing them), then each
-    parameter's name and default (NULL: none). Anything else (too many positional arguments, an unknown,
+    """The vectorcall of method objects with keyword-only parameters, and where the others' vectorcall (a
+    ``vc_`` entry, ``aot_dispatch``) sends a call it does not take when the method has a binding: binds a
+    call's positional and keyword arguments to the parameters by Python's rules, fills in left-out
+    defaults, then tries each specialization with every parameter by position, as ``aot_dispatch`` does.
+    Its method object's binding slot (``abi.METHOD_BINDING``) points at the words
+    ``aot.runtime.dispatch.Binding`` lays out: the numbers of positional, all and positional-only
+    parameters, the function, its ``__defaults__`` and ``__kwdefaults__`` when the words were made (a call
+    sees any reassignment by comparing them), this binder's address, then each parameter's name and default
+    (NULL: none). Anything else (too many positional arguments, an unknown,
     repeated or non-interned keyword, a missing argument, defaults reassigned, no specialization that takes
     the types) goes, unchanged, to the Python fallback, which binds in Python and raises Python's errors."""
     existing = ctx.module.globals.get(name)
@@ -451,7 +453,7 @@ def emit_binder(ctx: ModuleContext, name: str = abi.BINDER_SYMBOL) -> ir.Functio
     b.store(ir.Constant(i64, 0), nkw_slot)
     with b.if_then(b.icmp_unsigned("!=", kwnames, null)):
         b.store(_field(b, kwnames, abi.PY_TUPLE_SIZE, i64), nkw_slot)
-    names = b.gep(desc, [ir.Constant(i64, 6)])
+    names = b.gep(desc, [ir.Constant(i64, 7)])
     values = b.gep(names, [nparams])
 
     def keyword(k: ir.Value) -> None:
@@ -493,12 +495,20 @@ def emit_binder(ctx: ModuleContext, name: str = abi.BINDER_SYMBOL) -> ir.Functio
     loop(ir.Constant(i64, 0), count, attempt, "try")
     b.branch(fallback)
     b.position_at_end(fallback)
-    _return_fallback(api, b, fn)
+    _return_fallback(api, b, fn, binder=False)
     return fn
 
 
-def _return_fallback(api: _Api, b: ir.IRBuilder, fn: ir.Function) -> None:
-    """Pass a vectorcall on, unchanged, to the method object's Python fallback and return its result."""
+def _return_fallback(api: _Api, b: ir.IRBuilder, fn: ir.Function, binder: bool = True) -> None:
+    """Pass a vectorcall on, unchanged, to the method's native binder when it has one (a call with keywords or
+    left-out defaults: ``emit_binder``; not from the binder itself), else to its Python fallback, and return
+    the result."""
     self_, args, nargsf, kwnames = fn.args
+    if binder:
+        binding = _field(b, self_, abi.METHOD_BINDING, lt.PTR)
+        with b.if_then(b.icmp_unsigned("!=", binding, ir.Constant(lt.PTR, None))):
+            words = b.bitcast(binding, lt.PTR.as_pointer())
+            bind = b.bitcast(b.load(b.gep(words, [ir.Constant(lt.I64, 6)])), _VECTORCALL_TYPE.as_pointer())
+            b.ret(b.call(bind, [self_, args, nargsf, kwnames]))
     vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
     b.ret(b.call(vectorcall, [_field(b, self_, abi.METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))

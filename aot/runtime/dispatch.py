@@ -48,6 +48,7 @@ class Dispatcher:
         "binds_in_python",
         "_parameters",
         "_binding",
+        "unbindable",
     )
 
     def __init__(self, mdef: MethodDef):
@@ -67,6 +68,7 @@ class Dispatcher:
         self._parameters: Parameters | None = None  # (made on the first call with keywords or defaults)
         # What the native binder (``aot_bind``) reads for a method with keyword-only parameters, once published.
         self._binding: Binding | None = None
+        self.unbindable = False  # (no native binder for this method: ``_refresh_binding``)
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -102,11 +104,20 @@ class Dispatcher:
             set_vectorcall(self.obj, 0)
             return
         if self.binds_in_python:
-            self._publish_binding()
+            # Keyword-only parameters: the native binder is the vectorcall (it takes no call by position that
+            # Python would not); without one, every call binds in Python.
+            set_vectorcall(self.obj, 0)  # (no call walks a table being replaced)
+            if specs and self._refresh_binding():
+                self._publish_table(specs)
+                set_vectorcall(self.obj, self._binding.binder)  # type: ignore[union-attr]
             return
+        if self._binding is not None:
+            self._refresh_binding()  # (defaults reassigned since)
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
-            if self._tables:  # (a table was published before)
+            if self._binding is not None:  # (what the binder walks for calls with keywords or defaults)
+                self._publish_table(specs)
+            elif self._tables:  # (a table was published before)
                 set_table(self.obj, 0, 0)
             self.obj._aot_vectorcall = specs[0].vectorcall_address  # (``set_vectorcall``, on every first call)
             return
@@ -114,32 +125,34 @@ class Dispatcher:
             specs = self.specs = tuple(
                 sorted(specs, key=lambda s: sum(isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes))
             )
-        table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
-        self._tables += (table,)
-        set_table(self.obj, ctypes.addressof(table), len(specs))
+        self._publish_table(specs)
         # None: no vectorcall, so calls reach MethodBase.__call__ (Python) as before the first one.
         set_vectorcall(self.obj, _dispatcher_address(runtime(), self.mdef.module) if specs else 0)
 
-    def _publish_binding(self) -> None:
-        """Keyword-only parameters: the table of every specialization behind the native binder, which binds
-        keywords and defaults by Python's rules (``aot.codegen.cpython.emit_binder``); without a binder (too
-        many parameters, ``*args``, no native binder in the package's library and no compiler), calls stay
-        in Python (``call_python``)."""
+    def _publish_table(self, specs: tuple[Specialization, ...]) -> None:
+        table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
+        self._tables = (*(self._tables or ()), table)
+        set_table(self.obj, ctypes.addressof(table), len(specs))
+
+    def _refresh_binding(self) -> bool:
+        """Make the words the native binder reads (``Binding``), or make them again after the defaults were
+        reassigned; False, and none, when the method cannot have them (more parameters than the binder takes,
+        ``*args``, or no binder: a library built before binders existed, without a compiler)."""
+        parameters = self.parameters()
+        if self._binding is not None and self._binding.parameters is parameters:
+            return True
         code = self.mdef.py_func.__code__
         address = 0
         if code.co_argcount + code.co_kwonlyargcount <= abi.BINDER_MAX_PARAMS and not code.co_flags & 0x0C:
             address = _dispatcher_address(runtime(), self.mdef.module, abi.BINDER_SYMBOL)
-        if not address or not self.specs:
-            set_vectorcall(self.obj, 0)
-            return
-        binding = Binding(self.parameters(), self.mdef.py_func)
-        table = (ctypes.c_void_p * len(self.specs))(*[s.try_address for s in self.specs])
-        self._tables = (*(self._tables or ()), table, binding)
-        set_vectorcall(self.obj, 0)  # (no call walks a table being replaced)
-        set_table(self.obj, ctypes.addressof(table), len(self.specs))
+        if not address:
+            self.obj._aot_binding, self._binding, self.unbindable = 0, None, True
+            return False
+        binding = Binding(parameters, self.mdef.py_func, address)
+        self._tables = (*(self._tables or ()), binding)  # (kept alive: a call may be reading the old words)
         self.obj._aot_binding = binding.address
         self._binding = binding
-        set_vectorcall(self.obj, address)
+        return True
 
     def find(self, argtypes: tuple[Type, ...]) -> Specialization | None:
         for spec in self.specs:
@@ -159,8 +172,12 @@ class Dispatcher:
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
         if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.binds_in_python:
             parameters = self.parameters()
-            if self._binding is not None and self._binding.parameters is not parameters:
-                self._publish()  # (defaults reassigned: the native binder sends calls here until it knows)
+            binding = self._binding
+            if self.specs and not self.unbindable and (binding is None or binding.parameters is not parameters):
+                # From now on such calls bind natively (this one came here: the method had no binding words
+                # yet, or the defaults were reassigned since they were made).
+                if self._refresh_binding():
+                    self._publish()
             bound = parameters.bind(args, kwargs)  # keywords and defaults, by position
             if bound is None:  # a call Python rejects: the function itself raises Python's own TypeError
                 return self.mdef.py_func(*args, **kwargs)
@@ -334,20 +351,22 @@ def _dispatcher_address(rt: Any, module: str, symbol: str = "aot_dispatch") -> i
 class Binding:
     """The words ``aot_bind`` reads for one method (``aot.codegen.cpython.emit_binder``): its numbers of
     positional, all and positional-only parameters, the function, the identities of its ``__defaults__`` and
-    ``__kwdefaults__`` as they were, then each parameter's name and default value (0: none). It holds every
-    object whose address it gives, so no address can be reused by another object while it is published."""
+    ``__kwdefaults__`` as they were, the binder's address, then each parameter's name and default value (0:
+    none). It holds every object whose address it gives, so no address can be reused by another object while
+    it is published."""
 
-    __slots__ = ("parameters", "words", "held", "address")
+    __slots__ = ("parameters", "words", "held", "address", "binder")
 
-    def __init__(self, parameters: Parameters, func: Any):
+    def __init__(self, parameters: Parameters, func: Any, binder: int):
         n = len(parameters.params)
         defaults = [parameters.defaults[i] if parameters.has_default(i) else None for i in range(n)]
         self.held = (func, func.__defaults__, func.__kwdefaults__, parameters.params, tuple(defaults))
         self.parameters = parameters
         words = [parameters.npos, n, parameters.nposonly, id(func)]
         words += [0 if func.__defaults__ is None else id(func.__defaults__)]
-        words += [0 if func.__kwdefaults__ is None else id(func.__kwdefaults__)]
+        words += [0 if func.__kwdefaults__ is None else id(func.__kwdefaults__), binder]
         words += [id(name) for name in parameters.params]
         words += [id(v) if parameters.has_default(i) else 0 for i, v in enumerate(parameters.defaults)]
         self.words = (ctypes.c_int64 * len(words))(*words)
         self.address = ctypes.addressof(self.words)
+        self.binder = binder

@@ -1,8 +1,9 @@
-"""Calls from Python of methods with keyword-only parameters run natively (``aot_bind``,
-``aot.codegen.cpython.emit_binder``): keywords and left-out defaults are bound by Python's rules in native
-code, and every call Python would reject, or that the binder does not take, reaches the Python fallback,
-which binds in Python and raises Python's own ``TypeError``. Each result is compared with ``f.py_func``;
-each test counts the calls that reached Python.
+"""Calls from Python with keywords or left-out defaults run natively (``aot_bind``,
+``aot.codegen.cpython.emit_binder``): keywords and defaults are bound by Python's rules in native code —
+every call of a method with keyword-only parameters, and for other methods every such call after the first
+(which publishes the method's binding) — and every call Python would reject, or that the binder does not
+take, reaches the Python fallback, which binds in Python and raises Python's own ``TypeError``. Each result
+is compared with ``f.py_func``; each test counts the calls that reached Python.
 """
 
 import math
@@ -222,3 +223,74 @@ def test_a_method_with_more_parameters_than_the_binder_takes_binds_in_python(pyt
     assert many(1, p32=10) == 12 and many(2) == 4
     assert python_calls[0] == before + 2
     same_as_python(many, 1, 2)
+
+
+# ------------------------------------------------------------------------ methods without keyword-only parameters
+
+
+@aot.jit
+def shifted(x, shift=0.5, scale=2.0):
+    return x * scale + shift
+
+
+@aot.jit
+def posonly_default(a, b=2, /):
+    return a * 10 + b
+
+
+def test_keyword_and_default_calls_of_positional_methods_run_natively(python_calls):
+    same_as_python(shifted, 1.5, 0.0, 1.0)  # (compiled; calls with every argument were native already)
+    same_as_python(shifted, 1.5)  # (the first call with a default left out publishes the binding)
+    before = python_calls[0]
+    for x in (0.0, -2.5, math.inf):
+        same_as_python(shifted, x)
+        same_as_python(shifted, x, 1.0)
+        same_as_python(shifted, x, scale=-1.0)
+        same_as_python(shifted, x=x, shift=2.0, scale=3.0)
+        same_as_python(shifted, x, 0.25, 4.0)
+    assert python_calls[0] == before, "calls with keywords or defaults went through Python"
+    for args, kwargs in [((1.0,), {"x": 1.0}), ((1.0, 2.0, 3.0, 4.0), {}), ((), {}), ((1.0,), {"bad": 1})]:
+        same_as_python(shifted, *args, **kwargs)
+
+
+def test_several_specializations_of_a_positional_method(python_calls):
+    for x in (1, 1.5):
+        same_as_python(shifted, x, 1, 2)
+        same_as_python(shifted, x, scale=3)
+    before = python_calls[0]
+    for x in (7, -0.5):
+        same_as_python(shifted, x, scale=3)
+        same_as_python(shifted, x, 1, scale=2)
+    assert python_calls[0] == before
+
+
+def test_positional_only_parameters_with_defaults(python_calls):
+    same_as_python(posonly_default, 1, 5)
+    same_as_python(posonly_default, 1)
+    before = python_calls[0]
+    same_as_python(posonly_default, 3)
+    assert python_calls[0] == before
+    same_as_python(posonly_default, 1, b=3)  # (positional-only by keyword: Python's TypeError)
+    same_as_python(posonly_default, a=1)
+
+
+@aot.jit
+def redefaulted(x, k=1.0):
+    return x * k
+
+
+def test_reassigned_positional_defaults(python_calls):
+    func = redefaulted.py_func
+    saved = func.__defaults__
+    try:
+        assert redefaulted(2.0) == 2.0 and redefaulted(2.0, k=3.0) == 6.0
+        func.__defaults__ = (5.0,)
+        assert redefaulted(2.0) == 10.0
+        before = python_calls[0]
+        assert redefaulted(2.0) == 10.0 and redefaulted(x=1.0) == 5.0
+        assert python_calls[0] == before
+        func.__defaults__ = None
+        same_as_python(redefaulted, 2.0)  # (now missing)
+    finally:
+        func.__defaults__ = saved
+    assert redefaulted(2.0) == 2.0
