@@ -9,7 +9,10 @@ For each specialization ``impl`` (``i32 impl(ptr out, args…)``) this emits:
     PyMethodDef def_<sym> = {"name", fast_<sym>, METH_FASTCALL, NULL}
 
 and, once per module, ``aot_dispatch``: the vectorcall function of method objects, which tries the
-``try_`` wrappers of the method's dispatch table in order and falls back to a Python callable.
+``try_`` wrappers of the method's dispatch table in order and falls back to a Python callable; and
+``aot_bind``, which binds calls with keywords or left-out defaults to every parameter by position first
+(the vectorcall of methods with keyword-only parameters; where the others' calls go when no wrapper takes
+them and the method has binding words).
 Type checks on scalars are pointer compares on ``ob_type`` and float values are read straight from the
 object, so a call costs about what a call of a C builtin costs. The layouts read here are in ``aot.abi``.
 """
@@ -326,7 +329,8 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
 
 
 def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) -> ir.Function:
-    """A vectorcall for a method with one specialization: this one, else the Python fallback."""
+    """A vectorcall for a method with one specialization: this one, else the binder (when the method has
+    binding words) or the Python fallback."""
     api = _Api(ctx)
     fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args

@@ -66,7 +66,8 @@ class Dispatcher:
         code = mdef.py_func.__code__
         self.binds_in_python = code.co_kwonlyargcount > 0 or bool(code.co_flags & 0x0C)  # (CO_VARARGS|VARKEYWORDS)
         self._parameters: Parameters | None = None  # (made on the first call with keywords or defaults)
-        # What the native binder (``aot_bind``) reads for a method with keyword-only parameters, once published.
+        # What the native binder (``aot_bind``) reads: made on the first publication for a method with
+        # keyword-only parameters, on the first call with keywords or left-out defaults for the others.
         self._binding: Binding | None = None
         self.unbindable = False  # (no native binder for this method: ``_refresh_binding``)
 
