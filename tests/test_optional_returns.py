@@ -243,6 +243,42 @@ def test_arrays_returned_as_optionals_are_freed():
 
 
 @aot.jit
+def zeros_if_none(n):
+    out = evens_or_none(n)
+    if out is None:
+        out = np.zeros(3)  # (then an array on every path: narrowed from here)
+    return out.sum() + len(out)
+
+
+@aot.jit
+def unpacks_the_pair(x, n):
+    r = pair_or_none(x, n)
+    if r is not None:
+        a, b = r
+        return a + b
+    return 0.0
+
+
+@aot.jit
+def skips_nones(a):
+    total = 0.0
+    for i in range(len(a)):
+        r = pair_or_none(a[i], i)
+        if r is None:
+            continue
+        total += r[0] * r[1]
+    return total
+
+
+def test_callers_of_array_and_tuple_results():
+    for n in (-1, 0, 4):
+        check(zeros_if_none, n)
+        check(unpacks_the_pair, 1.5, n)
+    for a in _arrays()[:5]:
+        check(skips_nones, a)
+
+
+@aot.jit
 def bsearch(a, x, lo, hi):
     if lo >= hi:
         return None
