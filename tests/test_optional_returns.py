@@ -369,6 +369,36 @@ def test_the_type_error_names_pythons_types():
     check(scaled_power, 3.0, False, raises=TypeError, messages=True)  # (NumPy's float32 is a 'float' there)
 
 
+@aot.jit
+def equals(a, x, k):
+    return (find(a, x) == k, find(a, x) != k, k == find(a, x), find(a, x) == find(a, k))
+
+
+@aot.jit
+def truth_of_it(a, x):
+    n = 0
+    if find(a, x):  # (None and 0 are false)
+        n += 1
+    if not find(a, x):
+        n += 10
+    return n
+
+
+@aot.jit
+def or_default(a, x):
+    return find(a, x) or -1
+
+
+@pytest.mark.parametrize("x", [1.0, 2.0, 9.0, math.nan])
+def test_equality_and_truth_give_pythons_answers_for_none(x):
+    a = np.array([1.0, 2.0, 3.0])
+    for k in (0, 1, 9):
+        check(equals, a, x, k)
+    check(equals, a[:0], x, 1)  # (None == None)
+    check(truth_of_it, a, x)
+    check(or_default, a, x)
+
+
 # ------------------------------------------------------------------------------------- what stays an error
 
 

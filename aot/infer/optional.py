@@ -17,7 +17,8 @@ repeats its fixed point until both are stable (``solve_with_narrowing``); a body
 once, as before.
 
 An optional number read without a test where Python raises ``TypeError`` on None (arithmetic, unary ``- + ~``,
-``< <= > >=``) is read as its value after a test that raises that error (``none_checks``, ``checked_blocks``).
+``< <= > >=``) or answers without its value (``==``, ``!=``, truth, ``not``) is read as its value after a test
+that raises that error or gives that answer (``none_checks``, ``checked_blocks``).
 
 A function whose returns join ``none`` and ``t`` returns a ``t?`` (the solver's join of its returns), which
 its callers narrow the same way. ``x == None`` / ``x != None`` are ``EQ_NONE`` / ``NE_NONE`` tests, read as
@@ -31,8 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..diagnostics import Span
-from ..ir import Block, Branch, Copy, Function, IntrinsicCall, Op, Truth, Var, uses
+from ..ir import Block, Branch, Const, Copy, Function, IntrinsicCall, Jump, Op, Truth, Var, uses
 from ..ir.ops import BinOp, BinOpKind, CmpKind, Compare, Convert, Intrinsic, Raise, UnaryKind, UnaryOp
 from ..types import BOOL, NONE, ArrayType, OptionalType, ScalarType, Type
 from .rules import RuleError
@@ -231,11 +231,12 @@ def unwrap_uses(op: Op, unwraps: Mapping[str, Type], label: str, index: int, typ
     return out
 
 
-# ------------------------------------------------------------------------ None where Python raises TypeError
+# ------------------------------------------------------------------------ None used as a value, untested
 
-NoneChecks = tuple[tuple[str, ...], Mapping[tuple[bool, ...], str]]
-"""The optional operands an op tests (in order), and the ``TypeError`` message for each combination of them
-that holds a None (``True``: that operand is None), as Python words it."""
+NoneChecks = tuple[tuple[str, ...], Mapping[tuple[bool, ...], "str | bool"]]
+"""The optional operands an op tests (in order), and for each combination of them that holds a None (``True``:
+that operand is None) what Python does: raise ``TypeError`` with that message (a ``str``), or give that
+boolean (a ``bool``: ``None == 0`` is False, ``not None`` is True)."""
 
 _PYTHON_NAMES = {"i": "int", "u": "int", "f": "float", "b": "bool"}
 _BINOP_SYMBOLS = {
@@ -264,10 +265,11 @@ def _python_name(t: ScalarType) -> str:
 
 def none_checks(op: Op, types: Mapping[str, Type], augmented: bool = False) -> NoneChecks | None:
     """An op that reads an optional number no ``is None`` test narrowed, where Python raises ``TypeError`` on
-    None (arithmetic, unary ``- + ~``, ``< <= > >=``; ``augmented``: the binop of ``x op= y``): what to test
-    and raise, so that it compiles as Python runs it; None for any other use (a ``CompileError`` saying to
-    test it first)."""
+    None (arithmetic, unary ``- + ~``, ``< <= > >=``; ``augmented``: the binop of ``x op= y``) or answers
+    without the value (``==``, ``!=``, truth, ``not``): what to test and what None gives, so that it compiles
+    as Python runs it; None for any other use (a ``CompileError`` saying to test it first)."""
     operands: tuple[Var, ...]
+    words: tuple[str, str] | None = None
     if isinstance(op, BinOp) and op.op in _BINOP_SYMBOLS:
         symbol = _BINOP_SYMBOLS[op.op].split()[0] + "=" if augmented else _BINOP_SYMBOLS[op.op]
         operands, words = (op.lhs, op.rhs), (f"unsupported operand type(s) for {symbol}: ", "{} and {}")
@@ -276,6 +278,12 @@ def none_checks(op: Op, types: Mapping[str, Type], augmented: bool = False) -> N
     elif isinstance(op, Compare) and op.op in _ORDER_SYMBOLS:
         operands = (op.lhs, op.rhs)
         words = (f"'{_ORDER_SYMBOLS[op.op]}' not supported between instances of ", "{} and {}")
+    elif isinstance(op, Compare) and op.op in (CmpKind.EQ, CmpKind.NE):
+        operands = (op.lhs, op.rhs)
+    elif isinstance(op, Truth):
+        operands = (op.src,)
+    elif isinstance(op, UnaryOp) and op.op is UnaryKind.NOT:
+        operands = (op.operand,)
     else:
         return None
     kinds = [types.get(v.name) for v in operands]
@@ -284,24 +292,32 @@ def none_checks(op: Op, types: Mapping[str, Type], augmented: bool = False) -> N
     if len(numbers) != len(inner):
         return None  # (arrays, tuples: NumPy's or Python's answers differ by type; test it first)
     tested = tuple(dict.fromkeys(v.name for v, t in zip(operands, kinds) if isinstance(t, OptionalType)))
-    messages: dict[tuple[bool, ...], str] = {}
+    outcomes: dict[tuple[bool, ...], str | bool] = {}
     for k in range(1, 1 << len(tested)):
         state = tuple(bool(k >> i & 1) for i in range(len(tested)))
-        none = dict(zip(tested, state))
-        names = ["'NoneType'" if none.get(v.name) else f"'{_python_name(t)}'" for v, t in zip(operands, numbers)]
-        messages[state] = words[0] + words[1].format(*names)
-    return tested, messages
+        none = [bool(dict(zip(tested, state)).get(v.name)) for v in operands]
+        if words is not None:
+            names = ["'NoneType'" if n else f"'{_python_name(t)}'" for n, t in zip(none, numbers)]
+            outcomes[state] = words[0] + words[1].format(*names)
+        elif isinstance(op, Compare):  # (None equals None only; a number never equals None)
+            outcomes[state] = (none[0] and none[1]) == (op.op is CmpKind.EQ)
+        else:  # (None is false)
+            outcomes[state] = isinstance(op, UnaryOp)
+    return tested, outcomes
 
 
 def checked_blocks(
-    checks: NoneChecks, label: str, index: int, span: Span, types: dict[str, Type]
-) -> tuple[list[Op], list[Block], str]:
-    """The IR that raises Python's ``TypeError`` where an op's operands hold None (``none_checks``): the ops
-    ending the op's block (the first test), the blocks of the other tests and of each ``raise``, and the
-    label of the block where the op runs, every operand a value (``types`` gains the tests' variables)."""
-    tested, messages = checks
+    checks: NoneChecks, label: str, index: int, op: Op, types: dict[str, Type]
+) -> tuple[list[Op], list[Block], str, str | None]:
+    """The IR that does what Python does where an op's operands hold None (``none_checks``): the ops ending
+    the op's block (the first test), the blocks of the other tests and of each outcome (a ``raise``, or the
+    op's result as a constant), the label of the block where the op runs, every operand a value, and the
+    label where both meet after the op (None when every None raises). ``types`` gains the tests' variables."""
+    tested, outcomes = checks
     blocks: list[Block] = []
     base = f"{label}.n{index}"
+    join = f"{base}.join" if any(type(v) is bool for v in outcomes.values()) else None
+    span = op.span
 
     def test(k: int, tag: str, if_none: str, if_value: str) -> list[Op]:
         flag = Var(f"{tested[k]}.isnone.{tag}")
@@ -309,13 +325,18 @@ def checked_blocks(
         return [IntrinsicCall(flag, Intrinsic.IS_NONE, (Var(tested[k]),), span), Branch(flag, if_none, if_value, span)]
 
     def after_none(k: int, state: tuple[bool, ...], tag: str) -> None:
-        """Block ``tag``: ``state`` known for the operands before ``k``, one None among them: raise."""
-        if k == len(tested):
-            blocks.append(Block(tag, [Raise("TypeError", messages[state], span)]))
+        """Block ``tag``: ``state`` known for the operands before ``k``, one None among them."""
+        if k < len(tested):
+            blocks.append(Block(tag, test(k, tag, f"{tag}.1", f"{tag}.0")))
+            after_none(k + 1, (*state, True), f"{tag}.1")
+            after_none(k + 1, (*state, False), f"{tag}.0")
             return
-        blocks.append(Block(tag, test(k, tag, f"{tag}.1", f"{tag}.0")))
-        after_none(k + 1, (*state, True), f"{tag}.1")
-        after_none(k + 1, (*state, False), f"{tag}.0")
+        outcome = outcomes[state]
+        if isinstance(outcome, str):
+            blocks.append(Block(tag, [Raise("TypeError", outcome, span)]))
+        else:
+            assert op.dest_var is not None and join is not None
+            blocks.append(Block(tag, [Const(op.dest_var, outcome, span), Jump(join, span)]))
 
     closing: list[Op] = []
     state: tuple[bool, ...] = ()
@@ -328,4 +349,4 @@ def checked_blocks(
             blocks.append(Block(f"{base}.{k - 1}.ok", ops))
         after_none(k + 1, (*state, True), f"{tag}.none")
         state = (*state, False)
-    return closing, blocks, f"{base}.{len(tested) - 1}.ok"
+    return closing, blocks, f"{base}.{len(tested) - 1}.ok", join

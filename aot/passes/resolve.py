@@ -14,7 +14,8 @@ on a constant condition into a jump, keeps only the types of runtime values, and
 exactly its argument type (a parameter the body widens, say int to float, is copied into a variable of the
 wider type, ``%x = copy %x$arg``). A call may stand for the constants of the defaults it fills in, then the
 call; an op that reads an optional variable a None test narrowed reads it through a ``convert`` first, and
-one that reads it where Python would raise ``TypeError`` on None first tests it (a branch to a ``raise``).
+one that reads it untested where Python would raise ``TypeError`` on None, or answer without it (``==``,
+truth), first tests it (a branch to a ``raise`` or to the constant answer).
 
 The context is the solver's ``FixedPoint``; without one (IR that is typed already) there is nothing to do.
 """
@@ -61,10 +62,11 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
                 meant = meaning if isinstance(meaning, tuple) else (meaning,)  # (a call after its defaults)
             unwraps = context.unwraps.get((block.label, index))
             checks = context.checks.get((block.label, index))
-            if checks is not None:  # (None where Python raises TypeError: test, then the op on the values)
-                closing, raising, label_after = checked_blocks(checks, block.label, index, op.span, types)
+            join = None
+            if checks is not None:  # (None used untested: test, then what Python does, or the op on the values)
+                closing, outcomes, label_after, join = checked_blocks(checks, block.label, index, op, types)
                 blocks.append(Block(label, [*ops, *closing]))
-                blocks.extend(raising)
+                blocks.extend(outcomes)
                 label, ops = label_after, []
             for one in meant:  # (optionals the op reads as narrowed by None tests: read out first)
                 dest = one.dest_var
@@ -74,6 +76,9 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
                 ):
                     continue  # a compile-time value held in a variable (a string, a module, ``dt = a.dtype``)
                 ops.extend(unwrap_uses(one, unwraps, block.label, index, types) if unwraps else (one,))
+            if join is not None:  # (where the op's result and the constant None gave meet)
+                blocks.append(Block(label, [*ops, Jump(join, op.span)]))
+                label, ops = join, []
         blocks.append(Block(label, ops))
     ret = fn.return_type if fn.return_type is not None and fn.return_type is not BOTTOM else NONE
     return Function(fn.name, tuple(params), blocks, fn.file, fn.span, types, ret)
