@@ -137,7 +137,7 @@ class FixedPoint:
     unwraps: Mapping[tuple[str, int], Mapping[str, Type]] = field(default_factory=dict)
     # block → the index of a call that never returns (its callee always raises): the rest never runs
     cut: Mapping[str, int] = field(default_factory=dict)
-    # (block, op index) → the optionals the op tests, raising Python's TypeError on None (``optional.none_checks``)
+    # (block, op index) → the optionals the op tests at run time, and what None gives (``optional.none_checks``)
     checks: Mapping[tuple[str, int], optional.NoneChecks] = field(default_factory=dict)
 
 
@@ -475,7 +475,7 @@ class _BodyState:
             if self.sweep is not None:
                 self.sweep.unwraps.setdefault(self.at, {})[var.name] = t.inner
                 self.sweep.checks[self.at] = self.checked[self.at]
-            return t.inner  # (a None there raises Python's TypeError: ``optional.none_checks``)
+            return t.inner  # (tested at run time, None doing what Python does: ``optional.none_checks``)
         return t
 
     def is_literal(self, var: Var) -> bool:

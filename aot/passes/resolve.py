@@ -44,7 +44,7 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
         if block.label not in context.reached:
             continue
         ops: list[Op] = []
-        label = block.label  # (the block the ops go to: a None test that raises splits it)
+        label = block.label  # (the block the ops go to: the None tests of ``checks`` split it)
         if block is fn.entry:
             ops.extend(Copy(Var(p), Var(arg), fn.span) for p, arg in renamed.items())
         last = context.cut.get(block.label)
