@@ -75,6 +75,11 @@ def found_or_minus_one(a, x):
     if i == None:
         return -1
     return i
+
+
+@aot.jit(signatures=["i64(f64[:], f64)"])
+def found_plus_one(a, x):
+    return find(a, x) + 1  # (None raises Python's TypeError: a test and a raise in the stored IR)
 """
 
 CALLS = """
@@ -83,6 +88,14 @@ import numpy as np
 from kwpkg import mod
 
 ARRAYS = [np.zeros(0), np.array([2.0]), np.array([1.0, 2.0, 3.0])[::-1]]
+
+
+def outcome(f, *args):
+    try:
+        return f(*args)
+    except TypeError as err:
+        return str(err)
+
 
 got = dict(
     uses_default=[mod.uses_default(x) for x in (0.0, -1.5, 2.0)],
@@ -93,6 +106,7 @@ got = dict(
     find=[mod.find(a, x) for a in ARRAYS for x in (2.0, 5.0)],
     evens=[None if r is None else r.tolist() for r in map(mod.evens, (-1, 0, 3))],
     found_or_minus_one=[mod.found_or_minus_one(a, x) for a in ARRAYS for x in (2.0, 5.0)],
+    found_plus_one=[outcome(mod.found_plus_one, a, x) for a in ARRAYS for x in (2.0, 5.0)],
 )
 want = dict(
     uses_default=[mod.uses_default.py_func(x) for x in (0.0, -1.5, 2.0)],
@@ -104,6 +118,7 @@ want = dict(
     find=[mod.find.py_func(a, x) for a in ARRAYS for x in (2.0, 5.0)],
     evens=[None if r is None else r.tolist() for r in map(mod.evens.py_func, (-1, 0, 3))],
     found_or_minus_one=[mod.found_or_minus_one.py_func(a, x) for a in ARRAYS for x in (2.0, 5.0)],
+    found_plus_one=[outcome(mod.found_plus_one.py_func, a, x) for a in ARRAYS for x in (2.0, 5.0)],
 )
 # (calls with keywords or defaults left out bind natively, through the library's own binder; a method never
 # called so has no binding)
