@@ -54,8 +54,13 @@ METHOD_VECTORCALL = 16
 """The vectorcall function (the type's ``__vectorcalloffset__``); NULL until the first specialization."""
 METHOD_DICT = 24
 """The instance dict (``__dictoffset__``), made only when someone sets an attribute of their own."""
-METHOD_UNUSED = 32
-"""Reserved (was a weak-reference list; the type keeps ``object``'s deallocation, which would not clear one)."""
+METHOD_BINDING = 32
+"""How the native binder (``aot_bind``) binds keyword arguments: the address of the method's binding words
+(``aot.runtime.dispatch.Binding``), or 0. Read only by ``aot_bind``, published only where a method has it."""
+BINDER_SYMBOL = "aot_bind"
+"""The native binder's symbol, next to ``aot_dispatch`` in every package's library and in the JIT's."""
+BINDER_MAX_PARAMS = 32
+"""The most parameters a method bound by ``aot_bind`` may have (it gathers the arguments in a frame array)."""
 METHOD_TABLE = 40
 """The dispatch table: an array of ``try_`` wrapper addresses, tried in order."""
 METHOD_COUNT = 48

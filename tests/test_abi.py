@@ -44,7 +44,9 @@ PINNED = {
     "PY_VECTORCALL_ARGUMENTS_OFFSET": 1 << 63,
     "METHOD_VECTORCALL": 16,
     "METHOD_DICT": 24,
-    "METHOD_UNUSED": 32,
+    "METHOD_BINDING": 32,
+    "BINDER_SYMBOL": "aot_bind",
+    "BINDER_MAX_PARAMS": 32,
     "METHOD_TABLE": 40,
     "METHOD_COUNT": 48,
     "METHOD_FALLBACK": 56,
@@ -55,7 +57,7 @@ PINNED = {
 METHOD_SLOTS = (
     "METHOD_VECTORCALL",
     "METHOD_DICT",
-    "METHOD_UNUSED",
+    "METHOD_BINDING",
     "METHOD_TABLE",
     "METHOD_COUNT",
     "METHOD_FALLBACK",
@@ -204,19 +206,20 @@ def test_method_type_sits_at_the_tables_offsets() -> None:
     assert cls.__weakrefoffset__ == 0
     obj = cls()
     fallback, definition, wrapped = object(), object(), object()
-    obj._aot_table, obj._aot_count, obj._aot_vectorcall = 0x5550, 7, 0x7770
+    obj._aot_table, obj._aot_count, obj._aot_vectorcall, obj._aot_binding = 0x5550, 7, 0x7770, 0x3330
     try:
         obj._aot_fallback, obj.__aot_method__, obj.__wrapped__ = fallback, definition, wrapped
         assert _pointer_at(obj, abi.METHOD_TABLE) == 0x5550
         assert ctypes.c_ssize_t.from_address(id(obj) + abi.METHOD_COUNT).value == 7
         assert _pointer_at(obj, abi.METHOD_VECTORCALL) == 0x7770
+        assert _pointer_at(obj, abi.METHOD_BINDING) == 0x3330
         assert _pointer_at(obj, abi.METHOD_FALLBACK) == id(fallback)
         assert _pointer_at(obj, abi.METHOD_DEFINITION) == id(definition)
         assert _pointer_at(obj, abi.METHOD_WRAPPED) == id(wrapped)
         obj.own = 1  # the instance dict lives at the dict offset
         assert _pointer_at(obj, abi.METHOD_DICT) == id(obj.__dict__)
     finally:
-        obj._aot_vectorcall, obj._aot_table, obj._aot_count = 0, 0, 0  # never call through the fake pointers
+        obj._aot_vectorcall, obj._aot_table, obj._aot_count, obj._aot_binding = 0, 0, 0, 0  # (fake pointers)
 
 
 def test_the_generated_dispatcher_reads_the_tables_slots() -> None:
@@ -226,8 +229,22 @@ def test_the_generated_dispatcher_reads_the_tables_slots() -> None:
 
     module = ir.Module(name="dispatch")
     emit_dispatcher(ModuleContext(module, CpuTarget.host()))
-    offsets = {int(o) for o in re.findall(r"getelementptr i8, i8\* %\S+, i64 (\d+)", str(module))}
-    assert offsets == {abi.METHOD_TABLE, abi.METHOD_COUNT, abi.METHOD_FALLBACK}
+
+    def offsets(name: str) -> set[int]:
+        text = str(module.get_global(name))
+        return {int(o) for o in re.findall(r"getelementptr i8, i8\* %\S+, i64 (\d+)", text)}
+
+    # (the binding: where a call that no specialization takes goes when the method has one)
+    assert offsets("aot_dispatch") == {abi.METHOD_TABLE, abi.METHOD_COUNT, abi.METHOD_FALLBACK, abi.METHOD_BINDING}
+    # The binder (emitted with it) reads the keyword names' tuple too.
+    assert offsets(abi.BINDER_SYMBOL) == {
+        abi.METHOD_BINDING,
+        abi.METHOD_TABLE,
+        abi.METHOD_COUNT,
+        abi.METHOD_FALLBACK,
+        abi.PY_TUPLE_SIZE,
+        abi.PY_TUPLE_ITEMS,
+    }
 
 
 @aot.jit

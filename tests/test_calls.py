@@ -484,7 +484,7 @@ def test_a_variable_set_to_none_again():
         check(reassigned_after_test, x, 3.0)
 
 
-# ------------------------------------------------------------------ optionals used without a test: CompileErrors
+# ------------------------------------------------------------------ optionals used without a test
 
 
 @aot.jit
@@ -515,16 +515,19 @@ def optional_passed_on(x, flag):
     return tolerance(x, y)
 
 
-def test_using_an_optional_without_a_test_is_a_compile_error():
-    err = expect_compile_error(used_without_test, 1.0, True, at=locate(used_without_test, "x * y"))
-    assert "'y' may be None here" in str(err) and "if y is None" in str(err)
+def test_arithmetic_on_an_optional_without_a_test_raises_pythons_type_error():
+    check(used_without_test, 1.5, True)
+    check(used_without_test, 1.5, False, raises=TypeError, messages=True)
+
+
+def test_passing_an_optional_on_without_a_test_is_a_compile_error():
     err = expect_compile_error(optional_passed_on, 1.0, True, at=locate(optional_passed_on, "tolerance("))
     assert "'y' may be None here" in str(err)
 
 
-def test_returning_none_on_some_paths_is_a_compile_error():
-    err = expect_compile_error(returns_none_or_value, 1.0, at=locate(returns_none_or_value, "return None"))
-    assert "return a value on every path" in str(err)
+def test_returning_none_on_some_paths_returns_an_optional():  # (tests/test_optional_returns.py: the rest)
+    for x in (1.0, -1.0, 0.0, math.nan):
+        check(returns_none_or_value, x)
 
 
 def test_is_between_two_values_is_a_compile_error():
@@ -541,9 +544,9 @@ def test_optional_ir_reads_the_value_only_where_a_test_proved_it():
 
 
 def test_compile_errors_leave_py_func_usable():
-    assert used_without_test.py_func(2.0, True) == 4.0
-    err = compile_error(returns_none_or_value, -1.0)
-    assert "returns None" in str(err)
+    err = compile_error(optional_passed_on, 2.0, False)
+    assert "may be None" in str(err)
+    assert optional_passed_on.py_func(2.0, True) == 4.0
 
 
 # ======================================================================================================

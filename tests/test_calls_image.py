@@ -13,6 +13,7 @@ from buildsupport import aot_build, image_contents, pyproject, run_python, write
 
 MOD = """
 import aot
+import numpy as np
 
 
 def affine(x, factor=2.0, *, offset=0.5):
@@ -51,11 +52,50 @@ def smallest(x):
     if best is None:
         return -1.0
     return best
+
+
+@aot.jit(signatures=["i64?(f64[:], f64)"])
+def find(a, x):
+    for i in range(len(a)):
+        if a[i] == x:
+            return i
+    return None
+
+
+@aot.jit(signatures=["f64[::1]?(i64)"])
+def evens(n):
+    if n < 0:
+        return None
+    return np.arange(n) * 2.0
+
+
+@aot.jit(signatures=["i64(f64[:], f64)"])
+def found_or_minus_one(a, x):
+    i = find(a, x)
+    if i == None:
+        return -1
+    return i
+
+
+@aot.jit(signatures=["i64(f64[:], f64)"])
+def found_plus_one(a, x):
+    return find(a, x) + 1  # (None raises Python's TypeError: a test and a raise in the stored IR)
 """
 
 CALLS = """
 import math
+import numpy as np
 from kwpkg import mod
+
+ARRAYS = [np.zeros(0), np.array([2.0]), np.array([1.0, 2.0, 3.0])[::-1]]
+
+
+def outcome(f, *args):
+    try:
+        return f(*args)
+    except TypeError as err:
+        return str(err)
+
 
 got = dict(
     uses_default=[mod.uses_default(x) for x in (0.0, -1.5, 2.0)],
@@ -63,6 +103,10 @@ got = dict(
     uses_offset_only=[mod.uses_offset_only(x) for x in (0.0, -1.5, 2.0)],
     tolerance=[mod.tolerance(2.0), mod.tolerance(2.0, 0.5), mod.tolerance(2.0, tol=None), mod.tolerance(x=-1.0)],
     smallest=[mod.smallest(x) for x in (-3.0, 2.2, 9.0)],
+    find=[mod.find(a, x) for a in ARRAYS for x in (2.0, 5.0)],
+    evens=[None if r is None else r.tolist() for r in map(mod.evens, (-1, 0, 3))],
+    found_or_minus_one=[mod.found_or_minus_one(a, x) for a in ARRAYS for x in (2.0, 5.0)],
+    found_plus_one=[outcome(mod.found_plus_one, a, x) for a in ARRAYS for x in (2.0, 5.0)],
 )
 want = dict(
     uses_default=[mod.uses_default.py_func(x) for x in (0.0, -1.5, 2.0)],
@@ -71,8 +115,14 @@ want = dict(
     tolerance=[mod.tolerance.py_func(2.0), mod.tolerance.py_func(2.0, 0.5), mod.tolerance.py_func(2.0, tol=None),
                mod.tolerance.py_func(x=-1.0)],
     smallest=[mod.smallest.py_func(x) for x in (-3.0, 2.2, 9.0)],
+    find=[mod.find.py_func(a, x) for a in ARRAYS for x in (2.0, 5.0)],
+    evens=[None if r is None else r.tolist() for r in map(mod.evens.py_func, (-1, 0, 3))],
+    found_or_minus_one=[mod.found_or_minus_one.py_func(a, x) for a in ARRAYS for x in (2.0, 5.0)],
+    found_plus_one=[outcome(mod.found_plus_one.py_func, a, x) for a in ARRAYS for x in (2.0, 5.0)],
 )
-report(same=got == want, got=got)
+# (calls with keywords or defaults left out bind natively, through the library's own binder; a method never
+# called so has no binding)
+report(same=got == want, got=got, bound_natively=mod.tolerance._aot_binding != 0 and mod.passes_all._aot_binding == 0)
 """
 
 
@@ -92,6 +142,9 @@ def test_entries_with_keywords_defaults_and_none_are_built(built):
     keys = set(contents.code)
     assert ("kwpkg.mod:tolerance", ("f64", "none")) in keys and ("kwpkg.mod:tolerance", ("f64", "f64")) in keys
     assert ("kwpkg.mod:affine", ("f64", "f64", "f64")) in keys
+    # Optional return types are stored as their text and parsed back.
+    assert contents.code[("kwpkg.mod:find", ("f64[:]", "f64"))].rettype == "i64?"
+    assert contents.code[("kwpkg.mod:evens", ("i64",))].rettype == "f64[::1]?"
     edges = {key[0]: {(str(k), t, v) for k, t, v in entry.edges} for key, entry in contents.code.items()}
     assert ("default", "kwpkg.mod:affine#factor", 2.0) in edges["kwpkg.mod:uses_default"]
     assert ("default", "kwpkg.mod:affine#offset", 0.5) in edges["kwpkg.mod:uses_default"]
@@ -104,7 +157,7 @@ def test_entries_with_keywords_defaults_and_none_are_built(built):
 def test_loaded_with_nothing_inferred_in_strict_mode(built):
     run = run_python(built, CALLS, env={"AOT_STRICT": "1"})
     assert run["same"], run["got"]
-    assert run["stats"]["inferred"] == 0 and not run["llvmlite"]
+    assert run["stats"]["inferred"] == 0 and not run["llvmlite"] and run["bound_natively"]
 
 
 def _with_default(project: Path, old: str, new: str) -> None:
@@ -177,8 +230,10 @@ def test_a_workload_records_keyword_calls_by_their_bound_types(tmp_path):
         from wlpkg import mod
         got = [mod.kwonly(1.0), mod.kwonly(2.0, shift=1.0), mod.kwonly(3.0, scale=-1.0)]
         want = [mod.kwonly.py_func(1.0), mod.kwonly.py_func(2.0, shift=1.0), mod.kwonly.py_func(3.0, scale=-1.0)]
-        report(same=got == want)
+        # Keyword-only parameters: calls bind natively, through the package library's own binder.
+        report(same=got == want, bound_natively=mod.kwonly._aot_binding != 0)
         """,
         env={"AOT_STRICT": "1"},
     )
     assert run["same"] and run["stats"]["inferred"] == 0
+    assert run["bound_natively"] and not run["llvmlite"]

@@ -33,6 +33,7 @@ import serializer
 from serializer import ImageError, crc32
 from serializer.files import remove_stale_temporaries
 
+from ..abi import BINDER_SYMBOL
 from ..diagnostics import CompileError
 from ..image.contents import ImageContents, entry_state, instance_from_entry
 from ..image.entries import INDEXED_TABLES, CodeEntry, edge_to_record, slot_text
@@ -451,12 +452,14 @@ looking a single name up. The full symbol table is left out (``EXPORTS`` are in 
 library is checksummed on every first call."""
 
 EXPORTS: tuple[str, ...] = (
-    (ENTRY_TABLE, ENTRY_COUNT, ENTRY_KEYS, BUILD_ID, DISPATCHER) if sys.platform.startswith("linux") else ()
+    (ENTRY_TABLE, ENTRY_COUNT, ENTRY_KEYS, BUILD_ID, DISPATCHER, BINDER_SYMBOL)
+    if sys.platform.startswith("linux")
+    else ()
 )
 """What the library exports: the entry table (entries are bound through it, not by name: it holds each
-entry's ``PyMethodDef`` too), its slot texts, the build identity, and the native dispatcher. The dynamic
-symbol table, checksummed and mapped on every first call, is then a small fraction of what exporting every
-function made it; ``add_native_sizes`` keeps the functions' sizes in the image instead."""
+entry's ``PyMethodDef`` too), its slot texts, the build identity, and the native dispatcher and binder. The
+dynamic symbol table, checksummed and mapped on every first call, is then a small fraction of what exporting
+every function made it; ``add_native_sizes`` keeps the functions' sizes in the image instead."""
 
 
 def add_native_sizes(contents: ImageContents, objects: list[bytes]) -> None:

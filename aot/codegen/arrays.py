@@ -36,7 +36,7 @@ from llvmlite import ir
 
 from ..diagnostics import CompileError, Diagnostic, Span
 from ..ir.ops import Intrinsic
-from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
+from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -90,6 +90,8 @@ def owns_references(t: Type) -> bool:
     """Whether values of ``t`` hold counted references (arrays, lists, and tuples holding one)."""
     if isinstance(t, (ArrayType, ListType)):
         return True
+    if isinstance(t, OptionalType):  # (an array that may be None: None's value is all zeros, a NULL owner)
+        return owns_references(t.inner)
     return isinstance(t, TupleType) and any(owns_references(i) for i in t.items)
 
 
@@ -170,6 +172,8 @@ def _each_owner(
         for i, item in enumerate(t.items):
             if owns_references(item):
                 _each_owner(ctx, b, b.extract_value(value, i), item, get)
+    elif isinstance(t, OptionalType) and owns_references(t.inner):
+        _each_owner(ctx, b, b.extract_value(value, 1), t.inner, get)  # (None holds NULL owners: no-ops)
 
 
 # --------------------------------------------------------------------------------- allocation

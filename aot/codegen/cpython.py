@@ -9,17 +9,22 @@ For each specialization ``impl`` (``i32 impl(ptr out, args…)``) this emits:
     PyMethodDef def_<sym> = {"name", fast_<sym>, METH_FASTCALL, NULL}
 
 and, once per module, ``aot_dispatch``: the vectorcall function of method objects, which tries the
-``try_`` wrappers of the method's dispatch table in order and falls back to a Python callable.
+``try_`` wrappers of the method's dispatch table in order and falls back to a Python callable; and
+``aot_bind``, which binds calls with keywords or left-out defaults to every parameter by position first
+(the vectorcall of methods with keyword-only parameters; where the others' calls go when no wrapper takes
+them and the method has binding words).
 Type checks on scalars are pointer compares on ``ob_type`` and float values are read straight from the
 object, so a call costs about what a call of a C builtin costs. The layouts read here are in ``aot.abi``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from .. import abi
-from ..types import ArrayType, ListType, ScalarType, TupleType, Type
+from ..types import NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
@@ -233,6 +238,14 @@ def box(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> ir.Val
         return box_array(ctx, b, value, t)
     if isinstance(t, ListType):
         return box_list(ctx, b, value, t, box, api.fn)
+    if isinstance(t, OptionalType):  # None, or the value boxed (aot.codegen.optional)
+        result = b.alloca(lt.PTR)
+        with b.if_else(b.extract_value(value, 0)) as (none, some):
+            with none:
+                b.store(box(ctx, b, ir.Constant(lt.I8, 0), NONE), result)
+            with some:
+                b.store(box(ctx, b, b.extract_value(value, 1), t.inner), result)
+        return b.load(result)
     raise TypeError(f"cannot return a {t} to Python")
 
 
@@ -316,7 +329,8 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
 
 
 def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) -> ir.Function:
-    """A vectorcall for a method with one specialization: this one, else the Python fallback."""
+    """A vectorcall for a method with one specialization: this one, else the binder (when the method has
+    binding words) or the Python fallback."""
     api = _Api(ctx)
     fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args
@@ -338,10 +352,12 @@ def emit_vectorcall_entry(ctx: ModuleContext, name: str, try_fn: ir.Function) ->
 
 
 def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Function:
-    """The vectorcall of method objects: try each specialization, else call the Python fallback."""
+    """The vectorcall of method objects: try each specialization, else call the Python fallback (and, in the
+    same module, ``aot_bind``: ``emit_binder``)."""
     existing = ctx.module.globals.get(name)
     if existing is not None:
         return existing
+    emit_binder(ctx)
     api = _Api(ctx)
     fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args
@@ -373,8 +389,130 @@ def emit_dispatcher(ctx: ModuleContext, name: str = "aot_dispatch") -> ir.Functi
     return fn
 
 
-def _return_fallback(api: _Api, b: ir.IRBuilder, fn: ir.Function) -> None:
-    """Pass a vectorcall on, unchanged, to the method object's Python fallback and return its result."""
+def emit_binder(ctx: ModuleContext, name: str = abi.BINDER_SYMBOL) -> ir.Function:
+    """The vectorcall of method objects with keyword-only parameters, and where the others' vectorcall (a
+    ``vc_`` entry, ``aot_dispatch``) sends a call it does not take when the method has a binding: binds a
+    call's positional and keyword arguments to the parameters by Python's rules, fills in left-out
+    defaults, then tries each specialization with every parameter by position, as ``aot_dispatch`` does.
+    Its method object's binding slot (``abi.METHOD_BINDING``) points at the words
+    ``aot.runtime.dispatch.Binding`` lays out: the numbers of positional, all and positional-only
+    parameters, the function, its ``__defaults__`` and ``__kwdefaults__`` when the words were made (a call
+    sees any reassignment by comparing them), this binder's address, then each parameter's name and default
+    (NULL: none). Anything else (too many positional arguments, an unknown,
+    repeated or non-interned keyword, a missing argument, defaults reassigned, no specialization that takes
+    the types) goes, unchanged, to the Python fallback, which binds in Python and raises Python's errors."""
+    existing = ctx.module.globals.get(name)
+    if existing is not None:
+        return existing
+    api = _Api(ctx)
+    fn = ir.Function(ctx.module, _VECTORCALL_TYPE, name)
     self_, args, nargsf, kwnames = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fallback = fn.append_basic_block("fallback")
+    i64, ptr, null = lt.I64, lt.PTR, ir.Constant(lt.PTR, None)
+    full = b.alloca(ir.ArrayType(ptr, abi.BINDER_MAX_PARAMS), name="full")  # (the arguments, by parameter)
+    result = b.alloca(ptr)
+    found = b.alloca(i64)
+    nkw_slot = b.alloca(i64)
+    desc = b.bitcast(_field(b, self_, abi.METHOD_BINDING, ptr), i64.as_pointer())
+
+    def word(i: int) -> ir.Value:
+        return b.load(b.gep(desc, [ir.Constant(i64, i)]))
+
+    def slot(i: ir.Value) -> ir.Value:
+        return b.gep(full, [ir.Constant(i64, 0), i])
+
+    def loop(start: ir.Value, stop: ir.Value, body: Callable[[ir.Value], None], tag: str) -> None:
+        """``for i in range(start, stop): body(i)``, with a counter of its own."""
+        with b.goto_entry_block():
+            counter = b.alloca(i64, name=tag)
+        b.store(start, counter)
+        head, step, done = (fn.append_basic_block(f"{tag}.{part}") for part in ("head", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.load(counter)
+        b.cbranch(b.icmp_signed("<", i, stop), step, done)
+        b.position_at_end(step)
+        body(i)
+        b.store(b.add(i, ir.Constant(i64, 1)), counter)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def bail_if(cond: ir.Value) -> None:
+        ok = fn.append_basic_block("ok")
+        b.cbranch(cond, fallback, ok)
+        b.position_at_end(ok)
+
+    nargs = b.and_(nargsf, ir.Constant(i64, abi.PY_VECTORCALL_ARGUMENTS_OFFSET - 1))
+    npos, nparams, nposonly = word(0), word(1), word(2)
+    bail_if(b.icmp_signed(">", nargs, npos))  # (too many positional arguments)
+    func = b.inttoptr(word(3), ptr)
+    defaults = b.call(api.fn("PyFunction_GetDefaults", ptr, ptr), [func])
+    bail_if(b.icmp_unsigned("!=", b.ptrtoint(defaults, i64), word(4)))
+    kwdefaults = b.call(api.fn("PyFunction_GetKwDefaults", ptr, ptr), [func])
+    bail_if(b.icmp_unsigned("!=", b.ptrtoint(kwdefaults, i64), word(5)))
+    argv = b.bitcast(args, ptr.as_pointer())
+    loop(ir.Constant(i64, 0), nparams, lambda i: b.store(null, slot(i)), "clear")
+    loop(ir.Constant(i64, 0), nargs, lambda i: b.store(b.load(b.gep(argv, [i])), slot(i)), "positional")
+    b.store(ir.Constant(i64, 0), nkw_slot)
+    with b.if_then(b.icmp_unsigned("!=", kwnames, null)):
+        b.store(_field(b, kwnames, abi.PY_TUPLE_SIZE, i64), nkw_slot)
+    names = b.gep(desc, [ir.Constant(i64, 7)])
+    values = b.gep(names, [nparams])
+
+    def keyword(k: ir.Value) -> None:
+        items = b.bitcast(b.gep(b.bitcast(kwnames, ptr), [ir.Constant(i64, abi.PY_TUPLE_ITEMS)]), i64.as_pointer())
+        name_k = b.load(b.gep(items, [k]))
+        b.store(ir.Constant(i64, -1), found)
+
+        def match(j: ir.Value) -> None:  # (interned names: the same object; any other goes to Python)
+            with b.if_then(b.icmp_unsigned("==", b.load(b.gep(names, [j])), name_k)):
+                b.store(j, found)
+
+        loop(nposonly, nparams, match, "name")
+        j = b.load(found)
+        bail_if(b.icmp_signed("<", j, ir.Constant(i64, 0)))  # (unknown, positional-only or not interned)
+        bail_if(b.icmp_unsigned("!=", b.load(slot(j)), null))  # (given twice)
+        b.store(b.load(b.gep(argv, [b.add(nargs, k)])), slot(j))
+
+    loop(ir.Constant(i64, 0), b.load(nkw_slot), keyword, "keyword")
+
+    def default(j: ir.Value) -> None:
+        with b.if_then(b.icmp_unsigned("==", b.load(slot(j)), null)):
+            value = b.inttoptr(b.load(b.gep(values, [j])), ptr)
+            bail_if(b.icmp_unsigned("==", value, null))  # (a missing argument)
+            b.store(value, slot(j))
+
+    loop(ir.Constant(i64, 0), nparams, default, "default")
+    table = b.bitcast(_field(b, self_, abi.METHOD_TABLE, ptr), _TRY_TYPE.as_pointer().as_pointer())
+    count = _field(b, self_, abi.METHOD_COUNT, i64)
+    gathered = b.bitcast(full, ptr)
+
+    def attempt(i: ir.Value) -> None:
+        called = b.call(b.load(b.gep(table, [i])), [gathered, nparams, b.bitcast(result, ptr)])
+        done, rest = fn.append_basic_block("done"), fn.append_basic_block("next")
+        b.cbranch(b.icmp_unsigned("!=", called, ir.Constant(lt.I32, 0)), done, rest)
+        b.position_at_end(done)
+        b.ret(b.load(result))
+        b.position_at_end(rest)
+
+    loop(ir.Constant(i64, 0), count, attempt, "try")
+    b.branch(fallback)
+    b.position_at_end(fallback)
+    _return_fallback(api, b, fn, binder=False)
+    return fn
+
+
+def _return_fallback(api: _Api, b: ir.IRBuilder, fn: ir.Function, binder: bool = True) -> None:
+    """Pass a vectorcall on, unchanged, to the method's native binder when it has one (a call with keywords or
+    left-out defaults: ``emit_binder``; not from the binder itself), else to its Python fallback, and return
+    the result."""
+    self_, args, nargsf, kwnames = fn.args
+    if binder:
+        binding = _field(b, self_, abi.METHOD_BINDING, lt.PTR)
+        with b.if_then(b.icmp_unsigned("!=", binding, ir.Constant(lt.PTR, None))):
+            words = b.bitcast(binding, lt.PTR.as_pointer())
+            bind = b.bitcast(b.load(b.gep(words, [ir.Constant(lt.I64, 6)])), _VECTORCALL_TYPE.as_pointer())
+            b.ret(b.call(bind, [self_, args, nargsf, kwnames]))
     vectorcall = api.fn("PyObject_Vectorcall", lt.PTR, lt.PTR, lt.PTR, lt.I64, lt.PTR)
     b.ret(b.call(vectorcall, [_field(b, self_, abi.METHOD_FALLBACK, lt.PTR), args, nargsf, kwnames]))

@@ -743,9 +743,12 @@ class FunctionCodegen(Emitter):
 
     def op_Return(self, op: Return) -> None:
         ret = self.fn.return_type
-        if op.value is not None and ret != NONE:
+        if ret != NONE:
             assert ret is not None  # typed IR
-            value = coerce(self, self.load(op.value), self.t(op.value), ret)
+            if op.value is None:  # (a bare ``return`` of a function returning an optional: aot.codegen.optional)
+                value = coerce(self, ir.Constant(lt.I8, 0), NONE, ret)
+            else:
+                value = coerce(self, self.load(op.value), self.t(op.value), ret)
             if self.owned and arrays.owns_references(ret):  # the caller owns the result
                 arrays.incref(self.ctx, self.b, value, ret)
             self.b.store(value, self.llfn.args[0])

@@ -722,6 +722,12 @@ class Lowering:
                 if tested is None:
                     return self.const(False, node)
                 self.b.emit(IntrinsicCall(result, tested[0], (tested[1],), span))
+            elif kind in (CmpKind.EQ, CmpKind.NE) and (
+                _is_none(comparator) or _is_none(node.left if i == 0 else node.comparators[i - 1])
+            ):  # ``x == None``: ``x is None`` (aot.infer.optional), so it narrows as ``is`` does
+                tested_var = lhs if _is_none(comparator) else rhs
+                fn = Intrinsic.EQ_NONE if kind is CmpKind.EQ else Intrinsic.NE_NONE
+                self.b.emit(IntrinsicCall(result, fn, (tested_var,), span))
             elif kind is None:
                 self.error(
                     node, f"the '{_op_text(op)}' comparison is not supported; compare numbers with < <= == != >= >"

@@ -15,6 +15,14 @@ every op, which optional variables are surely ``None`` and which surely hold a v
 known is a ``CompileError`` saying to test it first. Facts and types depend on each other, so the solver
 repeats its fixed point until both are stable (``solve_with_narrowing``); a body without optionals is solved
 once, as before.
+
+An optional number read without a test where Python raises ``TypeError`` on None (arithmetic, unary ``- + ~``,
+``< <= > >=``) or answers without its value (``==``, ``!=``, truth, ``not``) is read as its value after a test
+that raises that error or gives that answer (``none_checks``, ``checked_blocks``).
+
+A function whose returns join ``none`` and ``t`` returns a ``t?`` (the solver's join of its returns), which
+its callers narrow the same way. ``x == None`` / ``x != None`` are ``EQ_NONE`` / ``NE_NONE`` tests, read as
+``is None`` / ``is not None`` (``IS_FORM``) except on arrays (``equality_check``).
 """
 
 from __future__ import annotations
@@ -24,11 +32,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..ir import Block, Branch, Copy, Function, IntrinsicCall, Op, Truth, Var, uses
-from ..ir.ops import Convert, Intrinsic
-from ..types import BOOL, NONE, OptionalType, Type
+from ..ir import Block, Branch, Const, Copy, Function, IntrinsicCall, Jump, Op, Truth, Var, uses
+from ..ir.ops import BinOp, BinOpKind, CmpKind, Compare, Convert, Intrinsic, Raise, UnaryKind, UnaryOp
+from ..types import BOOL, NONE, ArrayType, OptionalType, ScalarType, Type
+from .rules import RuleError
 
-NONE_TESTS = (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE)
+NONE_TESTS = (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE, Intrinsic.EQ_NONE, Intrinsic.NE_NONE)
+IS_FORM = {Intrinsic.EQ_NONE: Intrinsic.IS_NONE, Intrinsic.NE_NONE: Intrinsic.IS_NOT_NONE}
+"""``x == None`` / ``x != None`` mean ``x is None`` / ``x is not None`` (Python's answer for every value compiled
+code holds but arrays, whose ``== None`` NumPy computes element by element: ``equality_check`` refuses them)."""
+_TRUE_IF_NONE = (Intrinsic.IS_NONE, Intrinsic.EQ_NONE)
 _UNASSIGNED = "unassigned"  # (meets as the identity: a path where the variable has no value yet)
 _NONE, _SOME = "none", "some"
 
@@ -42,7 +55,18 @@ def none_test_type(fn: Intrinsic, operand: Type) -> tuple[Type, bool | None]:
     if isinstance(operand, OptionalType):
         return BOOL, None
     is_none = operand == NONE
-    return BOOL, is_none if fn is Intrinsic.IS_NONE else not is_none
+    return BOOL, is_none if fn in _TRUE_IF_NONE else not is_none
+
+
+def equality_check(fn: Intrinsic, operand: Type, name: str) -> None:
+    """``x == None`` / ``x != None`` (``fn``: EQ_NONE or NE_NONE): refused where NumPy compares elementwise."""
+    inner = operand.inner if isinstance(operand, OptionalType) else operand
+    if isinstance(inner, ArrayType):
+        word, test = ("==", "is") if fn is Intrinsic.EQ_NONE else ("!=", "is not")
+        raise RuleError(
+            f"'{word} None' on an array compares it element by element in NumPy (a boolean array); "
+            f"to test whether it is None, write '{name if name.isidentifier() else 'a'} {test} None'"
+        )
 
 
 def unnarrowed_message(name: str, t: OptionalType) -> str:
@@ -70,7 +94,7 @@ def _test_of(block: Block) -> tuple[str, bool] | None:
             tested = op.args[0].name
             if any(o.dest_var is not None and o.dest_var.name == tested for o in block.ops[i + 1 :]):
                 return None  # (reassigned after the test)
-            return tested, (op.fn is Intrinsic.IS_NONE) != negate
+            return tested, (op.fn in _TRUE_IF_NONE) != negate
         return None
     return None
 
@@ -205,3 +229,124 @@ def unwrap_uses(op: Op, unwraps: Mapping[str, Type], label: str, index: int, typ
             changes[field] = tuple(renamed.get(v.name, v) for v in value)
     out.append(replace(op, **changes) if changes else op)  # type: ignore[type-var]
     return out
+
+
+# ------------------------------------------------------------------------ None used as a value, untested
+
+NoneChecks = tuple[tuple[str, ...], Mapping[tuple[bool, ...], "str | bool"]]
+"""The optional operands an op tests (in order), and for each combination of them that holds a None (``True``:
+that operand is None) what Python does: raise ``TypeError`` with that message (a ``str``), or give that
+boolean (a ``bool``: ``None == 0`` is False, ``not None`` is True)."""
+
+_PYTHON_NAMES = {"i": "int", "u": "int", "f": "float", "b": "bool"}
+_BINOP_SYMBOLS = {
+    BinOpKind.ADD: "+",
+    BinOpKind.SUB: "-",
+    BinOpKind.MUL: "*",
+    BinOpKind.TRUEDIV: "/",
+    BinOpKind.FLOORDIV: "//",
+    BinOpKind.MOD: "%",
+    BinOpKind.POW: "** or pow()",
+    BinOpKind.LSHIFT: "<<",
+    BinOpKind.RSHIFT: ">>",
+    BinOpKind.AND: "&",
+    BinOpKind.OR: "|",
+    BinOpKind.XOR: "^",
+}
+_UNARY_SYMBOLS = {UnaryKind.NEG: "-", UnaryKind.POS: "+", UnaryKind.INVERT: "~"}
+_ORDER_SYMBOLS = {CmpKind.LT: "<", CmpKind.LE: "<=", CmpKind.GT: ">", CmpKind.GE: ">="}
+
+
+def _python_name(t: ScalarType) -> str:
+    """The name Python's messages give a number of type ``t``: ``int``, ``float`` or ``bool`` (NumPy's scalars
+    defer to Python's numbers there: ``np.float32(1) + None`` names ``'float'``)."""
+    return _PYTHON_NAMES[t.kind]
+
+
+def none_checks(op: Op, types: Mapping[str, Type], augmented: bool = False) -> NoneChecks | None:
+    """An op that reads an optional number no ``is None`` test narrowed, where Python raises ``TypeError`` on
+    None (arithmetic, unary ``- + ~``, ``< <= > >=``; ``augmented``: the binop of ``x op= y``) or answers
+    without the value (``==``, ``!=``, truth, ``not``): what to test and what None gives, so that it compiles
+    as Python runs it; None for any other use (a ``CompileError`` saying to test it first)."""
+    operands: tuple[Var, ...]
+    words: tuple[str, str] | None = None
+    if isinstance(op, BinOp) and op.op in _BINOP_SYMBOLS:
+        symbol = _BINOP_SYMBOLS[op.op].split()[0] + "=" if augmented else _BINOP_SYMBOLS[op.op]
+        operands, words = (op.lhs, op.rhs), (f"unsupported operand type(s) for {symbol}: ", "{} and {}")
+    elif isinstance(op, UnaryOp) and op.op in _UNARY_SYMBOLS:
+        operands, words = (op.operand,), (f"bad operand type for unary {_UNARY_SYMBOLS[op.op]}: ", "{}")
+    elif isinstance(op, Compare) and op.op in _ORDER_SYMBOLS:
+        operands = (op.lhs, op.rhs)
+        words = (f"'{_ORDER_SYMBOLS[op.op]}' not supported between instances of ", "{} and {}")
+    elif isinstance(op, Compare) and op.op in (CmpKind.EQ, CmpKind.NE):
+        operands = (op.lhs, op.rhs)
+    elif isinstance(op, Truth):
+        operands = (op.src,)
+    elif isinstance(op, UnaryOp) and op.op is UnaryKind.NOT:
+        operands = (op.operand,)
+    else:
+        return None
+    kinds = [types.get(v.name) for v in operands]
+    inner = [t.inner if isinstance(t, OptionalType) else t for t in kinds]
+    numbers = [t for t in inner if isinstance(t, ScalarType) and t.is_numeric]
+    if len(numbers) != len(inner):
+        return None  # (arrays, tuples: NumPy's or Python's answers differ by type; test it first)
+    tested = tuple(dict.fromkeys(v.name for v, t in zip(operands, kinds) if isinstance(t, OptionalType)))
+    outcomes: dict[tuple[bool, ...], str | bool] = {}
+    for k in range(1, 1 << len(tested)):
+        state = tuple(bool(k >> i & 1) for i in range(len(tested)))
+        none = [bool(dict(zip(tested, state)).get(v.name)) for v in operands]
+        if words is not None:
+            names = ["'NoneType'" if n else f"'{_python_name(t)}'" for n, t in zip(none, numbers)]
+            outcomes[state] = words[0] + words[1].format(*names)
+        elif isinstance(op, Compare):  # (None equals None only; a number never equals None)
+            outcomes[state] = (none[0] and none[1]) == (op.op is CmpKind.EQ)
+        else:  # (None is false)
+            outcomes[state] = isinstance(op, UnaryOp)
+    return tested, outcomes
+
+
+def checked_blocks(
+    checks: NoneChecks, label: str, index: int, op: Op, types: dict[str, Type]
+) -> tuple[list[Op], list[Block], str, str | None]:
+    """The IR that does what Python does where an op's operands hold None (``none_checks``): the ops ending
+    the op's block (the first test), the blocks of the other tests and of each outcome (a ``raise``, or the
+    op's result as a constant), the label of the block where the op runs, every operand a value, and the
+    label where both meet after the op (None when every None raises). ``types`` gains the tests' variables."""
+    tested, outcomes = checks
+    blocks: list[Block] = []
+    base = f"{label}.n{index}"
+    join = f"{base}.join" if any(type(v) is bool for v in outcomes.values()) else None
+    span = op.span
+
+    def test(k: int, tag: str, if_none: str, if_value: str) -> list[Op]:
+        flag = Var(f"{tested[k]}.isnone.{tag}")
+        types[flag.name] = BOOL
+        return [IntrinsicCall(flag, Intrinsic.IS_NONE, (Var(tested[k]),), span), Branch(flag, if_none, if_value, span)]
+
+    def after_none(k: int, state: tuple[bool, ...], tag: str) -> None:
+        """Block ``tag``: ``state`` known for the operands before ``k``, one None among them."""
+        if k < len(tested):
+            blocks.append(Block(tag, test(k, tag, f"{tag}.1", f"{tag}.0")))
+            after_none(k + 1, (*state, True), f"{tag}.1")
+            after_none(k + 1, (*state, False), f"{tag}.0")
+            return
+        outcome = outcomes[state]
+        if isinstance(outcome, str):
+            blocks.append(Block(tag, [Raise("TypeError", outcome, span)]))
+        else:
+            assert op.dest_var is not None and join is not None
+            blocks.append(Block(tag, [Const(op.dest_var, outcome, span), Jump(join, span)]))
+
+    closing: list[Op] = []
+    state: tuple[bool, ...] = ()
+    for k in range(len(tested)):
+        tag = f"{base}.{k}"
+        ops = test(k, tag, f"{tag}.none", f"{tag}.ok")
+        if k == 0:
+            closing = ops
+        else:
+            blocks.append(Block(f"{base}.{k - 1}.ok", ops))
+        after_none(k + 1, (*state, True), f"{tag}.none")
+        state = (*state, False)
+    return closing, blocks, f"{base}.{len(tested) - 1}.ok", join

@@ -137,6 +137,8 @@ class FixedPoint:
     unwraps: Mapping[tuple[str, int], Mapping[str, Type]] = field(default_factory=dict)
     # block → the index of a call that never returns (its callee always raises): the rest never runs
     cut: Mapping[str, int] = field(default_factory=dict)
+    # (block, op index) → the optionals the op tests at run time, and what None gives (``optional.none_checks``)
+    checks: Mapping[tuple[str, int], optional.NoneChecks] = field(default_factory=dict)
 
 
 @dataclass
@@ -196,6 +198,7 @@ class _Sweep:
     sink: DiagnosticSink
     meanings: dict[tuple[str, int], Op | tuple[Op, ...] | None] = field(default_factory=dict)
     unwraps: dict[tuple[str, int], dict[str, Type]] = field(default_factory=dict)
+    checks: dict[tuple[str, int], optional.NoneChecks] = field(default_factory=dict)
     defaults: dict[str, Type] = field(default_factory=dict)  # the variables of default values filled in
     edges: set[Edge] = field(default_factory=set)
     callees: list[InstanceKey] = field(default_factory=list)
@@ -403,6 +406,8 @@ class _BodyState:
         self.typed_consts: set[str] = set()  # constants with a type of their own (NumPy scalars): not weak
         self.sweep: _Sweep | None = None
         self.facts: dict[tuple[str, int], dict[str, Type]] | None = None  # what None tests proved (optional.py)
+        # (block, op index) → the optionals the op reads as values, tested at run time (``optional.none_checks``)
+        self.checked: dict[tuple[str, int], optional.NoneChecks] = {}
         self.at = ("", 0)  # the op being evaluated
         self.cut: dict[str, int] = {}  # block → a call in it that never returns (calls.never_returns)
 
@@ -466,6 +471,11 @@ class _BodyState:
                 if self.sweep is not None:
                     self.sweep.unwraps.setdefault(self.at, {})[var.name] = known
                 return known
+        if self.checked and type(t) is OptionalType and var.name in self.checked.get(self.at, ((),))[0]:
+            if self.sweep is not None:
+                self.sweep.unwraps.setdefault(self.at, {})[var.name] = t.inner
+                self.sweep.checks[self.at] = self.checked[self.at]
+            return t.inner  # (tested at run time, None doing what Python does: ``optional.none_checks``)
         return t
 
     def is_literal(self, var: Var) -> bool:
@@ -503,6 +513,11 @@ class _BodyState:
             bad = next(t for t in operands if isinstance(t, PyValueType))
             raise RuleError(constructs.not_a_value(bad) or f"{bad.value!r} is not a value compiled code can use here")
         if isinstance(op, IntrinsicCall) and op.fn in optional.NONE_TESTS:
+            if op.fn in optional.IS_FORM:  # ``x == None``: ``x is None`` (not on arrays)
+                optional.equality_check(op.fn, operands[0], op.args[0].name)
+                if self.sweep is not None:
+                    test = IntrinsicCall(op.dest, optional.IS_FORM[op.fn], op.args, op.span)
+                    self.sweep.meanings[(label, index)] = test
             result, known = optional.none_test_type(op.fn, operands[0])
             if known is None:
                 self.consts.pop(op.dest.name, None)
@@ -510,9 +525,19 @@ class _BodyState:
                 self.consts[op.dest.name] = known
             return result
         if any(isinstance(t, OptionalType) for t in operands) and not isinstance(op, Return):
-            used, maybe = next((v, t) for v, t in zip(uses(op), operands) if isinstance(t, OptionalType))
-            assert isinstance(maybe, OptionalType)
-            raise RuleError(optional.unnarrowed_message(used.name, maybe))
+            after = self.blocks[label].ops[index + 1] if index + 1 < len(self.blocks[label].ops) else None
+            augmented = (  # (``x op= y``: the frontend's binop and copy back, both with the statement's span)
+                isinstance(op, BinOp)
+                and isinstance(after, Copy)
+                and (after.src, after.dest, after.span) == (op.dest, op.lhs, op.span)
+            )
+            checks = optional.none_checks(op, {v.name: t for v, t in zip(uses(op), operands)}, augmented)
+            if checks is None:
+                used, maybe = next((v, t) for v, t in zip(uses(op), operands) if isinstance(t, OptionalType))
+                assert isinstance(maybe, OptionalType)
+                raise RuleError(optional.unnarrowed_message(used.name, maybe))
+            self.checked[(label, index)] = checks
+            operands = [self.t(v) for v in uses(op)]
         if isinstance(op, BinOp) and elementwise.involves_array(*operands):
             return self.array_binop(op, label, index)
         if isinstance(op, BinOp):
@@ -1068,12 +1093,6 @@ class _BodyState:
             self.sweep.sink.error(returns[0][1], f"a string cannot be returned: {constructs.STRINGS_ARE_CONSTANTS}")
         elif isinstance(ret, PyValueType) or (isinstance(ret, TupleType) and not ret.is_runtime):
             self.sweep.sink.error(returns[0][1], "a function, module or class cannot be returned")
-        if isinstance(ret, OptionalType):
-            self.sweep.sink.error(
-                next(span for t, span in returns if t == NONE or isinstance(t, OptionalType)),
-                f"this returns None, but another return gives {ret.inner}; a compiled function returns one type "
-                f"(returning None on some paths and a value on others is not supported: return a value on every path)",
-            )
         self.sweep.sink.raise_if_any()
         if not returns:
             ret = NONE
@@ -1128,6 +1147,7 @@ class _BodyState:
             dict(self.sweep.meanings),
             dict(self.sweep.unwraps),
             dict(self.cut),
+            dict(self.sweep.checks),
         )
         return solved, fixed_point
 

@@ -114,6 +114,8 @@ class Intrinsic(enum.Enum):
     RAVEL = "array.ravel"
     IS_NONE = "is_none"  # ``x is None`` (aot.infer.optional): constant unless x is optional
     IS_NOT_NONE = "is_not_none"
+    EQ_NONE = "eq_none"  # ``x == None``: ``x is None`` for every value but arrays (resolved to IS_NONE)
+    NE_NONE = "ne_none"
     # NumPy (``aot.infer.npfuncs`` types them, ``aot.codegen.npfuncs`` lowers them): ufuncs on scalars with
     # NumPy's semantics (no exceptions: NaN and inf as NumPy gives them), a checked conversion to a NumPy
     # scalar type (the result type says which), and full reductions of an array to a scalar.

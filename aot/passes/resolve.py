@@ -13,7 +13,9 @@ This pass carries that out: it replaces those ops, drops the blocks inference ne
 on a constant condition into a jump, keeps only the types of runtime values, and gives each parameter
 exactly its argument type (a parameter the body widens, say int to float, is copied into a variable of the
 wider type, ``%x = copy %x$arg``). A call may stand for the constants of the defaults it fills in, then the
-call; an op that reads an optional variable a None test narrowed reads it through a ``convert`` first.
+call; an op that reads an optional variable a None test narrowed reads it through a ``convert`` first, and
+one that reads it untested where Python would raise ``TypeError`` on None, or answer without it (``==``,
+truth), first tests it (a branch to a ``raise`` or to the constant answer).
 
 The context is the solver's ``FixedPoint``; without one (IR that is typed already) there is nothing to do.
 """
@@ -21,7 +23,7 @@ The context is the solver's ``FixedPoint``; without one (IR that is typed alread
 from __future__ import annotations
 
 from ..infer import FixedPoint
-from ..infer.optional import unwrap_uses
+from ..infer.optional import checked_blocks, unwrap_uses
 from ..ir import Block, Branch, Copy, Function, Jump, Op, Raise, Var
 from ..types import BOTTOM, NONE
 
@@ -42,6 +44,7 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
         if block.label not in context.reached:
             continue
         ops: list[Op] = []
+        label = block.label  # (the block the ops go to: the None tests of ``checks`` split it)
         if block is fn.entry:
             ops.extend(Copy(Var(p), Var(arg), fn.span) for p, arg in renamed.items())
         last = context.cut.get(block.label)
@@ -58,6 +61,13 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
                     continue  # a compile-time value: nothing happens at run time
                 meant = meaning if isinstance(meaning, tuple) else (meaning,)  # (a call after its defaults)
             unwraps = context.unwraps.get((block.label, index))
+            checks = context.checks.get((block.label, index))
+            join = None
+            if checks is not None:  # (None used untested: test, then what Python does, or the op on the values)
+                closing, outcomes, label_after, join = checked_blocks(checks, block.label, index, op, types)
+                blocks.append(Block(label, [*ops, *closing]))
+                blocks.extend(outcomes)
+                label, ops = label_after, []
             for one in meant:  # (optionals the op reads as narrowed by None tests: read out first)
                 dest = one.dest_var
                 if dest is not None and (
@@ -66,6 +76,9 @@ def run(fn: Function, context: FixedPoint | None = None) -> Function:
                 ):
                     continue  # a compile-time value held in a variable (a string, a module, ``dt = a.dtype``)
                 ops.extend(unwrap_uses(one, unwraps, block.label, index, types) if unwraps else (one,))
-        blocks.append(Block(block.label, ops))
+            if join is not None:  # (where the op's result and the constant None gave meet)
+                blocks.append(Block(label, [*ops, Jump(join, op.span)]))
+                label, ops = join, []
+        blocks.append(Block(label, ops))
     ret = fn.return_type if fn.return_type is not None and fn.return_type is not BOTTOM else NONE
     return Function(fn.name, tuple(params), blocks, fn.file, fn.span, types, ret)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 
+from .. import abi
 from ..binding import Parameters
 from ..types import ArrayType, ScalarType, TupleType, Type, accepts, typeof
 from ..world import MethodDef
@@ -46,6 +47,8 @@ class Dispatcher:
         "uncompiled",
         "binds_in_python",
         "_parameters",
+        "_binding",
+        "unbindable",
     )
 
     def __init__(self, mdef: MethodDef):
@@ -57,11 +60,16 @@ class Dispatcher:
         self._tables: tuple[Any, ...] | None = None  # every table published stays alive (a call may walk one)
         self.uncompiled: set[tuple[Type, ...]] | None = None  # argument types whose calls run ``.py_func``
         # Keyword-only parameters (or *args/**kwargs): compiled code takes every parameter by position, so
-        # calls from Python always bind in Python (``aot.binding``), never through the native vectorcall,
-        # which would take keyword-only arguments by position too.
+        # such a method's specializations are never its vectorcall (which would take keyword-only arguments
+        # by position too): the native binder (``aot_bind``) binds its calls by Python's rules, and what it
+        # sends back binds here in Python (``aot.binding``) and calls the specialization's builtin.
         code = mdef.py_func.__code__
         self.binds_in_python = code.co_kwonlyargcount > 0 or bool(code.co_flags & 0x0C)  # (CO_VARARGS|VARKEYWORDS)
         self._parameters: Parameters | None = None  # (made on the first call with keywords or defaults)
+        # What the native binder (``aot_bind``) reads: made on the first publication for a method with
+        # keyword-only parameters, on the first call with keywords or left-out defaults for the others.
+        self._binding: Binding | None = None
+        self.unbindable = False  # (no native binder for this method: ``_refresh_binding``)
 
     @property
     def declared(self) -> tuple[tuple[Type, ...], ...]:
@@ -87,8 +95,6 @@ class Dispatcher:
         if self._tables is None:  # the first publication: native code may call the fallback from now on
             self._tables = ()
             self.obj._aot_fallback = self  # called as ``fallback`` (no bound method kept per method)
-        if self.binds_in_python:
-            return
         specs = self.specs
         if not self.declared and any(map(_unsigned_scalars, specs)):
             # A specialization inferred for unsigned scalars (NumPy's) would take Python ints natively (its
@@ -98,9 +104,21 @@ class Dispatcher:
                 set_table(self.obj, 0, 0)
             set_vectorcall(self.obj, 0)
             return
+        if self.binds_in_python:
+            # Keyword-only parameters: the native binder is the vectorcall (it takes no call by position that
+            # Python would not); without one, every call binds in Python.
+            set_vectorcall(self.obj, 0)  # (no call walks a table being replaced)
+            if specs and self._refresh_binding():
+                self._publish_table(specs)
+                set_vectorcall(self.obj, self._binding.binder)  # type: ignore[union-attr]
+            return
+        if self._binding is not None:
+            self._refresh_binding()  # (defaults reassigned since)
         if len(specs) == 1 and specs[0].vectorcall_address:
             # One specialization: it is the vectorcall itself (no table walk, no indirect call).
-            if self._tables:  # (a table was published before)
+            if self._binding is not None:  # (what the binder walks for calls with keywords or defaults)
+                self._publish_table(specs)
+            elif self._tables:  # (a table was published before)
                 set_table(self.obj, 0, 0)
             self.obj._aot_vectorcall = specs[0].vectorcall_address  # (``set_vectorcall``, on every first call)
             return
@@ -108,11 +126,34 @@ class Dispatcher:
             specs = self.specs = tuple(
                 sorted(specs, key=lambda s: sum(isinstance(t, ArrayType) and t.layout == "A" for t in s.argtypes))
             )
-        table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
-        self._tables += (table,)
-        set_table(self.obj, ctypes.addressof(table), len(specs))
+        self._publish_table(specs)
         # None: no vectorcall, so calls reach MethodBase.__call__ (Python) as before the first one.
         set_vectorcall(self.obj, _dispatcher_address(runtime(), self.mdef.module) if specs else 0)
+
+    def _publish_table(self, specs: tuple[Specialization, ...]) -> None:
+        table = (ctypes.c_void_p * max(len(specs), 1))(*[s.try_address for s in specs])
+        self._tables = (*(self._tables or ()), table)
+        set_table(self.obj, ctypes.addressof(table), len(specs))
+
+    def _refresh_binding(self) -> bool:
+        """Make the words the native binder reads (``Binding``), or make them again after the defaults were
+        reassigned; False, and none, when the method cannot have them (more parameters than the binder takes,
+        ``*args``, or no binder: a library built before binders existed, without a compiler)."""
+        parameters = self.parameters()
+        if self._binding is not None and self._binding.parameters is parameters:
+            return True
+        code = self.mdef.py_func.__code__
+        address = 0
+        if code.co_argcount + code.co_kwonlyargcount <= abi.BINDER_MAX_PARAMS and not code.co_flags & 0x0C:
+            address = _dispatcher_address(runtime(), self.mdef.module, abi.BINDER_SYMBOL)
+        if not address:
+            self.obj._aot_binding, self._binding, self.unbindable = 0, None, True
+            return False
+        binding = Binding(parameters, self.mdef.py_func, address)
+        self._tables = (*(self._tables or ()), binding)  # (kept alive: a call may be reading the old words)
+        self.obj._aot_binding = binding.address
+        self._binding = binding
+        return True
 
     def find(self, argtypes: tuple[Type, ...]) -> Specialization | None:
         for spec in self.specs:
@@ -131,7 +172,14 @@ class Dispatcher:
         """A call that no native code took: the first one (``MethodBase.__call__``), or one that no
         specialization accepts. Converts to a declared signature, loads or compiles, then calls natively."""
         if kwargs or len(args) != self.mdef.py_func.__code__.co_argcount or self.binds_in_python:
-            bound = self.parameters().bind(args, kwargs)  # keywords and defaults, by position
+            parameters = self.parameters()
+            binding = self._binding
+            if self.specs and not self.unbindable and (binding is None or binding.parameters is not parameters):
+                # From now on such calls bind natively (this one came here: the method had no binding words
+                # yet, or the defaults were reassigned since they were made).
+                if self._refresh_binding():
+                    self._publish()
+            bound = parameters.bind(args, kwargs)  # keywords and defaults, by position
             if bound is None:  # a call Python rejects: the function itself raises Python's own TypeError
                 return self.mdef.py_func(*args, **kwargs)
             if not self.binds_in_python:
@@ -276,16 +324,50 @@ def dispatcher_of(mdef: MethodDef) -> Dispatcher | None:
     return d
 
 
-def _dispatcher_address(rt: Any, module: str) -> int:
-    """The native dispatcher (for methods with several specializations): from the package's prebuilt
-    library when it has one (no llvmlite), else generated now."""
+def _dispatcher_address(rt: Any, module: str, symbol: str = "aot_dispatch") -> int:
+    """The native dispatcher (for methods with several specializations), or with ``symbol`` ``aot_bind`` the
+    native binder (for methods with keyword-only parameters): from the package's prebuilt library when it
+    has one (no llvmlite), else generated now. A binder is generated only for a package without a library:
+    a library built before binders existed gives 0 (its calls bind in Python, as they did), and so does a
+    runtime without llvmlite."""
     package = module.split(".")[0]
-    address = rt.dispatchers.get(package)
+    key = package if symbol == "aot_dispatch" else (package, symbol)
+    address = rt.dispatchers.get(key)
     if address is None:
         image = None if rt.building else rt.loader.image_for(module)
-        if image is not None and image.rejected is None:
-            address = image.address("aot_dispatch")
-        if not address:
+        library = image is not None and image.rejected is None
+        if image is not None and library:
+            address = image.address(symbol)
+        if not address and symbol == "aot_dispatch":
             address = rt.compiler.dispatcher_address()
-        rt.dispatchers[package] = address
-    return address
+        elif not address and not library:
+            try:
+                address = rt.compiler.binder_address()
+            except ImportError:
+                address = 0
+        rt.dispatchers[key] = address or 0
+    return address or 0
+
+
+class Binding:
+    """The words ``aot_bind`` reads for one method (``aot.codegen.cpython.emit_binder``): its numbers of
+    positional, all and positional-only parameters, the function, the identities of its ``__defaults__`` and
+    ``__kwdefaults__`` as they were, the binder's address, then each parameter's name and default value (0:
+    none). It holds every object whose address it gives, so no address can be reused by another object while
+    it is published."""
+
+    __slots__ = ("parameters", "words", "held", "address", "binder")
+
+    def __init__(self, parameters: Parameters, func: Any, binder: int):
+        n = len(parameters.params)
+        defaults = [parameters.defaults[i] if parameters.has_default(i) else None for i in range(n)]
+        self.held = (func, func.__defaults__, func.__kwdefaults__, parameters.params, tuple(defaults))
+        self.parameters = parameters
+        words = [parameters.npos, n, parameters.nposonly, id(func)]
+        words += [0 if func.__defaults__ is None else id(func.__defaults__)]
+        words += [0 if func.__kwdefaults__ is None else id(func.__kwdefaults__), binder]
+        words += [id(name) for name in parameters.params]
+        words += [id(v) if parameters.has_default(i) else 0 for i, v in enumerate(parameters.defaults)]
+        self.words = (ctypes.c_int64 * len(words))(*words)
+        self.address = ctypes.addressof(self.words)
+        self.binder = binder

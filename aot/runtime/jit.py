@@ -14,6 +14,7 @@ from functools import partial
 
 from llvmlite import ir
 
+from .. import abi
 from ..codegen.context import ModuleContext
 from ..codegen.cpython import emit_dispatcher
 from ..codegen.engine import DATA_PREFIX, JitEngine
@@ -62,6 +63,11 @@ class Compiler:
             self.engine.add(module)
             self._dispatcher = self.engine.address("aot_dispatch")
         return self._dispatcher
+
+    def binder_address(self) -> int:
+        """The native binder of methods with keyword-only parameters (``emit_dispatcher`` makes it too)."""
+        self.dispatcher_address()
+        return self.engine.address(abi.BINDER_SYMBOL)
 
     def infer(self, mdef: MethodDef, argtypes: tuple[Type, ...]) -> InferredInstance:
         return self.inferencer.infer(mdef, argtypes)

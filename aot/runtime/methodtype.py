@@ -5,7 +5,7 @@
     set_vectorcall(obj, dispatcher_address)
     set_table(obj, table_address, count)   # the try_ wrappers the dispatcher walks
 
-Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 (unused) ·
+Layout of an instance (bytes): 0 object head · 16 vectorcall · 24 __dict__ · 32 binding (``aot_bind``'s) ·
 40 dispatch table · 48 table length · 56 fallback (a Python callable) · 64 ``__aot_method__`` (its
 definition) · 72 ``__wrapped__`` (the Python function). The generated dispatcher
 (``aot.codegen.cpython.emit_dispatcher``) reads the offsets up to the fallback.
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 _api = ctypes.pythonapi
 
 # The slots' offsets: the generated dispatcher reads the same table (aot.abi), so the two cannot drift apart.
-VECTORCALL_OFFSET, DICT_OFFSET, WEAKLIST_OFFSET = abi.METHOD_VECTORCALL, abi.METHOD_DICT, abi.METHOD_UNUSED
+VECTORCALL_OFFSET, DICT_OFFSET, BINDING_OFFSET = abi.METHOD_VECTORCALL, abi.METHOD_DICT, abi.METHOD_BINDING
 TABLE_OFFSET, COUNT_OFFSET, FALLBACK_OFFSET = abi.METHOD_TABLE, abi.METHOD_COUNT, abi.METHOD_FALLBACK
 METHOD_OFFSET, WRAPPED_OFFSET = abi.METHOD_DEFINITION, abi.METHOD_WRAPPED
 BASIC_SIZE = abi.METHOD_BASIC_SIZE
@@ -154,13 +154,14 @@ def method_type() -> type:
     if _MADE:
         return _MADE[0]
     # No __weaklistoffset__: the type keeps object's deallocation, which would not clear weak references.
-    members = (_MemberDef * 9)(
+    members = (_MemberDef * 10)(
         _MemberDef(b"__vectorcalloffset__", _T_PYSSIZET, VECTORCALL_OFFSET, _READONLY, None),
         _MemberDef(b"__dictoffset__", _T_PYSSIZET, DICT_OFFSET, _READONLY, None),
         # Writable views of the native slots, so the runtime sets them without ctypes (fast at import).
         _MemberDef(b"_aot_vectorcall", _T_PYSSIZET, VECTORCALL_OFFSET, 0, None),
         _MemberDef(b"_aot_table", _T_PYSSIZET, TABLE_OFFSET, 0, None),
         _MemberDef(b"_aot_count", _T_PYSSIZET, COUNT_OFFSET, 0, None),
+        _MemberDef(b"_aot_binding", _T_PYSSIZET, BINDING_OFFSET, 0, None),
         _MemberDef(b"_aot_fallback", _T_OBJECT_EX, FALLBACK_OFFSET, 0, None),
         _MemberDef(b"__aot_method__", _T_OBJECT_EX, METHOD_OFFSET, 0, None),
         _MemberDef(b"__wrapped__", _T_OBJECT_EX, WRAPPED_OFFSET, 0, None),

@@ -18,6 +18,12 @@ def add_one(x):
     return x + 1.0
 
 
+@aot.jit
+def add_tol(x, *, tol=1e-8):
+    """A keyword-only parameter: called natively through the binder (tests/bench/test_call_overhead.py)."""
+    return x + tol
+
+
 @aot.jit(boundscheck=False)
 def int_loop(n):
     s = 0

@@ -1,5 +1,6 @@
 """Cost of one call from Python: aot's ``add_one(x) = x + 1.0`` against a C builtin (``math.fabs``),
-the plain Python function and, when installed, Numba's njit of it.
+the plain Python function and, when installed, Numba's njit of it; and of calls of ``add_tol(x, *, tol)``
+with its keyword-only parameter left out or passed by keyword (bound natively: ``aot_bind``).
 
     python3 -m pytest tests/bench/test_call_overhead.py --benchmark-enable
     -> group "call overhead: 1000 calls per round"; the per-element table gives the time per call
@@ -39,6 +40,25 @@ def test_call_overhead(per_element, column, impl):
     if impl != "math.fabs":
         assert fn(1.5) == 2.5
     per_element(CALLS, call_loop, fn, XS)
+
+
+def default_loop(fn, xs):
+    for x in xs:
+        fn(x)
+
+
+def keyword_loop(fn, xs):
+    for x in xs:
+        fn(x, tol=0.5)
+
+
+@pytest.mark.benchmark(group=f"keyword-only calls: {CALLS} calls per round")
+@pytest.mark.parametrize("shape", ["default", "keyword"])
+@pytest.mark.parametrize("impl", ["aot", "python"])  # (Numba's njit takes no keyword-only parameters)
+def test_keyword_only_call_overhead(per_element, column, impl, shape):
+    fn = column(kernels.add_tol, impl)
+    assert fn(1.5) == 1.5 + 1e-8 and fn(1.5, tol=0.5) == 2.0  # (compiled, and bound once each way)
+    per_element(CALLS, keyword_loop if shape == "keyword" else default_loop, fn, XS)
 
 
 def test_call_results():
