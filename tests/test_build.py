@@ -233,6 +233,27 @@ def test_objects_group_each_modules_methods(project):
     assert any("#" in n for n in names) and OBJECT_METHODS == 6
 
 
+def test_objects_hold_each_methods_code_once_per_entry_point(project, contents):
+    # The build's time goes to LLVM, about in proportion to the functions it optimises and emits: an object
+    # keeps no separate copy of an implementation that its wrappers inlined (it is internal, not exported),
+    # and the builtin's entry (fast_) calls the try-wrapper rather than holding a third copy of the code.
+    from aot.builder.elf import symbol_sizes_of
+
+    cache = serializer.read_image(image_path(project, "numkit").with_suffix(".objects"))
+    sizes: dict[str, int] = {}
+    for name, (_, obj) in ImageContents.from_tables(cache.tables).objects.items():
+        if name.startswith("numkit."):
+            sizes.update(symbol_sizes_of(obj))
+    fast, tried = [], []
+    for (method, argtypes), e in contents.code.items():
+        where = f"{method}{argtypes}"
+        assert e.symbol not in sizes, f"{where}: its implementation is exported from its object"
+        assert f"vc_{e.symbol}" in sizes and f"try_{e.symbol}" in sizes, where
+        fast.append(sizes[f"fast_{e.symbol}"])
+        tried.append(sizes[f"try_{e.symbol}"])
+    assert max(fast) <= 96 < max(tried), "fast_ is a call of try_, whatever the method's size"
+
+
 def test_image_reads_back_identically(project, image):
     path = image_path(project, "numkit")
     again = serializer.read_image(path)

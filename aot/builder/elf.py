@@ -1,7 +1,7 @@
 """Symbol sizes from an ELF shared library, read with the standard library only.
 
     symbol_sizes(Path("numkit/__aot__/numkit.cpu.so"))
-        → {"aot_numkit_core__sqr_69d9270d2912": 5, "try_aot_numkit_core__sqr_69d9270d2912": 79, …}
+        → {"try_aot_numkit_core__sqr_69d9270d2912": 79, "fast_aot_numkit_core__sqr_69d9270d2912": 54, …}
 
 Only defined functions with global or weak binding are listed (the static copies of callees that each
 module keeps for inlining are local, and share names across modules). The full symbol table is used when
