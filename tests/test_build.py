@@ -395,6 +395,60 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(project, tmp_path):
     assert aot_files(other) == before
 
 
+EARLY_FILES = {
+    "pyproject.toml": pyproject("early"),
+    "early/__init__.py": "from . import a, b, c\n",
+    "early/a.py": """\
+        import aot
+
+        @aot.jit(signatures=["f64(f64)"])
+        def scale(x):
+            return x * 2
+        """,
+    "early/b.py": """\
+        import aot
+        from . import a
+
+        @aot.jit
+        def twice(n: int) -> int:
+            return a.scale(n) + a.scale(n + 1)  # scale(i64): an instance of a.py's methods found only now
+        """,
+    "early/c.py": """\
+        import aot
+
+        @aot.jit
+        def half(x: float) -> float:
+            return x / 2.0
+        """,
+}
+
+EARLY_PROBE = """
+from aot.builder.driver import build_project
+counts = []
+for _ in range(2):
+    r = build_project(PROJECT, jobs=2)
+    counts.append([r.objects_built, r.objects_early, r.failed])
+report(counts=counts)
+"""
+
+
+def test_jobs_2_compiles_while_inferring_and_gives_the_same_bytes(tmp_path):
+    # With workers, a module's objects are sent to them as soon as its last root is inferred; b.py then adds
+    # an instance to a.py's object, so a.py's early job is not the final one and is made again.
+    project = write_project(tmp_path / "two" / "early", EARLY_FILES)
+    run = run_python(project, EARLY_PROBE.replace("PROJECT", repr(str(project))))
+    (built, early, failed), (rebuilt, early_again, _) = run["counts"]
+    assert failed == 0 and built == 4, "a, b, c and the runtime object"
+    assert early == 1, "b's early job is taken; a's is not its final one; c (the last module) is sent at the end"
+    assert rebuilt == early_again == 0, "nothing changed: nothing built, nothing sent early"
+    alone = write_project(tmp_path / "one" / "early", EARLY_FILES)
+    done = aot_build(alone, "--jobs", "1", "--json")
+    assert done.rc == 0, done.stderr
+    assert aot_files(alone, "early") == aot_files(project, "early")
+    out = run_python(project, "import early; report(r=[early.b.twice(3), early.a.scale(1.5)])")
+    assert out["r"] == [14, 3.0] and out["stats"]["loaded"] == 2
+
+
 def test_no_absolute_path_of_the_build_machine_in_the_outputs(project):
     needles = {str(project), str(project.parent), str(project.resolve()), str(REPO), "pytest-of-"}
     if len(Path.home().parts) > 1:
