@@ -7,7 +7,8 @@
 Per package and target: ``<package>/__aot__/<package>.cpu.aotimg`` (msgpack: methods, code entries with
 typed IR and edges, object files) and ``<package>.cpu.so``. An entry of the previous image whose method
 fingerprint and edges still hold is reused without inference; an object file whose inputs are unchanged
-is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``.
+is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``
+(which start on a module's objects as soon as its roots are inferred: ``_EarlyJobs``).
 Outputs are written atomically under a lock, so concurrent builds never leave a torn image, and a build
 killed in the middle of a write leaves temporary files that the next build removes.
 """
