@@ -161,6 +161,8 @@ class _Builder:
         self.progress = progress or (lambda what, done, total: None)
         self.rt = runtime()
         self.result = BuildResult()
+        # each instance's typed IR as the image stores it, encoded once (early jobs and the image both need it)
+        self._encoded: dict[tuple[str, tuple, str], tuple[InferredInstance, bytes]] = {}
 
     # ------------------------------------------------------------------ per package
     def targets(self) -> list[tuple[str | None, Any]]:
@@ -286,8 +288,6 @@ class _Builder:
         return out
 
     def contents(self, instances: dict, root: str, world: CurrentWorld) -> ImageContents:
-        from serializer.irformat import encode_function
-
         from ..codegen.types import symbol_name
 
         contents = ImageContents()
@@ -308,7 +308,7 @@ class _Builder:
                 stored[1],
                 str(inst.return_type),
                 CPU,
-                getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
+                getattr(inst, "stored_ir", None) or self._encoded_ir(key, argtypes, inst, root),
                 tuple(tuple(edge_to_record(e)) for e in inst.edges),
                 symbol_name(key, argtypes, CPU),
                 1,
@@ -318,6 +318,14 @@ class _Builder:
                 0,
             )
         return contents
+
+    def _encoded_ir(self, key: str, argtypes: tuple, inst: InferredInstance, root: str) -> bytes:
+        from serializer.irformat import encode_function
+
+        known = self._encoded.get((key, argtypes, root))
+        if known is None or known[0] is not inst:  # (not this very instance: another owner's, or inferred anew)
+            known = self._encoded[(key, argtypes, root)] = (inst, encode_function(inst.function, root))
+        return known[1]
 
     def objects(
         self,
