@@ -13,6 +13,7 @@ in fresh interpreters (``buildsupport.run_python``), never in the test process.
 from __future__ import annotations
 
 import os
+import platform
 import random
 import re
 import shutil
@@ -432,16 +433,22 @@ report(counts=counts)
 """
 
 
-def test_jobs_2_compiles_while_inferring_and_gives_the_same_bytes(tmp_path):
+@pytest.mark.parametrize("variants", [None, '["x86-64-v2", "x86-64-v3"]'])
+def test_jobs_2_compiles_while_inferring_and_gives_the_same_bytes(tmp_path, variants):
     # With workers, a module's objects are sent to them as soon as its last root is inferred; b.py then adds
     # an instance to a.py's object, so a.py's early job is not the final one and is made again.
-    project = write_project(tmp_path / "two" / "early", EARLY_FILES)
+    files = dict(EARLY_FILES)
+    if variants is not None:
+        if platform.machine() not in ("x86_64", "AMD64"):
+            pytest.skip("the variants offered are x86-64 levels")
+        files["pyproject.toml"] += f"\n[tool.aot.cpu]\nvariants = {variants}\n"
+    project = write_project(tmp_path / "two" / "early", files)
     run = run_python(project, EARLY_PROBE.replace("PROJECT", repr(str(project))))
     (built, early, failed), (rebuilt, early_again, _) = run["counts"]
     assert failed == 0 and built == 4, "a, b, c and the runtime object"
     assert early == 1, "b's early job is taken; a's is not its final one; c (the last module) is sent at the end"
     assert rebuilt == early_again == 0, "nothing changed: nothing built, nothing sent early"
-    alone = write_project(tmp_path / "one" / "early", EARLY_FILES)
+    alone = write_project(tmp_path / "one" / "early", files)
     done = aot_build(alone, "--jobs", "1", "--json")
     assert done.rc == 0, done.stderr
     assert aot_files(alone, "early") == aot_files(project, "early")
