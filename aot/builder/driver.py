@@ -215,7 +215,7 @@ class _Builder:
                 self.result.errors.extend(str(d) for d in err.diagnostics)
             module_name = mdef.key.split(":")[0]
             if i + 1 < len(roots) and roots[i + 1][0].key.split(":")[0] != module_name:  # (roots come by module)
-                early.send(self, module_name, inferencer.done, root, world)
+                early.send(self, module_name, inferencer.done, reused, root, world)
         self.complete(inferencer, world)
         instances = {k: v for k, v in inferencer.done.items()}
         self.result.reused += sum(1 for k in instances if k in reused)
@@ -465,8 +465,9 @@ class _EarlyJobs:
     last root of a module is inferred, that module's jobs as they stand then (its instances so far and the
     callees they reach). A job's objects depend on its payload alone, so the build's final job takes the
     result of an early one that is the same job (the same cache key); an early job that turned out otherwise
-    (an instance of its module came later, from a caller in another module) is dropped. Without workers, or
-    for a job whose objects the previous build left, none is sent."""
+    (an instance of its module came later, from a caller in another module) is dropped. Without workers, for
+    a module whose instances all came from the previous image, or for a job whose objects the previous build
+    left, none is sent."""
 
     def __init__(self, pool: ProcessPoolExecutor | None, target: Any, targets: list[tuple[str | None, Any]], previous):
         self.pool = pool
@@ -477,11 +478,13 @@ class _EarlyJobs:
         self.sent: dict[str, Future] = {}  # cache key → its objects
         self.used = 0
 
-    def send(self, builder: _Builder, module: str, done: dict, root: str, world: CurrentWorld) -> None:
+    def send(self, builder: _Builder, module: str, done: dict, reused: set, root: str, world: CurrentWorld) -> None:
         if self.pool is None:
             return
         groups = object_groups(k for k in done if k[0].split(":")[0] == module)
         reach = set().union(*(builder.reachable(exported, done) for _, exported in groups))
+        if reach <= reused:  # (all served from the previous image: the last build's objects, most likely)
+            return
         contents = builder.contents({k: done[k] for k in reach}, root, world)
         for job in builder.code_jobs(groups, done, contents, self.target, self.variants):
             key = job.cache_key()
