@@ -13,6 +13,7 @@ in fresh interpreters (``buildsupport.run_python``), never in the test process.
 from __future__ import annotations
 
 import os
+import platform
 import random
 import re
 import shutil
@@ -233,6 +234,27 @@ def test_objects_group_each_modules_methods(project):
     assert any("#" in n for n in names) and OBJECT_METHODS == 6
 
 
+def test_objects_hold_each_methods_code_once_per_entry_point(project, contents):
+    # The build's time goes to LLVM, about in proportion to the functions it optimises and emits: an object
+    # keeps no separate copy of an implementation that its wrappers inlined (it is internal, not exported),
+    # and the builtin's entry (fast_) calls the try-wrapper rather than holding a third copy of the code.
+    from aot.builder.elf import symbol_sizes_of
+
+    cache = serializer.read_image(image_path(project, "numkit").with_suffix(".objects"))
+    sizes: dict[str, int] = {}
+    for name, (_, obj) in ImageContents.from_tables(cache.tables).objects.items():
+        if name.startswith("numkit."):
+            sizes.update(symbol_sizes_of(obj))
+    fast, tried = [], []
+    for (method, argtypes), e in contents.code.items():
+        where = f"{method}{argtypes}"
+        assert e.symbol not in sizes, f"{where}: its implementation is exported from its object"
+        assert f"vc_{e.symbol}" in sizes and f"try_{e.symbol}" in sizes, where
+        fast.append(sizes[f"fast_{e.symbol}"])
+        tried.append(sizes[f"try_{e.symbol}"])
+    assert max(fast) <= 96 < max(tried), "fast_ is a call of try_, whatever the method's size"
+
+
 def test_image_reads_back_identically(project, image):
     path = image_path(project, "numkit")
     again = serializer.read_image(path)
@@ -372,6 +394,66 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(project, tmp_path):
     done = aot_build(other, "--jobs", "2", "--json", env=base_env({"PYTHONHASHSEED": "3"}))
     assert done.rc == 0, done.stderr
     assert aot_files(other) == before
+
+
+EARLY_FILES = {
+    "pyproject.toml": pyproject("early"),
+    "early/__init__.py": "from . import a, b, c\n",
+    "early/a.py": """\
+        import aot
+
+        @aot.jit(signatures=["f64(f64)"])
+        def scale(x):
+            return x * 2
+        """,
+    "early/b.py": """\
+        import aot
+        from . import a
+
+        @aot.jit
+        def twice(n: int) -> int:
+            return a.scale(n) + a.scale(n + 1)  # scale(i64): an instance of a.py's methods found only now
+        """,
+    "early/c.py": """\
+        import aot
+
+        @aot.jit
+        def half(x: float) -> float:
+            return x / 2.0
+        """,
+}
+
+EARLY_PROBE = """
+from aot.builder.driver import build_project
+counts = []
+for _ in range(2):
+    r = build_project(PROJECT, jobs=2)
+    counts.append([r.objects_built, r.objects_early, r.failed])
+report(counts=counts)
+"""
+
+
+@pytest.mark.parametrize("variants", [None, '["x86-64-v2", "x86-64-v3"]'])
+def test_jobs_2_compiles_while_inferring_and_gives_the_same_bytes(tmp_path, variants):
+    # With workers, a module's objects are sent to them as soon as its last root is inferred; b.py then adds
+    # an instance to a.py's object, so a.py's early job is not the final one and is made again.
+    files = dict(EARLY_FILES)
+    if variants is not None:
+        if platform.machine() not in ("x86_64", "AMD64"):
+            pytest.skip("the variants offered are x86-64 levels")
+        files["pyproject.toml"] += f"\n[tool.aot.cpu]\nvariants = {variants}\n"
+    project = write_project(tmp_path / "two" / "early", files)
+    run = run_python(project, EARLY_PROBE.replace("PROJECT", repr(str(project))))
+    (built, early, failed), (rebuilt, early_again, _) = run["counts"]
+    assert failed == 0 and built == 4, "a, b, c and the runtime object"
+    assert early == 1, "b's early job is taken; a's is not its final one; c (the last module) is sent at the end"
+    assert rebuilt == early_again == 0, "nothing changed: nothing built, nothing sent early"
+    alone = write_project(tmp_path / "one" / "early", files)
+    done = aot_build(alone, "--jobs", "1", "--json")
+    assert done.rc == 0, done.stderr
+    assert aot_files(alone, "early") == aot_files(project, "early")
+    out = run_python(project, "import early; report(r=[early.b.twice(3), early.a.scale(1.5)])")
+    assert out["r"] == [14, 3.0] and out["stats"]["loaded"] == 2
 
 
 def test_no_absolute_path_of_the_build_machine_in_the_outputs(project):

@@ -7,7 +7,8 @@
 Per package and target: ``<package>/__aot__/<package>.cpu.aotimg`` (msgpack: methods, code entries with
 typed IR and edges, object files) and ``<package>.cpu.so``. An entry of the previous image whose method
 fingerprint and edges still hold is reused without inference; an object file whose inputs are unchanged
-is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``.
+is reused without code generation; everything else is built, in parallel processes with ``jobs > 1``
+(which start on a module's objects as soon as its roots are inferred: ``_EarlyJobs``).
 Outputs are written atomically under a lock, so concurrent builds never leave a torn image, and a build
 killed in the middle of a write leaves temporary files that the next build removes.
 """
@@ -22,7 +23,7 @@ import pkgutil
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -107,6 +108,7 @@ class BuildResult:
     errors: list[str] = field(default_factory=list)
     objects_built: int = 0
     objects_reused: int = 0
+    objects_early: int = 0  # of those built, how many were sent to the workers while inference went on
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -160,6 +162,8 @@ class _Builder:
         self.progress = progress or (lambda what, done, total: None)
         self.rt = runtime()
         self.result = BuildResult()
+        # each instance's typed IR as the image stores it, encoded once (early jobs and the image both need it)
+        self._encoded: dict[tuple[str, tuple, str], tuple[InferredInstance, bytes]] = {}
 
     # ------------------------------------------------------------------ per package
     def targets(self) -> list[tuple[str | None, Any]]:
@@ -202,6 +206,7 @@ class _Builder:
 
         inferencer = Inferencer(rt.table, seed=seed, passes=partial(pipeline.run, verify=rt.env.verify_passes))
         roots = self.roots(package)
+        early = _EarlyJobs(self._pool, target, targets, previous)
         for i, (mdef, argtypes) in enumerate(roots):
             self.progress(f"infer {package}", i, len(roots))
             try:
@@ -209,6 +214,9 @@ class _Builder:
             except CompileError as err:
                 self.result.failed += 1
                 self.result.errors.extend(str(d) for d in err.diagnostics)
+            module_name = mdef.key.split(":")[0]
+            if i + 1 < len(roots) and roots[i + 1][0].key.split(":")[0] != module_name:  # (roots come by module)
+                early.send(self, module_name, inferencer.done, reused, root, world)
         self.complete(inferencer, world)
         instances = {k: v for k, v in inferencer.done.items()}
         self.result.reused += sum(1 for k in instances if k in reused)
@@ -220,7 +228,7 @@ class _Builder:
             path = so_path if name is None else so_path.with_suffix(f".{name}.so")
             libraries.append(Library(name, t, path, build_identity(_target_map(t), irs)))
         header["build_id"] = libraries[0].build_id
-        self.objects(package, instances, libraries, contents, previous)
+        self.objects(package, instances, libraries, contents, previous, early)
         return image_path, header, contents, libraries
 
     def complete(self, inferencer: Any, world: CurrentWorld) -> None:
@@ -281,8 +289,6 @@ class _Builder:
         return out
 
     def contents(self, instances: dict, root: str, world: CurrentWorld) -> ImageContents:
-        from serializer.irformat import encode_function
-
         from ..codegen.types import symbol_name
 
         contents = ImageContents()
@@ -303,7 +309,7 @@ class _Builder:
                 stored[1],
                 str(inst.return_type),
                 CPU,
-                getattr(inst, "stored_ir", None) or encode_function(inst.function, root),
+                getattr(inst, "stored_ir", None) or self._encoded_ir(key, argtypes, inst, root),
                 tuple(tuple(edge_to_record(e)) for e in inst.edges),
                 symbol_name(key, argtypes, CPU),
                 1,
@@ -314,6 +320,14 @@ class _Builder:
             )
         return contents
 
+    def _encoded_ir(self, key: str, argtypes: tuple, inst: InferredInstance, root: str) -> bytes:
+        from serializer.irformat import encode_function
+
+        known = self._encoded.get((key, argtypes, root))
+        if known is None or known[0] is not inst:  # (not this very instance: another owner's, or inferred anew)
+            known = self._encoded[(key, argtypes, root)] = (inst, encode_function(inst.function, root))
+        return known[1]
+
     def objects(
         self,
         package: str,
@@ -321,13 +335,67 @@ class _Builder:
         libraries: list[Library],
         contents: ImageContents,
         previous: ImageContents | None,
+        early: _EarlyJobs,
     ) -> None:
         """Each library's object files (``Library.objects``), made by jobs that compile a module for every
-        library at once; an object whose job is unchanged is taken from the previous build."""
+        library at once; an object whose job is unchanged is taken from the previous build, one whose job
+        was sent early (``_EarlyJobs``) from that job's result."""
         target = libraries[0].target
         variants = tuple((lib.target.cpu, lib.target.features, "") for lib in libraries)
-        jobs: list[ObjectJob] = []
-        for module_name, exported in object_groups(instances):
+        jobs = self.code_jobs(object_groups(instances), instances, contents, target, variants)
+        jobs.append(
+            ObjectJob(
+                RUNTIME_OBJECT,
+                target.triple,
+                tuple((lib.target.cpu, lib.target.features, build_info(lib.header_fields())) for lib in libraries),
+                target.opt,
+                (),
+                True,
+                tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()),
+            )
+        )
+        results: dict[str, list[bytes]] = {}
+        todo = []
+        for job in jobs:
+            cached = _cached_objects(job, previous, [lib.name for lib in libraries])
+            if cached is not None:
+                results[job.module] = cached
+                self.result.objects_reused += 1
+            else:
+                todo.append(job)
+        pool = self._pool
+        if pool is not None and (len(todo) > 2 or early.sent):  # (a few objects are made sooner here)
+            futures = [early.take(job) or pool.submit(compile_object, job.encode()) for job in todo]
+            self.result.objects_early += early.used
+            early.drop()  # (sent for jobs that turned out otherwise: an instance came or changed since)
+            for i, (job, future) in enumerate(zip(todo, futures)):
+                self.progress(f"codegen {package}", i, len(todo))
+                results[job.module] = future.result()
+        else:
+            for i, job in enumerate(todo):
+                self.progress(f"codegen {package}", i, len(todo))
+                results[job.module] = compile_object(job.encode())
+        self.result.objects_built += len(todo)
+        for job in jobs:
+            made = results[job.module]
+            for name, obj in zip(_object_names(job, [lib.name for lib in libraries]), made):
+                contents.objects[name] = (job.cache_key(), obj)
+            for lib, obj in zip(libraries, made):
+                lib.objects.append(obj)
+                lib.objects.extend(made[len(libraries) :])  # (the wrappers every variant links)
+
+    def code_jobs(
+        self,
+        groups: list[tuple[str, set]],
+        instances: dict,
+        contents: ImageContents,
+        target: Any,
+        variants: tuple[tuple[str, str, str], ...],
+    ) -> list[ObjectJob]:
+        """The job of each group of methods (``object_groups``): its instances and every callee they reach,
+        from their code entries in ``contents``."""
+        jobs = []
+        for module_name, exported in groups:
             reach = self.reachable(exported, instances)
             stored = []
             for key, argtypes in sorted(reach, key=lambda k: (k[0], str(k[1]))):
@@ -344,52 +412,7 @@ class _Builder:
                     )
                 )
             jobs.append(ObjectJob(module_name, target.triple, variants, target.opt, tuple(stored)))
-        jobs.append(
-            ObjectJob(
-                RUNTIME_OBJECT,
-                target.triple,
-                tuple((lib.target.cpu, lib.target.features, build_info(lib.header_fields())) for lib in libraries),
-                target.opt,
-                (),
-                True,
-                tuple((e.symbol, slot_text(e.method, e.argtypes)) for e in contents.ordered()),
-            )
-        )
-        results: dict[str, list[bytes]] = {}
-        todo = []
-
-        def names(job: ObjectJob) -> list[str]:
-            """What a job's objects are kept under: one per library, and its wrappers' (``compile_object``)."""
-            wrappers = [f"{job.module}@wrappers"] if len(libraries) > 1 and not job.runtime else []
-            return [lib.object_name(job.module) for lib in libraries] + wrappers
-
-        for job in jobs:
-            key = job.cache_key()
-            old = [previous.objects.get(name) for name in names(job)] if previous is not None else [None]
-            if all(o is not None and o[0] == key for o in old):
-                results[job.module] = [o[1] for o in old if o is not None]
-                self.result.objects_reused += 1
-            else:
-                todo.append(job)
-        if todo:
-            payloads = [job.encode() for job in todo]
-            pool = self._pool
-            if pool is not None and len(todo) > 2:  # (a few objects are made sooner here than sent away)
-                for i, (job, data) in enumerate(zip(todo, pool.map(compile_object, payloads))):
-                    self.progress(f"codegen {package}", i, len(todo))
-                    results[job.module] = data
-            else:
-                for i, (job, payload) in enumerate(zip(todo, payloads)):
-                    self.progress(f"codegen {package}", i, len(todo))
-                    results[job.module] = compile_object(payload)
-            self.result.objects_built += len(todo)
-        for job in jobs:
-            made = results[job.module]
-            for name, obj in zip(names(job), made):
-                contents.objects[name] = (job.cache_key(), obj)
-            for lib, obj in zip(libraries, made):
-                lib.objects.append(obj)
-                lib.objects.extend(made[len(libraries) :])  # (the wrappers every variant links)
+        return jobs
 
     @contextmanager
     def workers(self) -> Iterator[None]:
@@ -420,6 +443,68 @@ class _Builder:
         return out
 
 
+def _object_names(job: ObjectJob, variants: list[str | None]) -> list[str]:
+    """What a job's objects are kept under for incremental builds: one per library (``module@variant``, or
+    ``module`` without variants), and its wrappers' (``compile_object``)."""
+    wrappers = [f"{job.module}@wrappers"] if len(variants) > 1 and not job.runtime else []
+    return [job.module if name is None else f"{job.module}@{name}" for name in variants] + wrappers
+
+
+def _cached_objects(job: ObjectJob, previous: ImageContents | None, variants: list[str | None]) -> list[bytes] | None:
+    """The objects the previous build made from this very job (the same cache key), or None."""
+    if previous is None:
+        return None
+    key = job.cache_key()
+    old = [previous.objects.get(name) for name in _object_names(job, variants)]
+    if all(o is not None and o[0] == key for o in old):
+        return [o[1] for o in old if o is not None]
+    return None
+
+
+class _EarlyJobs:
+    """Object jobs sent to the workers while this process still infers, so that both work at once: when the
+    last root of a module is inferred, that module's jobs as they stand then (its instances so far and the
+    callees they reach). A job's objects depend on its payload alone, so the build's final job takes the
+    result of an early one that is the same job (the same cache key); an early job that turned out otherwise
+    (an instance of its module came later, from a caller in another module) is dropped. Without workers, for
+    a module whose instances all came from the previous image, or for a job whose objects the previous build
+    left, none is sent."""
+
+    def __init__(self, pool: ProcessPoolExecutor | None, target: Any, targets: list[tuple[str | None, Any]], previous):
+        self.pool = pool
+        self.target = target
+        self.variants = tuple((t.cpu, t.features, "") for _, t in targets)
+        self.names = [name for name, _ in targets]
+        self.previous = previous
+        self.sent: dict[str, Future] = {}  # cache key → its objects
+        self.used = 0
+
+    def send(self, builder: _Builder, module: str, done: dict, reused: set, root: str, world: CurrentWorld) -> None:
+        if self.pool is None:
+            return
+        groups = object_groups(k for k in done if k[0].split(":")[0] == module)
+        reach = set().union(*(builder.reachable(exported, done) for _, exported in groups))
+        if reach <= reused:  # (all served from the previous image: the last build's objects, most likely)
+            return
+        contents = builder.contents({k: done[k] for k in reach}, root, world)
+        for job in builder.code_jobs(groups, done, contents, self.target, self.variants):
+            key = job.cache_key()
+            if key not in self.sent and _cached_objects(job, self.previous, self.names) is None:
+                self.sent[key] = self.pool.submit(compile_object, job.encode())
+
+    def take(self, job: ObjectJob) -> Future | None:
+        """The early job that is ``job``, if one was sent."""
+        future = self.sent.pop(job.cache_key(), None)
+        self.used += future is not None
+        return future
+
+    def drop(self) -> None:
+        """Cancel the early jobs no final job took (those already running finish, unused)."""
+        for future in self.sent.values():
+            future.cancel()
+        self.sent.clear()
+
+
 def _target_map(target: Any) -> dict[str, str]:
     return {"triple": target.triple, "cpu": target.cpu, "features": target.features}
 
@@ -439,10 +524,6 @@ class Library:
         """What the image's header says of this library (its ``variants`` item once ``native`` is added)."""
         fields = {"target": _target_map(self.target), "build_id": self.build_id}
         return fields if self.name is None else {"name": self.name, **fields}
-
-    def object_name(self, module: str) -> str:
-        """The name this library's object of ``module`` is kept under for incremental builds."""
-        return module if self.name is None else f"{module}@{self.name}"
 
 
 LINK_FLAGS: tuple[str, ...] = ("-Wl,-Bsymbolic", "-Wl,--strip-all") if sys.platform.startswith("linux") else ()

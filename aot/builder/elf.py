@@ -1,7 +1,7 @@
 """What ELF shared libraries hold, read with the standard library only: symbol sizes and dependencies.
 
     symbol_sizes(Path("numkit/__aot__/numkit.cpu.so"))
-        → {"aot_numkit_core__sqr_69d9270d2912": 5, "try_aot_numkit_core__sqr_69d9270d2912": 79, …}
+        → {"try_aot_numkit_core__sqr_69d9270d2912": 79, "fast_aot_numkit_core__sqr_69d9270d2912": 54, …}
     dependencies(Path("numkit/__aot__/numkit.cpu.so"))
         → Dependencies(machine="x86_64", needed=("libc.so.6",), versions={"libc.so.6": ("GLIBC_2.2.5",)})
 

@@ -193,7 +193,7 @@ def compile_object(payload: bytes) -> list[bytes]:
     else:
         lookup = lambda k: instances[k][0]  # noqa: E731
         choose = lambda key: options.get(key, CodegenOptions())  # noqa: E731
-        module, _ = build_module(job.module, roots, lookup, targets[0], choose, wrappers=not split)
+        module, _ = build_module(job.module, roots, lookup, targets[0], choose, wrappers=not split, private=not split)
         if split:
             wrappers, _ = build_module(job.module + "@wrappers", roots, lookup, targets[0], choose, code=False)
     # The data layout is in the text the parser reads: it gives loads, stores and allocas their alignments

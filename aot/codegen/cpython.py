@@ -309,7 +309,9 @@ def emit_fastcall_wrapper(ctx: ModuleContext, name: str, try_fn: ir.Function, si
     _, args, nargs = fn.args
     b = ir.IRBuilder(fn.append_basic_block())
     result = b.alloca(lt.PTR)
-    called = b.call(try_fn, [args, nargs, b.bitcast(result, lt.PTR)])
+    # (not inlined: a builtin's call is no hot path, and a copy of the try-wrapper, the function inlined into
+    # it, would double the code LLVM optimises and emits per method)
+    called = b.call(try_fn, [args, nargs, b.bitcast(result, lt.PTR)], attrs=("noinline",))
     with b.if_then(b.icmp_unsigned("==", called, ir.Constant(lt.I32, 0)), likely=False):
         slot = ctx.global_pointer("PyExc_TypeError")
         exc = b.load(b.bitcast(slot, lt.PTR.as_pointer()))

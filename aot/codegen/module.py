@@ -113,10 +113,14 @@ def build_module(
     wrappers: bool = True,
     data_prefix: str = "",
     code: bool = True,
+    private: bool = False,
 ) -> tuple[ir.Module, list[Export]]:
     """A module of ``roots``: with ``code``, their implementations and every callee they reach (callees
     internal); with ``wrappers``, their CPython wrappers. The two apart (CPU variants: one object of wrappers
-    for every variant's code) make two objects that link together: the wrappers then call the roots."""
+    for every variant's code) make two objects that link together: the wrappers then call the roots.
+    With ``private`` (and both), the roots' implementations are internal too, as nothing outside the module
+    calls them: LLVM keeps no copy of one it inlined into every caller (its wrappers), so the object holds
+    each method's code once less."""
     module = ir.Module(name=name)
     ctx = ModuleContext(module, target, data_prefix)
     instances = reachable(roots, lookup) if code else list(roots)
@@ -125,7 +129,7 @@ def build_module(
     functions = {}
     for inst in instances:
         llfn = declare_function(module, symbols[inst.key], inst.function)
-        if inst.key not in root_keys:
+        if inst.key not in root_keys or (private and code and wrappers):
             llfn.linkage = "internal"
         functions[inst.key] = llfn
 
