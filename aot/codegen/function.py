@@ -654,6 +654,9 @@ class FunctionCodegen(Emitter):
         else:
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
+            if views.may_copy(self, op.fn, argtypes[0] if argtypes else NONE):  # (a view or a copy: a new reference)
+                self.assign(op.dest.name, result, fresh=True)
+                return
         self.assign(op.dest.name, result)
 
     def list_intrinsic(self, op: IntrinsicCall) -> None:

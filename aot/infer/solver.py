@@ -831,6 +831,11 @@ class _BodyState:
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_TO_ARRAY, op.args, op.span)
             return lists.list_type(Intrinsic.LIST_TO_ARRAY, argtypes)
+        view_fn = views.numpy_function(callee)
+        if view_fn is not None:  # np.ravel(a), np.reshape(a, shape): the array methods
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, view_fn, op.args, op.span)
+            return views.function_type(view_fn, argtypes)
         allocating = arrays.numpy_function(callee)
         if allocating is not None or isinstance(callee, arrays.ArrayMethod):
             return self.allocation_call(op, allocating, callee, argtypes, label, index)
@@ -1163,6 +1168,7 @@ def _is_compile_time_value(value: Any) -> bool:
     if (
         npfuncs.function_entry(value) is not None
         or arrays.numpy_function(value) is not None
+        or views.numpy_function(value) is not None
         or arrays.dtype_of(value) is not None
     ):
         return True
