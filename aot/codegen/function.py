@@ -642,7 +642,7 @@ class FunctionCodegen(Emitter):
         elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
             rt = self.t(op.dest)
             assert isinstance(rt, ArrayType)
-            if op.fn not in (Intrinsic.NP_CLIP, Intrinsic.NP_WHERE):  # (those two compare or pick by value)
+            if op.fn not in (Intrinsic.NP_CLIP, Intrinsic.NP_WHERE, Intrinsic.NP_ROUND):  # (by value; decimals)
                 elementwise.check_python_ints(self, [(self.load(a), self.t(a)) for a in op.args])
             self.elementwise(
                 op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)

@@ -91,8 +91,8 @@ TABLE: dict[str, Entry] = {
     "deg2rad": Entry(Intrinsic.NP_RADIANS, "float"),
     "degrees": Entry(Intrinsic.NP_DEGREES, "float"),
     "rad2deg": Entry(Intrinsic.NP_DEGREES, "float"),
-    "round": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),  # (decimals=0: half to even, ints unchanged)
-    "around": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),
+    "round": Entry(Intrinsic.NP_ROUND, "round", 2, bool_ok=False),  # (x[, decimals]: round_type)
+    "around": Entry(Intrinsic.NP_ROUND, "round", 2, bool_ok=False),
     "floor": Entry(Intrinsic.NP_FLOOR, "same"),
     "ceil": Entry(Intrinsic.NP_CEIL, "same"),
     "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
@@ -143,8 +143,9 @@ ARRAY_METHODS: dict[str, Intrinsic] = {
     name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
 }
 ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
-"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)`` and ``a.sort()`` (in
-place) as array methods."""
+ARRAY_METHODS["round"] = Intrinsic.NP_ROUND
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)``, ``a.round(d)`` and
+``a.sort()`` (in place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -234,6 +235,8 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
     to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
     of the element type, broadcast as ``aot.infer.elementwise`` says."""
+    if entry.rule == "round":
+        return round_type(args, name)
     if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
         plural = "s" if entry.arity > 1 else ""
         qualified = _MODULES.get(name, "numpy").replace("numpy", "np", 1) + "." + name
@@ -262,6 +265,28 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     weak = tuple(lit and not isinstance(a, ArrayType) for a, lit in zip(args, literal))
     element = _element_type(name, entry, scalars, weak)
     return ArrayType(element, max(arrays), "C") if arrays else element  # (a ufunc of arrays: a new array)
+
+
+def round_type(args: tuple[Type, ...], name: str = "round") -> Type:
+    """``np.round(x)`` / ``np.round(x, decimals)`` (``np.around``, ``a.round``): the type of ``x`` (an array's a
+    new one), decimals an integer."""
+    if len(args) not in (1, 2):
+        raise RuleError(f"np.{name}() takes (x, decimals) here, got {len(args)} arguments")
+    if len(args) == 2 and not (isinstance(args[1], ScalarType) and (args[1].is_int or args[1].kind == "b")):
+        raise RuleError(f"np.{name}(): decimals must be an integer, not {args[1]}")
+    x = args[0]
+    element = _scalar(x.dtype if isinstance(x, ArrayType) else x, name, False)
+    return ArrayType(element, x.ndim, "C") if isinstance(x, ArrayType) else element
+
+
+def takes_decimals_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is ``np.round(x, decimals=d)`` (or ``a.round(decimals=d)``)."""
+    if keywords != ("decimals",):
+        return False
+    if isinstance(callee, BoundMethod):
+        return callee.fn is Intrinsic.NP_ROUND
+    found = function_entry(callee)
+    return found is not None and found[1].fn is Intrinsic.NP_ROUND
 
 
 def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
@@ -371,6 +396,8 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
         if args or obj.ndim != 1:
             raise RuleError("a.sort() sorts a 1-D array in place here (no arguments); use np.sort(a) for a copy")
         return NONE
+    if fn is Intrinsic.NP_ROUND:
+        return round_type((obj, *args))
     if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")

@@ -811,6 +811,7 @@ class _BodyState:
             and not arrays.takes_dtype_keyword(callee, op.keyword_names)
             and not npfuncs.takes_reduction_keywords(callee, op.keyword_names)
             and op.keyword_names != ("side",)  # (np.searchsorted: npfuncs.searchsorted_side)
+            and not npfuncs.takes_decimals_keyword(callee, op.keyword_names)
         ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")

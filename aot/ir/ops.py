@@ -140,6 +140,7 @@ class Intrinsic(enum.Enum):
     NP_RADIANS = "np.radians"
     NP_DEGREES = "np.degrees"
     NP_RINT = "np.rint"
+    NP_ROUND = "np.round"  # np.round(x[, decimals]) (aot/infer/npfuncs.py)
     NP_FLOOR = "np.floor"
     NP_CEIL = "np.ceil"
     NP_TRUNC = "np.trunc"
