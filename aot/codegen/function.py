@@ -599,9 +599,7 @@ class FunctionCodegen(Emitter):
             self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
             return
         elif op.fn is Intrinsic.ARRAY_SORT:
-            at = self.t(op.args[0])
-            assert isinstance(at, ArrayType)
-            nparrays.sort_in_place(self, self.load(op.args[0]), at)
+            nparrays.sort_in_place(self, [self.load(a) for a in op.args], [self.t(a) for a in op.args])
             result = ir.Constant(lt.I8, 0)  # (None)
         elif op.fn is Intrinsic.ARRAY_ASTYPE:
             rt, src = self.t(op.dest), self.t(op.args[0])

@@ -252,7 +252,9 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return d if d.is_float else F64
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
-    if entry.rule in ("cumsum", "sort", "median"):
+    if entry.rule == "sort":
+        return sort_call(entry.fn, args)[0]
+    if entry.rule in ("cumsum", "median"):
         return _sorting_type(entry.fn, _array(args[0], name), name)
     if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
         raise RuleError(
@@ -296,12 +298,68 @@ def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
         if a.dtype.kind == "b":
             raise RuleError("np.median of a boolean array is not supported; convert it to integers first")
         return a.dtype if a.dtype.is_float else F64
-    if a.ndim != 1:
-        raise RuleError(
-            f"np.{name} is supported for 1-D arrays only (NumPy sorts along the last axis); sort "
-            f"each row, or ravel() the array first"
-        )
-    return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+    raise AssertionError(fn)
+
+
+SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+"""The ``kind=`` values a sort takes: each gives the stable order here (a valid answer for every kind)."""
+
+_SORTS = (Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.ARRAY_SORT)
+
+
+def is_sort(callee: Any) -> bool:
+    """Whether ``callee`` is ``np.sort`` or ``np.argsort`` (whose ``kind`` is a string constant)."""
+    found = function_entry(callee)
+    return found is not None and found[1].fn in _SORTS
+
+
+def takes_sort_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is a sort given ``axis=`` and/or ``kind=`` by keyword (``np.sort``, ``np.argsort``,
+    ``a.sort``, ``a.argsort``)."""
+    if isinstance(callee, BoundMethod):
+        fn = callee.fn
+    else:
+        found = function_entry(callee)
+        if found is None:
+            return False
+        fn = found[1].fn
+    return fn in _SORTS and bool(keywords) and set(keywords) <= {"axis", "kind"} and len(set(keywords)) == len(keywords)
+
+
+def sort_call(fn: Intrinsic, args: tuple[Type, ...], keywords: tuple[str, ...] = ()) -> tuple[Type, tuple[int, ...]]:
+    """``np.sort(a[, axis[, kind]])``, ``np.argsort``, ``a.sort(…)``, ``a.argsort(…)`` (the array first; the last
+    ``len(keywords)`` arguments by keyword): the type, and the operands in order: the array, then ``axis`` when
+    it is an integer. Without ``axis`` (NumPy's ``-1``) each line along the last axis is sorted; ``axis=None``
+    sorts the array flattened (a 1-D result); ``kind`` is a constant and changes nothing (the order is stable)."""
+    name = {Intrinsic.NP_SORT: "np.sort", Intrinsic.NP_ARGSORT: "np.argsort", Intrinsic.ARRAY_SORT: "a.sort"}[fn]
+    positional = len(args) - len(keywords)
+    if positional > 3:
+        raise RuleError(f"{name}() takes (a, axis, kind) here; order= is not supported")
+    names = ["a", "axis", "kind"][:positional] + list(keywords)
+    if len(set(names)) != len(names):
+        raise RuleError(f"{name}() got multiple values for one argument")
+    where = dict(zip(names, range(len(args))))
+    a = _array(args[0], name.split(".")[-1])
+    if "kind" in where:
+        kind = args[where["kind"]]
+        value = kind.value if isinstance(kind, PyValueType) else None if kind == NONE else kind
+        if value not in SORT_KINDS:
+            raise RuleError(
+                f"{name}(): kind= must be the constant 'quicksort', 'mergesort', 'heapsort' or 'stable' "
+                "(compiled code sorts stably whichever is named)"
+            )
+    axis = args[where["axis"]] if "axis" in where else I64
+    dtype = NONE if fn is Intrinsic.ARRAY_SORT else a.dtype if fn is Intrinsic.NP_SORT else I64
+    if axis == NONE:
+        if fn is Intrinsic.ARRAY_SORT:
+            raise RuleError(
+                "a.sort(axis=None) is not supported (NumPy sorts in place along an axis); use np.sort(a, axis=None)"
+            )
+        return ArrayType(dtype, 1, "C"), (0,)  # (flattened)
+    if not (isinstance(axis, ScalarType) and axis.is_int):
+        raise RuleError(f"{name}(): axis must be an integer or None, not {axis}")
+    order = (0, where["axis"]) if "axis" in where else (0,)
+    return (NONE if fn is Intrinsic.ARRAY_SORT else ArrayType(dtype, a.ndim, "C")), order
 
 
 def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
@@ -392,13 +450,11 @@ def searchsorted_type(a: Type, x: Type) -> ScalarType:
 
 def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     name = fn.value.split(".", 1)[1]
-    if fn is Intrinsic.ARRAY_SORT:
-        if args or obj.ndim != 1:
-            raise RuleError("a.sort() sorts a 1-D array in place here (no arguments); use np.sort(a) for a copy")
-        return NONE
+    if fn in _SORTS:
+        return sort_call(fn, (obj, *args))[0]
     if fn is Intrinsic.NP_ROUND:
         return round_type((obj, *args))
-    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
         return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))
