@@ -958,3 +958,17 @@ def test_flatten_is_a_copy_in_c_order():
         got, want = flatten_and_write(m.copy()), flatten_and_write.py_func(m.copy())
         np.testing.assert_array_equal(got, want)
         assert got.flags.c_contiguous and not np.shares_memory(got, m)
+
+
+@aot.jit
+def reshaped_to(a, shape):
+    return np.reshape(a, shape)
+
+
+def test_reshape_errors_carry_numpy_s_messages():
+    m = np.arange(12.0)
+    shapes = [(5, -1), (-1, 5), (5, 3), (0, -1), (7,), (2, -3, 4), (-1, -1, 5), (-1, -1), (1, 1, 1, 13)]
+    for a in (m, m[::-1], m.reshape(3, 4).T, np.zeros(0)):
+        for shape in shapes:
+            check(reshaped_to, a, shape, messages=True)
+    check(reshaped_to, m, (5, -1), raises=ValueError, messages=True)

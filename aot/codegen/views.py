@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, lists
+from . import arrays, gil, lists
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -411,13 +411,116 @@ def _resolve_unknown(em: Emitter, dims: list[ir.Value], size: ir.Value) -> list[
         unknowns = b.add(unknowns, b.zext(is_unknown, lt.I64))
         known = b.mul(known, b.select(is_unknown, _i64(1), d))
     em.check(b.icmp_signed(">", unknowns, _i64(1)), "ValueError", "can only specify one unknown dimension")
-    mismatch = "cannot reshape array: the new shape has a different number of elements"
     has_unknown = b.icmp_signed("==", unknowns, _i64(1))
-    em.check(b.and_(has_unknown, b.icmp_signed("==", known, _i64(0))), "ValueError", mismatch)
     safe = b.select(b.icmp_signed("==", known, _i64(0)), _i64(1), known)
     missing = b.sdiv(size, safe)
-    em.check(b.icmp_signed("!=", b.mul(b.select(has_unknown, missing, _i64(1)), known), size), "ValueError", mismatch)
+    wrong = b.icmp_signed("!=", b.mul(b.select(has_unknown, missing, _i64(1)), known), size)
+    _size_mismatch(em, b.or_(b.and_(has_unknown, b.icmp_signed("==", known, _i64(0))), wrong), size, dims)
     return [b.select(b.icmp_signed("<", d, _i64(0)), missing, d) for d in dims]
+
+
+_RESHAPE_TEXT = 1600
+"""Bytes for NumPy's message: the size and up to 64 dimensions of 21 characters."""
+
+
+def _size_mismatch(em: Emitter, failed: ir.Value, size: ir.Value, dims: list[ir.Value]) -> None:
+    """Raise NumPy's ``ValueError`` for a new shape of another size when ``failed`` holds ("cannot reshape
+    array of size 12 into shape (5,newaxis)")."""
+    b = em.b
+    with b.if_then(failed, likely=False):
+        if not em.ctx.target.raises_python_exceptions:
+            em.raise_("ValueError", "cannot reshape array: the new shape has a different number of elements")
+            return
+        with b.goto_entry_block():
+            slot = b.alloca(ir.ArrayType(lt.I64, len(dims)), name="reshape.asked")
+        for k, d in enumerate(dims):
+            b.store(d, b.gep(slot, [_i64(0), _i64(k)]))
+        b.call(_reshape_error_function(em.ctx), [size, _i64(len(dims)), b.gep(slot, [_i64(0), _i64(0)])])
+        em.error_return()
+
+
+def _reshape_error_function(ctx: ModuleContext) -> ir.Function:
+    """``void aot_reshape_error(i64 size, i64 n, ptr dims)``: sets NumPy's message, written as NumPy writes the
+    shape: leading unknown (negative) entries left out, a later one as ``newaxis``, ``(5,)`` for one entry
+    (holding the GIL for the moment it takes: ``aot.codegen.gil``)."""
+    fn, b = ctx.internal_function("aot_reshape_error", ir.FunctionType(ir.VoidType(), [lt.I64, lt.I64, P64]))
+    if b is None:
+        return fn
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    size, n, dims = fn.args
+    snprintf = ctx.declare("snprintf", ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR], var_arg=True))
+    text = b.alloca(ir.ArrayType(lt.I8, _RESHAPE_TEXT), name="text")
+    pos = b.alloca(lt.I64, name="pos")
+    k = b.alloca(lt.I64, name="k")
+    one = _i64(1)
+
+    def write(fmt: str, *values: ir.Value) -> None:
+        at = b.load(pos)
+        room = b.sub(_i64(_RESHAPE_TEXT), at)
+        wrote = b.call(snprintf, [b.gep(text, [_i64(0), at]), room, ctx.cstring(fmt), *values])
+        after = b.add(at, b.sext(wrote, lt.I64))
+        b.store(b.select(b.icmp_signed("<", after, _i64(_RESHAPE_TEXT - 1)), after, _i64(_RESHAPE_TEXT - 1)), pos)
+
+    def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
+        head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(test(), inside, done)
+        b.position_at_end(inside)
+        body()
+        b.branch(head)
+        b.position_at_end(done)
+
+    def dim() -> ir.Value:
+        return b.load(b.gep(dims, [b.load(k)]))
+
+    def within() -> ir.Value:
+        return b.icmp_signed("<", b.load(k), n)
+
+    b.store(_i64(0), pos)
+    write("cannot reshape array of size %lld into shape (", size)
+    b.store(_i64(0), k)
+
+    def leading() -> ir.Value:  # (a short-circuit: dims[k] is read only while k < n)
+        test = fn.append_basic_block("leading.dim")
+        done = fn.append_basic_block("leading.done")
+        start = b.block
+        b.cbranch(within(), test, done)
+        b.position_at_end(test)
+        negative = b.icmp_signed("<", dim(), _i64(0))
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(lt.I1)
+        phi.add_incoming(ir.Constant(lt.I1, 0), start)
+        phi.add_incoming(negative, test)
+        return phi
+
+    loop(leading, lambda: b.store(b.add(b.load(k), one), k), "skip")
+    with b.if_then(within()):
+        write("%lld", dim())
+        b.store(b.add(b.load(k), one), k)
+
+    def rest() -> None:
+        with b.if_else(b.icmp_signed("<", dim(), _i64(0))) as (unknown, known):
+            with unknown:
+                write(",newaxis")
+            with known:
+                write(",%lld", dim())
+        b.store(b.add(b.load(k), one), k)
+
+    loop(within, rest, "dims")
+    write(")")
+    with b.if_then(b.icmp_signed("==", n, one)):  # (NumPy's "(5,)": the ")" written over)
+        b.store(b.sub(b.load(pos), one), pos)
+        write(",)")
+    token = b.call(gil.acquire_function(ctx), [])
+    exc = b.load(b.bitcast(ctx.global_pointer("PyExc_ValueError"), lt.PTR.as_pointer()))
+    set_string = ctx.declare("PyErr_SetString", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.PTR]))
+    b.call(set_string, [exc, b.gep(text, [_i64(0), _i64(0)])])
+    b.call(gil.release_function(ctx), [token])
+    b.ret_void()
+    return fn
 
 
 def is_contiguous(em: Emitter, shape: list[ir.Value], strides: list[ir.Value], dtype: ScalarType) -> ir.Value:
