@@ -405,3 +405,22 @@ def test_sorting_along_axes_of_every_dtype(dtype):
 def test_sorting_1d_with_axis():
     for a in (_VALUES, _VALUES[::-2], _VALUES[:0], _VALUES[:1], np.array([np.nan, 1.0, np.nan, 0.0])):
         check_sorting_nd(a)
+
+
+@aot.jit
+def add_in_place(a):
+    a += 1.0
+
+
+def test_sorting_or_adding_in_place_into_a_read_only_array_raises_and_writes_nothing():
+    for f, a, args in (
+        (sort_rows_in_place, np.array([3.0, 1.0, 2.0]), ()),
+        (sort_rows_in_place, np.array([[3.0, 1.0], [0.0, 2.0]]), ()),
+        (sort_in_place_along, np.array([[3.0, 1.0], [0.0, 2.0]]), (0,)),
+        (add_in_place, np.array([3.0, 1.0]), ()),
+    ):
+        before = a.copy()
+        a.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            f(a, *args)
+        assert np.array_equal(a, before)

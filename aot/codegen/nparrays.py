@@ -3,6 +3,10 @@ arrays) and ``np.median`` (a scalar).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
+    np.sort(m, k)  →  each line along axis k copied into a buffer, sorted there, copied into the result's line
+
+Of an N-D array (or given ``axis``) each line along the axis is sorted (``a.sort(axis)`` writes the lines back
+where they lie); ``axis=None`` sorts the array flattened, as a 1-D one.
 
 Sorting uses the C library's ``qsort_r`` with a comparator emitted once per module and element type, in NumPy's
 order (NaN after every number). ``np.argsort`` breaks ties by index, so it gives the stable order (NumPy's
