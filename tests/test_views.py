@@ -972,3 +972,24 @@ def test_reshape_errors_carry_numpy_s_messages():
         for shape in shapes:
             check(reshaped_to, a, shape, messages=True)
     check(reshaped_to, m, (5, -1), raises=ValueError, messages=True)
+
+
+@aot.jit
+def ravel_in_fortran_order(a):
+    return np.ravel(a, "F")
+
+
+@aot.jit
+def reshape_of_a_number(x):
+    return np.reshape(x, 1)
+
+
+def test_ravel_and_reshape_what_stays_out():
+    err = expect_compile_error(
+        ravel_in_fortran_order, np.zeros(3), at=locate(ravel_in_fortran_order, 'np.ravel(a, "F")'), node_type=ast.Call
+    )
+    assert "the C order" in str(err)
+    err = expect_compile_error(
+        reshape_of_a_number, 1.5, at=locate(reshape_of_a_number, "np.reshape(x, 1)"), node_type=ast.Call
+    )
+    assert "needs an array" in str(err)
