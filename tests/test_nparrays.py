@@ -125,8 +125,25 @@ def test_float_to_int_casts_out_of_range_give_numpy_s_signed_values():
 
 
 @aot.jit
-def sort_2d(m):
-    return np.sort(m)
+def sort_kind(m):
+    return np.sort(m, kind="bubble")
+
+
+@aot.jit
+def sort_float_axis(m):
+    return np.argsort(m, 1.0)
+
+
+@aot.jit
+def sort_in_place_flat(m):
+    m.sort(axis=None)
+
+
+@aot.jit
+def list_sort_key(n):
+    xs = [1.0, float(n)]
+    xs.sort(reverse=True)
+    return xs
 
 
 @aot.jit
@@ -141,8 +158,16 @@ def std_axis(a):
 
 def test_what_stays_out_is_a_compile_error():
     m = np.ones((2, 2))
-    err = expect_compile_error(sort_2d, m, at=locate(sort_2d, "np.sort(m)"), node_type=ast.Call)
-    assert "1-D" in str(err)
+    err = expect_compile_error(sort_kind, m, at=locate(sort_kind, 'np.sort(m, kind="bubble")'), node_type=ast.Call)
+    assert "'stable'" in str(err)
+    err = expect_compile_error(sort_float_axis, m, at=locate(sort_float_axis, "np.argsort(m, 1.0)"), node_type=ast.Call)
+    assert "axis must be an integer or None" in str(err)
+    err = expect_compile_error(
+        sort_in_place_flat, m, at=locate(sort_in_place_flat, "m.sort(axis=None)"), node_type=ast.Call
+    )
+    assert "np.sort(a, axis=None)" in str(err)
+    err = expect_compile_error(list_sort_key, 3, at=locate(list_sort_key, "xs.sort"), node_type=ast.Attribute)
+    assert "key= and reverse= are not supported" in str(err)
     err = expect_compile_error(where_scalars, 1.0, at=locate(where_scalars, "np.where(x > 0, x, 0.0)"))
     assert "x if c else y" in str(err)
     expect_compile_error(std_axis, m, at=locate(std_axis, "np.std(a, 1, None)"), node_type=ast.Call)
@@ -277,3 +302,125 @@ def bad_side(edges, x):
 def test_searchsorted_bad_side_is_a_compile_error():
     err = expect_compile_error(bad_side, np.ones(2), 1.0, at=locate(bad_side, "np.searchsorted(edges, x, side"))
     assert "'left' or 'right'" in str(err)
+
+
+# ------------------------------------------------------------------- sorting along an axis of N-D arrays
+
+
+@aot.jit
+def sorting_nd(a):
+    return (
+        np.sort(a),
+        np.argsort(a),
+        a.argsort(),
+        np.sort(a, axis=None),
+        np.argsort(a, None),
+        np.sort(a, -1, "stable"),
+        np.argsort(a, kind="mergesort"),
+        a.argsort(kind="quicksort"),
+    )
+
+
+@aot.jit
+def sorting_along(a, axis):
+    return np.sort(a, axis), np.argsort(a, axis=axis), a.argsort(axis)
+
+
+@aot.jit
+def sort_rows_in_place(a):
+    a.sort()
+
+
+@aot.jit
+def sort_in_place_along(a, axis):
+    a.sort(axis)
+
+
+@aot.jit
+def sort_in_place_by_keyword(a, axis):
+    a.sort(axis=axis, kind="stable")
+
+
+def _stable(a, axis=-1):
+    return np.argsort(a, axis, kind="stable")
+
+
+def check_sorting_nd(a):
+    """``np.sort`` (values) against NumPy; every ``argsort`` against NumPy's stable order."""
+    got = sorting_nd(a.copy())
+    want_sorted = [np.sort(a), np.sort(a, axis=None), np.sort(a)]
+    want_orders = [_stable(a), _stable(a), _stable(a, None), _stable(a), _stable(a)]
+    for g, w in zip([got[0], got[3], got[5]], want_sorted):
+        assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w, equal_nan=w.dtype.kind == "f")
+    for g, w in zip([got[1], got[2], got[4], got[6], got[7]], want_orders):
+        assert g.dtype == np.int64 and g.shape == w.shape and np.array_equal(g, w)
+    for axis in range(-a.ndim, a.ndim):
+        values, *orders = sorting_along(a.copy(), axis)
+        w = np.sort(a, axis)
+        assert values.dtype == w.dtype and np.array_equal(values, w, equal_nan=w.dtype.kind == "f")
+        for order in orders:
+            assert order.dtype == np.int64 and np.array_equal(order, _stable(a, axis))
+        check(sort_in_place_along, a, axis)
+        check(sort_in_place_by_keyword, a, axis)
+    check(sort_rows_in_place, a)
+    for axis in (a.ndim, -a.ndim - 1):  # (NumPy's AxisError is a ValueError)
+        with pytest.raises(ValueError, match="out of bounds"):
+            sorting_along(a, axis)
+        with pytest.raises(ValueError, match="out of bounds"):
+            sort_in_place_along(a.copy(), axis)
+
+
+def nd_layouts():
+    rng = np.random.default_rng(7)
+    m = rng.integers(-3, 4, (5, 6)).astype(np.float64)  # (many ties: the stable order shows)
+    m[1, 2], m[3, 0], m[3, 1], m[0, 5] = np.nan, -0.0, 0.0, np.nan
+    t = rng.integers(0, 3, (3, 4, 5))
+    return [
+        m,
+        m.T,
+        np.asfortranarray(m),
+        m[::-1, ::2],
+        m[:, :1],
+        m[:1, :],
+        np.zeros((0, 3)),
+        np.zeros((3, 0)),
+        t,
+        t[:, ::-1, 1::2],
+        t.transpose(2, 0, 1),
+        np.array([[np.nan, 1.0, np.nan, -np.inf, np.inf, 0.5]]),
+    ]
+
+
+@pytest.mark.parametrize("k", range(12))
+def test_sorting_along_axes(k):
+    check_sorting_nd(nd_layouts()[k])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.bool_, np.int64])
+def test_sorting_along_axes_of_every_dtype(dtype):
+    check_sorting_nd((np.arange(24).reshape(4, 6) * 7 % 5).astype(dtype))
+    check_sorting_nd((np.arange(24).reshape(2, 3, 4)[:, ::-1] % 3).astype(dtype))
+
+
+def test_sorting_1d_with_axis():
+    for a in (_VALUES, _VALUES[::-2], _VALUES[:0], _VALUES[:1], np.array([np.nan, 1.0, np.nan, 0.0])):
+        check_sorting_nd(a)
+
+
+@aot.jit
+def add_in_place(a):
+    a += 1.0
+
+
+def test_sorting_or_adding_in_place_into_a_read_only_array_raises_and_writes_nothing():
+    for f, a, args in (
+        (sort_rows_in_place, np.array([3.0, 1.0, 2.0]), ()),
+        (sort_rows_in_place, np.array([[3.0, 1.0], [0.0, 2.0]]), ()),
+        (sort_in_place_along, np.array([[3.0, 1.0], [0.0, 2.0]]), (0,)),
+        (add_in_place, np.array([3.0, 1.0]), ()),
+    ):
+        before = a.copy()
+        a.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            f(a, *args)
+        assert np.array_equal(a, before)

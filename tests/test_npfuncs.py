@@ -1064,3 +1064,88 @@ def test_linalg_norm_takes_the_array_alone():
     at = locate(norm_with_ord, "np.linalg.norm(a, 2)")
     err = expect_compile_error(norm_with_ord, np.ones(3), at=at, node_type=ast.Call)
     assert "np.linalg.norm() takes 1 argument here, got 2" in str(err)
+
+
+# ------------------------------------------------------------------------------ np.round(x, decimals)
+
+
+@aot.jit
+def rounded(x, d):
+    return np.round(x, d), np.around(x, d), np.round(x), np.round(x, decimals=d), np.round(x, 2), np.round(x, -1)
+
+
+@aot.jit
+def rounded_array(a, d):
+    return a.round(d), a.round(), np.round(a * 2.0, d) + 1.0, a.round(decimals=d), np.round(a, -2)
+
+
+DECIMALS = [0, 1, 2, 3, -1, -2, 15, 22, 23, 40, 308, 400, -308, -400]
+
+
+def test_round_with_decimals_on_floats():
+    for x in (2.675, 1.005, -0.5, 0.5, 1.5, -2.5, 123.456, 1e300, 5e-324, -0.0, 1234567.891, NAN, INF, -INF):
+        for d in DECIMALS:
+            check(rounded, x, d)
+    for x in (np.float32(1.005), np.float32(-2.675), np.float32(3e38)):
+        for d in (0, 1, 2, -1, 38, 39):
+            check(rounded, x, d)
+
+
+def test_round_with_decimals_on_ints():
+    for x in (123, -125, 0, 15, 25, -35, 2**62 + 1, -(2**63), 2**63 - 1):
+        for d in (0, 2, -1, -2, -19, -30, 400):
+            check(rounded, x, d)
+
+
+def test_round_with_decimals_on_arrays():
+    m = np.arange(12.0).reshape(3, 4) * 1.111 - 5.0
+    arrays = [
+        np.array([1.25, 2.5, NAN, -3.75, INF, -0.0]),
+        np.zeros(0),
+        np.array([0.5]),
+        m,
+        m[:, ::-2],
+        m.T,
+        np.array([1.005, 2.675, -0.125], np.float32),
+        np.array([255, 5, 15, 25, 0], np.uint8),
+        np.array([2147483647, -15, 25], np.int32),
+        np.arange(-20, 20, 3),
+        np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min]),
+    ]
+    for a in arrays:
+        for d in (0, 1, 2, -1, -2, 3, 20):
+            check(rounded_array, a, d)
+
+
+def test_round_decimals_beyond_a_c_int_raise_as_numpy():
+    check(rounded, 1.5, 2**31, raises=OverflowError)
+    check(rounded, 1.5, -(2**31) - 1, raises=OverflowError)
+    check(rounded_array, np.ones(3), 2**40, raises=OverflowError)
+
+
+@aot.jit
+def round_float_decimals(x):
+    return np.round(x, 1.5)
+
+
+@aot.jit
+def round_bool(x):
+    return np.round(x > 0, 1)
+
+
+@aot.jit
+def round_array_decimals(x, d):
+    return np.round(x, d)
+
+
+def test_round_what_stays_out():
+    err = expect_compile_error(
+        round_float_decimals, 1.0, at=locate(round_float_decimals, "np.round(x, 1.5)"), node_type=ast.Call
+    )
+    assert "decimals must be an integer" in str(err)
+    err = expect_compile_error(round_bool, 1.0, at=locate(round_bool, "np.round(x > 0, 1)"), node_type=ast.Call)
+    assert "boolean" in str(err)
+    err = expect_compile_error(
+        round_array_decimals, 1.0, np.arange(3), at=locate(round_array_decimals, "np.round(x, d)"), node_type=ast.Call
+    )
+    assert "decimals must be an integer" in str(err)

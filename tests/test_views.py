@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -19,9 +20,9 @@ from aot.infer.views import SliceInfo, view_type
 from aot.types import F64, I64, NONE, ArrayType
 
 try:
-    from .support import check, expect_compile_error, locate
+    from .support import check, clone_array, expect_compile_error, locate
 except ImportError:  # tests/ is not a package
-    from support import check, expect_compile_error, locate
+    from support import check, clone_array, expect_compile_error, locate
 
 # ======================================================================================================
 # Inputs
@@ -586,11 +587,138 @@ def test_reshape():
 
 def test_ravel():
     for m in twos_d():
-        if m.flags.c_contiguous:
-            check(ravel_sum, m)
-        else:  # NumPy copies; compiled code makes no copies (a documented difference): a clean ValueError
-            with pytest.raises(ValueError, match="non-contiguous"):
-                ravel_sum(m)
+        check(ravel_sum, m)
+
+
+# ravel/reshape of arrays that are not C-contiguous: NumPy's view where NumPy gives one, a C copy otherwise;
+# which of them is seen by writing into the result (check compares the arguments afterwards) and by
+# np.shares_memory.
+
+
+@aot.jit
+def ravel_written(m):
+    b = m.ravel()
+    if len(b):
+        b[0] = 99.0
+    return b
+
+
+@aot.jit
+def np_ravel_written(m):
+    b = np.ravel(m)
+    if b.size:
+        b[-1] = -99.0
+    return weighted(b), b.shape
+
+
+@aot.jit
+def reshape_written(a, n):
+    r = a.reshape(n, -1)
+    if r.size:
+        r[0, -1] = 77.0
+    return r
+
+
+@aot.jit
+def np_reshape_written(a, shape):
+    r = np.reshape(a, shape)
+    r[0, 0, 0] = -1.5
+    return r, weighted(r.ravel())
+
+
+def non_contiguous():
+    """Arrays of every layout, the non-contiguous ones among them (views into a larger block)."""
+    block = np.arange(48.0) * 1.5 - 20.0
+    block[7] = np.nan
+    m = block[:24].reshape(4, 6)
+    t = block.reshape(2, 4, 6)
+    return [
+        m,
+        m.T,
+        np.asfortranarray(m),
+        m[::2],
+        m[:, ::2],
+        m[::-1],
+        m[::-1, ::-1],
+        m[1:3, 1:5],
+        block[::2],
+        block[::-1],
+        block[::-3],
+        t[:, ::2],
+        t[:, :, ::3],
+        t[::-1, 1:3],
+        block.reshape(4, 12)[::2],
+        block.reshape(4, 12)[::-2, ::-1],
+        np.zeros((0, 4))[:, ::2],
+        np.zeros((3, 0)).T,
+        block[5:6],
+        m[2:3, ::-2],
+    ]
+
+
+def test_ravel_of_any_layout():
+    for a in non_contiguous():
+        check(ravel_written, a)
+        check(np_ravel_written, a)
+        if a.flags.writeable and a.size:
+            x = a.copy()  # (a C copy: the result is a view of it, written through)
+            assert ravel_written(x)[0] == 99.0 and x.flat[0] == 99.0
+            y = np.asfortranarray(a) if a.ndim > 1 else a[::-1]
+            if not y.flags.c_contiguous:  # (a copy: y stays as it was)
+                before = y.copy()
+                ravel_written(y)
+                assert np.array_equal(y, before, equal_nan=True)
+
+
+def test_reshape_of_any_layout():
+    for a in non_contiguous():
+        for n in (1, 2, 3, 4, -1, 5, 0):
+            check(reshape_written, a, n)
+        if a.size and a.size % 2 == 0:
+            for n in (1, 2, 3, a.shape[0]):
+                if a.size % n == 0:
+                    reshape_written_sharing(a, n)
+        if a.size == 24:
+            for shape in ((2, 3, 4), (4, 3, 2), (1, 24, 1), (2, -1, 3), (3, 2, -4)):
+                check(np_reshape_written, a, shape)
+
+
+@aot.jit
+def reshaped_twice(a, n):
+    s = 0.0
+    for _ in range(n):
+        r = a.reshape(2, -1)  # (a copy of a transposed array, a view of a[::2]; each dropped at the next)
+        b = a.ravel()
+        s += r[0, 0] + b[-1]
+    return s
+
+
+def test_views_and_copies_are_counted():
+    m = np.arange(2000.0).reshape(40, 50)
+    for a in (m.T, m[::2], m):
+        check(reshaped_twice, a, 3)
+    assert np.shares_memory(reshape_written(x := clone_array(m[::2]), 20), x)  # (NumPy: a view, same shape)
+    assert not np.shares_memory(reshape_written(y := clone_array(m.T), 4), y)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(200):
+            reshaped_twice(m.T, 5)  # ~ 2 x 16 kB copied per round
+            reshape_written(m.T, 4)
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"{grown} bytes still live after 200 rounds"
+
+
+def reshape_written_sharing(a, n):
+    """``reshape`` shares ``a``'s memory exactly where NumPy's does, with NumPy's strides."""
+    x, y = clone_array(a), clone_array(a)
+    r_jit, r_py = reshape_written(x, n), reshape_written.py_func(y, n)
+    assert np.array_equal(r_jit, r_py, equal_nan=True)
+    assert np.shares_memory(r_jit, x) == np.shares_memory(r_py, y), (a.shape, a.strides, n)
+    assert r_jit.strides == r_py.strides or r_jit.size <= 1, (a.shape, a.strides, n)
+    assert np.array_equal(x, y, equal_nan=True)
 
 
 # ======================================================================================================
@@ -830,3 +958,38 @@ def test_flatten_is_a_copy_in_c_order():
         got, want = flatten_and_write(m.copy()), flatten_and_write.py_func(m.copy())
         np.testing.assert_array_equal(got, want)
         assert got.flags.c_contiguous and not np.shares_memory(got, m)
+
+
+@aot.jit
+def reshaped_to(a, shape):
+    return np.reshape(a, shape)
+
+
+def test_reshape_errors_carry_numpy_s_messages():
+    m = np.arange(12.0)
+    shapes = [(5, -1), (-1, 5), (5, 3), (0, -1), (7,), (2, -3, 4), (-1, -1, 5), (-1, -1), (1, 1, 1, 13)]
+    for a in (m, m[::-1], m.reshape(3, 4).T, np.zeros(0)):
+        for shape in shapes:
+            check(reshaped_to, a, shape, messages=True)
+    check(reshaped_to, m, (5, -1), raises=ValueError, messages=True)
+
+
+@aot.jit
+def ravel_in_fortran_order(a):
+    return np.ravel(a, "F")
+
+
+@aot.jit
+def reshape_of_a_number(x):
+    return np.reshape(x, 1)
+
+
+def test_ravel_and_reshape_what_stays_out():
+    err = expect_compile_error(
+        ravel_in_fortran_order, np.zeros(3), at=locate(ravel_in_fortran_order, 'np.ravel(a, "F")'), node_type=ast.Call
+    )
+    assert "the C order" in str(err)
+    err = expect_compile_error(
+        reshape_of_a_number, 1.5, at=locate(reshape_of_a_number, "np.reshape(x, 1)"), node_type=ast.Call
+    )
+    assert "needs an array" in str(err)

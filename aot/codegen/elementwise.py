@@ -125,34 +125,8 @@ def ufunc_element(em: Emitter, fn: Intrinsic, types: list[Type], rt: ScalarType)
 
 
 def cast_element(em: Emitter, src: ScalarType, dst: ScalarType) -> Element:
-    """``a.astype(dst)``: NumPy's C casts (wrapping between integers). A float to an integer truncates; NaN,
-    infinities and values out of range are undefined in C, and give what NumPy gives on x86-64: the conversion
-    goes through i32 for i32 and narrower types, through i64 for the rest, and one out of that range gives the
-    range's minimum (truncated to the type); u64 takes values up to 2**64 as they are."""
-
-    def one(values: list[ir.Value]) -> ir.Value:
-        (x,) = values
-        if not (src.is_float and dst.is_int):
-            return coerce(em, x, src, dst)
-        b = em.b
-        wide = b.fpext(x, lt.F64) if src.bits == 32 else x
-        bits = 32 if dst.bits < 32 or (dst.bits == 32 and dst.is_signed) else 64
-        it = ir.IntType(bits)
-        inside = b.and_(
-            b.fcmp_ordered(">=", wide, ir.Constant(lt.F64, -(2.0 ** (bits - 1)))),
-            b.fcmp_ordered("<", wide, ir.Constant(lt.F64, 2.0 ** (bits - 1))),
-        )
-        safe = b.select(inside, wide, ir.Constant(lt.F64, 0.0))  # (fptosi of NaN or of 1e300 is poison)
-        as_int = b.select(inside, b.fptosi(safe, it), ir.Constant(it, -(2 ** (bits - 1))))
-        if dst.bits == 64 and not dst.is_signed:
-            high = b.and_(
-                b.fcmp_ordered(">=", wide, ir.Constant(lt.F64, 2.0**63)),
-                b.fcmp_ordered("<", wide, ir.Constant(lt.F64, 2.0**64)),
-            )
-            as_int = b.select(high, b.fptoui(b.select(high, wide, ir.Constant(lt.F64, 0.0)), it), as_int)
-        return as_int if dst.bits == bits else b.trunc(as_int, ir.IntType(dst.bits))
-
-    return one
+    """``a.astype(dst)``: NumPy's C casts (``npfuncs.numpy_cast``)."""
+    return lambda values: npfuncs.numpy_cast(em, values[0], src, dst)
 
 
 def lower(

@@ -599,9 +599,7 @@ class FunctionCodegen(Emitter):
             self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
             return
         elif op.fn is Intrinsic.ARRAY_SORT:
-            at = self.t(op.args[0])
-            assert isinstance(at, ArrayType)
-            nparrays.sort_in_place(self, self.load(op.args[0]), at)
+            nparrays.sort_in_place(self, [self.load(a) for a in op.args], [self.t(a) for a in op.args])
             result = ir.Constant(lt.I8, 0)  # (None)
         elif op.fn is Intrinsic.ARRAY_ASTYPE:
             rt, src = self.t(op.dest), self.t(op.args[0])
@@ -642,7 +640,7 @@ class FunctionCodegen(Emitter):
         elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
             rt = self.t(op.dest)
             assert isinstance(rt, ArrayType)
-            if op.fn not in (Intrinsic.NP_CLIP, Intrinsic.NP_WHERE):  # (those two compare or pick by value)
+            if op.fn not in (Intrinsic.NP_CLIP, Intrinsic.NP_WHERE, Intrinsic.NP_ROUND):  # (by value; decimals)
                 elementwise.check_python_ints(self, [(self.load(a), self.t(a)) for a in op.args])
             self.elementwise(
                 op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
@@ -654,6 +652,9 @@ class FunctionCodegen(Emitter):
         else:
             argtypes = [self.t(a) for a in op.args]
             result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
+            if views.may_copy(self, op.fn, argtypes[0] if argtypes else NONE):  # (a view or a copy: a new reference)
+                self.assign(op.dest.name, result, fresh=True)
+                return
         self.assign(op.dest.name, result)
 
     def list_intrinsic(self, op: IntrinsicCall) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..infer import InferredInstance
-from ..infer.elementwise import selects
+from ..infer.elementwise import KIND_OF_INPLACE, selects
 from ..infer.views import aliases, holds_array
 from ..ir import Call, GetItem, GetView, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
@@ -77,7 +77,9 @@ def written_params(
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(selected.get(op.obj.name, op.obj.name) if not op.index else op.obj.name)
-        elif isinstance(op, IntrinsicCall) and op.fn is Intrinsic.ATOMIC_ADD:
+        elif isinstance(op, IntrinsicCall) and (
+            op.fn in (Intrinsic.ATOMIC_ADD, Intrinsic.ARRAY_SORT) or op.fn in KIND_OF_INPLACE  # (a.sort(), a += b)
+        ):
             written.add(op.args[0].name)
         elif isinstance(op, Call):
             key = (op.callee, tuple(fn.types[a.name] for a in op.args))

@@ -3,6 +3,10 @@ arrays) and ``np.median`` (a scalar).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
+    np.sort(m, k)  →  each line along axis k copied into a buffer, sorted there, copied into the result's line
+
+Of an N-D array (or given ``axis``) each line along the axis is sorted (``a.sort(axis)`` writes the lines back
+where they lie); ``axis=None`` sorts the array flattened, as a 1-D one.
 
 Sorting uses the C library's ``qsort_r`` with a comparator emitted once per module and element type, in NumPy's
 order (NaN after every number). ``np.argsort`` breaks ties by index, so it gives the stable order (NumPy's
@@ -117,7 +121,13 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         return outer(em, args, argtypes, result)
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
-    if fn is Intrinsic.NP_SORT:
+    if fn in (Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT) and isinstance(result, ArrayType) and result.ndim == at.ndim:
+        if len(args) > 1 or at.ndim > 1:  # (along an axis: the given one, else the last)
+            axis = coerce(em, args[1], argtypes[1], I64) if len(args) > 1 else _I64(-1)
+            out, _ = arrays.allocate(em, result, arrays.shape_of(b, arr, at.ndim))
+            _sort_lines(em, arr, at, axis, out, result, fn is Intrinsic.NP_ARGSORT)
+            return out
+    if fn is Intrinsic.NP_SORT:  # (1-D, or flattened: axis=None)
         return _sorted_copy(em, arr, at)[0]
     if fn is Intrinsic.NP_MEDIAN:
         assert isinstance(result, ScalarType)
@@ -375,7 +385,82 @@ def _load(em: Emitter, ptr: ir.Value, t: ScalarType) -> ir.Value:
     return em.b.icmp_unsigned("!=", v, ir.Constant(lt.I8, 0)) if t.kind == "b" else v
 
 
-def sort_in_place(em: Emitter, arr: ir.Value, at: ArrayType) -> None:
+def _sort_lines(
+    em: Emitter, arr: ir.Value, at: ArrayType, axis: ir.Value, out: ir.Value, out_t: ArrayType, by_index: bool
+) -> None:
+    """Each line of ``arr`` along ``axis`` (negative counts from the end; out of range raises ``ValueError``)
+    sorted into the same line of ``out`` (``out`` may be ``arr``: in place), or, ``by_index``, the stable order
+    of its elements: a line is copied into a buffer, sorted there by ``qsort_r``, and copied out."""
+    b = em.b
+    ndim = at.ndim
+    axis = b.select(b.icmp_signed("<", axis, _I64(0)), b.add(axis, _I64(ndim)), axis)
+    em.check(
+        b.icmp_unsigned(">=", axis, _I64(ndim)), "ValueError", f"axis is out of bounds for an array of dimension {ndim}"
+    )
+    data, shape, strides = views.parts(em, arr, at)
+    out_data, _, out_strides = views.parts(em, out, out_t)
+
+    def pick(values: list[ir.Value], k: ir.Value) -> ir.Value:
+        chosen = values[0]
+        for j in range(1, ndim):
+            chosen = b.select(b.icmp_signed("==", k, _I64(j)), values[j], chosen)
+        return chosen
+
+    def other(values: list[ir.Value], j: int) -> ir.Value:  # (the j-th axis but the sorted one)
+        return b.select(b.icmp_signed("<", _I64(j), axis), values[j], values[j + 1])
+
+    n, step, out_step = pick(shape, axis), pick(strides, axis), pick(out_strides, axis)
+    rest = [other(shape, j) for j in range(ndim - 1)]
+    rest_in, rest_out = [other(strides, j) for j in range(ndim - 1)], [other(out_strides, j) for j in range(ndim - 1)]
+    size = _itemsize(at.dtype)
+    malloc = em.ctx.declare("malloc", ir.FunctionType(lt.PTR, [lt.I64]))
+    free = em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+    per = size + (8 if by_index else 0)
+    buffer = b.call(malloc, [b.add(b.mul(n, _I64(per)), _I64(8))])
+    em.check(b.icmp_unsigned("==", buffer, ir.Constant(lt.PTR, None)), "MemoryError", "cannot allocate memory to sort")
+    elem = memory_type(at.dtype).as_pointer()
+    values = b.bitcast(buffer, elem)
+    indices = b.bitcast(b.gep(buffer, [b.mul(n, _I64(size))]), lt.I64.as_pointer())  # (after the values)
+    out_elem = memory_type(out_t.dtype).as_pointer()
+
+    def line(idx: list[ir.Value]) -> None:
+        source = views.element(em, data, rest_in, idx) if idx else data
+        target = views.element(em, out_data, rest_out, idx) if idx else out_data
+
+        def gather(k: ir.Value) -> None:
+            b.store(b.load(views.offset(em, source, b.mul(k, step))), b.gep(values, [k]))
+            if by_index:
+                b.store(k, b.gep(indices, [k]))
+
+        arrays._loop(em, _I64(0), n, gather, "sortline.in")
+        if by_index:
+            _qsort(em, indices, n, 8, _comparator(em.ctx, at.dtype, True), values)
+        else:
+            _qsort(em, values, n, size, _comparator(em.ctx, at.dtype, False), ir.Constant(lt.PTR, None))
+        got = indices if by_index else values
+
+        def scatter(k: ir.Value) -> None:
+            place = b.bitcast(views.offset(em, target, b.mul(k, out_step)), out_elem)
+            b.store(b.load(b.gep(got, [k])), place)
+
+        arrays._loop(em, _I64(0), n, scatter, "sortline.out")
+
+    views.nd_loop(em, rest, line)
+    b.call(free, [buffer])
+
+
+def sort_in_place(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> None:
+    """``a.sort()`` / ``a.sort(axis)``: each line along the axis (the last by default) sorted where it lies."""
+    arr, at = args[0], argtypes[0]
+    assert isinstance(at, ArrayType)
+    if len(args) > 1 or at.ndim > 1:
+        axis = coerce(em, args[1], argtypes[1], I64) if len(args) > 1 else _I64(-1)
+        _sort_lines(em, arr, at, axis, arr, at, False)
+        return
+    _sort_vector(em, arr, at)
+
+
+def _sort_vector(em: Emitter, arr: ir.Value, at: ArrayType) -> None:
     """``a.sort()`` of a 1-D array: sorted where it lies when contiguous, else through a sorted copy."""
     b = em.b
     data, shape, strides = views.parts(em, arr, at)

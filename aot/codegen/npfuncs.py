@@ -21,7 +21,7 @@ from llvmlite import ir
 
 from ..infer.npfuncs import LIBM as _LIBM
 from ..ir.ops import BinOpKind, Intrinsic
-from ..types import BOOL, I64, ArrayType, ScalarType, Type, promote
+from ..types import BOOL, F64, I64, ArrayType, ScalarType, Type, promote
 from . import types as lt
 from .context import Emitter
 from .numerics import checked_float_to_int, coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod
@@ -77,6 +77,76 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     return lower_scalar(em, fn, args, scalars, result)
 
 
+def _round(em: Emitter, args: list[ir.Value], types: list[ScalarType], rt: ScalarType) -> ir.Value:
+    """``np.round(x, decimals)`` as NumPy computes it: ``rint(x * 10**d) / 10**d`` (``rint(x / 10**-d) * 10**-d``
+    for negative ``d``) in ``x``'s float type, ``10**d`` multiplied out from 1.0 as NumPy's ``power_of_ten``
+    does; an integer ``x`` is unchanged for ``d >= 0`` and otherwise rounded in f64 and cast back as NumPy
+    casts. Decimals beyond a C int raise NumPy's ``OverflowError``."""
+    b = em.b
+    x, t = args[0], types[0]
+    if len(args) == 1:
+        return em.call_intrinsic("llvm.rint", [x]) if t.is_float else x
+    d = coerce(em, args[1], types[1], I64)
+    em.check(
+        b.icmp_signed(">", d, ir.Constant(lt.I64, 2**31 - 1)), "OverflowError", "signed integer is greater than maximum"
+    )
+    em.check(
+        b.icmp_signed("<", d, ir.Constant(lt.I64, -(2**31))), "OverflowError", "signed integer is less than minimum"
+    )
+    negative = b.icmp_signed("<", d, ir.Constant(lt.I64, 0))
+    count = b.select(negative, b.neg(d), d)
+    # power_of_ten: 1e0 … 1e22 are exact, beyond them each step rounds as NumPy's loop does (1e9, then * 10.)
+    pre = b.block
+    head, body, done = (em.llfn.append_basic_block(f"round.p10.{part}") for part in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    k, power = b.phi(lt.I64), b.phi(lt.F64)
+    k.add_incoming(ir.Constant(lt.I64, 0), pre)
+    power.add_incoming(ir.Constant(lt.F64, 1.0), pre)
+    more = b.and_(b.icmp_signed("<", k, count), b.fcmp_ordered("!=", power, ir.Constant(lt.F64, math.inf)))
+    b.cbranch(more, body, done)
+    b.position_at_end(body)
+    k.add_incoming(b.add(k, ir.Constant(lt.I64, 1)), body)
+    power.add_incoming(b.fmul(power, ir.Constant(lt.F64, 10.0)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    ft = value_type(rt) if rt.is_float else lt.F64
+    f = power if ft == lt.F64 else b.fptrunc(power, ft)
+    value = x if t.is_float else coerce(em, x, t, F64)
+    scaled = b.select(negative, b.fdiv(value, f), b.fmul(value, f))
+    rounded = em.call_intrinsic("llvm.rint", [scaled])
+    back = b.select(negative, b.fmul(rounded, f), b.fdiv(rounded, f))
+    if t.is_float:
+        return back
+    return b.select(negative, numpy_cast(em, back, F64, rt), x)
+
+
+def numpy_cast(em: Emitter, x: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
+    """NumPy's C cast of one element (``a.astype``; integers wrap). A float to an integer truncates; NaN,
+    infinities and values out of range are undefined in C, and give what NumPy gives on x86-64: the conversion
+    goes through i32 for i32 and narrower types, through i64 for the rest, and one out of that range gives the
+    range's minimum (truncated to the type); u64 takes values up to 2**64 as they are."""
+    if not (src.is_float and dst.is_int):
+        return coerce(em, x, src, dst)
+    b = em.b
+    wide = b.fpext(x, lt.F64) if src.bits == 32 else x
+    bits = 32 if dst.bits < 32 or (dst.bits == 32 and dst.is_signed) else 64
+    it = ir.IntType(bits)
+    inside = b.and_(
+        b.fcmp_ordered(">=", wide, ir.Constant(lt.F64, -(2.0 ** (bits - 1)))),
+        b.fcmp_ordered("<", wide, ir.Constant(lt.F64, 2.0 ** (bits - 1))),
+    )
+    safe = b.select(inside, wide, ir.Constant(lt.F64, 0.0))  # (fptosi of NaN or of 1e300 is poison)
+    as_int = b.select(inside, b.fptosi(safe, it), ir.Constant(it, -(2 ** (bits - 1))))
+    if dst.bits == 64 and not dst.is_signed:
+        high = b.and_(
+            b.fcmp_ordered(">=", wide, ir.Constant(lt.F64, 2.0**63)),
+            b.fcmp_ordered("<", wide, ir.Constant(lt.F64, 2.0**64)),
+        )
+        as_int = b.select(high, b.fptoui(b.select(high, wide, ir.Constant(lt.F64, 0.0)), it), as_int)
+    return as_int if dst.bits == bits else b.trunc(as_int, ir.IntType(dst.bits))
+
+
 def struct_f32(x: float) -> float:
     """``x`` rounded to single precision."""
     return struct.unpack("f", struct.pack("f", x))[0]
@@ -122,6 +192,8 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
     if fn is Intrinsic.NP_WHERE:
         test = convert_scalar(em, args[0], types[0], BOOL) if types[0].kind != "b" else args[0]
         return b.select(test, coerce(em, args[1], types[1], rt), coerce(em, args[2], types[2], rt))
+    if fn is Intrinsic.NP_ROUND:
+        return _round(em, args, types, rt)
     if fn is Intrinsic.NP_CLIP and rt.is_int and rt.bits < 64:  # a Python int bound compares by value (NumPy 2):
         args = [args[0]] + [_into_range(b, v, rt) if t == I64 else v for v, t in zip(args[1:], types[1:])]
     xs = [coerce(em, v, t, rt) for v, t in zip(args, types)]

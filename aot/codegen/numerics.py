@@ -3,13 +3,15 @@
     a // b   (i64)  →  sdiv, minus one where the remainder's sign differs from b's; b == 0 → ZeroDivisionError
     a % 8    (i64)  →  %r = and i64 %a, 7       (a positive constant divisor needs no division)
     x ** y   (f64)  →  call @llvm.pow.f64 (__nv_pow on PTX); 0.0 ** -1.0 → ZeroDivisionError
-    round(x, 2)     →  x scaled, rounded half to even by the exact decimal value of x (as CPython does)
+    round(x, 2)     →  snprintf "%.*f" then strtod: the exact decimal value of x correctly rounded (as CPython)
 
 Each function emits through an ``Emitter`` (its builder and its error path). Integers wrap at their width, as
 everywhere in compiled code (SUBSET.md); every error is the one CPython raises, with its message.
 """
 
 from __future__ import annotations
+
+import math
 
 from llvmlite import ir
 
@@ -313,6 +315,11 @@ def python_round(em: Emitter, args: list[ir.Value], scalars: list[ScalarType], r
             return coerce(em, args[0], t, I64)
         return checked_float_to_int(em, em.call_intrinsic("llvm.roundeven", [args[0]]), t)
     ndigits = coerce(em, args[1], scalars[1], I64)
+    if not t.is_float and em.ctx.target.raises_python_exceptions:
+        return _round_int(em, coerce(em, args[0], t, I64), ndigits)
+    if t.is_float and em.ctx.target.raises_python_exceptions:
+        return _round_float(em, args[0], ndigits)
+    # A device (no C library formatting): by scaling, exact for ordinary inputs.
     if not t.is_float:
         # round(int, n): unchanged for n >= 0; otherwise to a multiple of 10**-n, halves to even.
         x = coerce(em, args[0], t, I64)
@@ -344,6 +351,128 @@ def python_round(em: Emitter, args: list[ir.Value], scalars: list[ScalarType], r
     # Non-finite inputs, or scaling that overflows, leave x unchanged (as CPython does).
     keep = b.or_(b.not_(is_finite(em, x)), b.not_(is_finite(em, scaled)))
     return b.select(keep, x, back)
+
+
+_ROUND_BUFFER = 720
+"""Bytes for the text of a rounded double: ``%.323f`` of 1e308, or ``%.616e``, with sign and NUL."""
+
+
+def _round_float(em: Emitter, x: ir.Value, n: ir.Value) -> ir.Value:
+    """``round(x, n)`` of a double exactly as CPython computes it: the decimal value of ``x`` correctly rounded
+    to ``n`` digits (halves to even), through the C library's exact formatting and ``strtod``. ``n >= 0``:
+    ``"%.*f"``; ``n < 0``: ``"%.*e"`` with ``P = E + n`` digits after the point, ``E`` the decimal exponent of
+    ``x`` read from ``"%.40e"`` (whose 41 digits never carry into the next exponent nor hide a value above a
+    half for any double); ``P == -1`` rounds to 0 or ``10**-n`` by the leading digits. NaN and infinities
+    round to themselves; ``n > 323`` gives ``x``, ``n < -308`` a signed zero; a result beyond the doubles raises
+    CPython's ``OverflowError``."""
+    b = em.b
+    ctx = em.ctx
+    snprintf = ctx.declare("snprintf", ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR], var_arg=True))
+    strtod = ctx.declare("strtod", ir.FunctionType(lt.F64, [lt.PTR, lt.PTR]))
+    strtol = ctx.declare("strtol", ir.FunctionType(lt.I64, [lt.PTR, lt.PTR, lt.I32]))
+    memcmp = ctx.declare("memcmp", ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.I64]))
+    with b.goto_entry_block():
+        slot = b.alloca(lt.F64, name="round.value")
+        text = b.alloca(ir.ArrayType(lt.I8, _ROUND_BUFFER), name="round.text")
+    buf = b.gep(text, [ir.Constant(lt.I64, 0), ir.Constant(lt.I64, 0)])
+    size = ir.Constant(lt.I64, _ROUND_BUFFER)
+    null = ir.Constant(lt.PTR, None)
+
+    def show(fmt: str, *values: ir.Value) -> None:
+        b.call(snprintf, [buf, size, ctx.cstring(fmt), *values])
+
+    def i32(v: ir.Value) -> ir.Value:
+        return b.trunc(v, lt.I32)
+
+    b.store(x, slot)
+    zero = ir.Constant(lt.I64, 0)
+    signed_zero = em.call_intrinsic("llvm.copysign", [ir.Constant(lt.F64, 0.0), x])
+    with b.if_then(is_finite(em, x)):
+        with b.if_else(b.icmp_signed(">=", n, zero)) as (places, tens):
+            with places:
+                with b.if_then(b.icmp_signed("<=", n, ir.Constant(lt.I64, 323))):
+                    show("%.*f", i32(n), x)
+                    b.store(b.call(strtod, [buf, null]), slot)
+            with tens:
+                with b.if_else(b.icmp_signed("<", n, ir.Constant(lt.I64, -308))) as (tiny, ordinary):
+                    with tiny:
+                        b.store(signed_zero, slot)
+                    with ordinary:
+                        show("%.40e", em.call_intrinsic("llvm.fabs", [x]))
+                        exponent = b.call(
+                            strtol, [b.gep(buf, [ir.Constant(lt.I64, 43)]), null, ir.Constant(lt.I32, 10)]
+                        )
+                        digits = b.add(exponent, n)
+                        with b.if_else(b.icmp_signed(">=", digits, zero)) as (enough, fewer):
+                            with enough:
+                                show("%.*e", i32(digits), x)
+                                rounded = b.call(strtod, [buf, null])
+                                em.check(
+                                    b.fcmp_ordered(
+                                        "==", em.call_intrinsic("llvm.fabs", [rounded]), ir.Constant(lt.F64, math.inf)
+                                    ),
+                                    "OverflowError",
+                                    "rounded value too large to represent",
+                                )
+                                b.store(rounded, slot)
+                            with fewer:  # (|x| < 10**-n: 0 or 10**-n, by the leading digit and the rest)
+                                lead = b.load(buf)
+                                rest = b.call(
+                                    memcmp,
+                                    [
+                                        b.gep(buf, [ir.Constant(lt.I64, 2)]),
+                                        ctx.cstring("0" * 40),
+                                        ir.Constant(lt.I64, 40),
+                                    ],
+                                )
+                                five = ir.Constant(lt.I8, ord("5"))
+                                above = b.or_(
+                                    b.icmp_unsigned(">", lead, five),
+                                    b.and_(
+                                        b.icmp_unsigned("==", lead, five),
+                                        b.icmp_signed("!=", rest, ir.Constant(lt.I32, 0)),
+                                    ),
+                                )
+                                up = b.and_(b.icmp_signed("==", digits, ir.Constant(lt.I64, -1)), above)
+                                b.store(signed_zero, slot)
+                                with b.if_then(up):
+                                    show("1e%lld", b.neg(n))
+                                    power = b.call(strtod, [buf, null])
+                                    b.store(em.call_intrinsic("llvm.copysign", [power, x]), slot)
+    return b.load(slot)
+
+
+def _round_int(em: Emitter, x: ir.Value, n: ir.Value) -> ir.Value:
+    """``round(x, n)`` of an int as CPython computes it: ``x`` for ``n >= 0``, else the nearest multiple of
+    ``10**-n`` (halves to even), wrapped to 64 bits as all int results are (``10**19`` is beyond them: there
+    the result is 0 or +-10**19 wrapped)."""
+    b = em.b
+
+    def i64(v: int) -> ir.Constant:
+        return ir.Constant(lt.I64, v)
+
+    k = b.neg(n)
+    power: ir.Value = i64(1)
+    for j in range(1, 19):
+        power = b.select(b.icmp_signed("==", k, i64(j)), i64(10**j), power)
+    q, r = b.sdiv(x, power), b.srem(x, power)
+    negative = b.icmp_signed("<", r, i64(0))  # (floor division: the remainder takes the divisor's sign)
+    q = b.select(negative, b.sub(q, i64(1)), q)
+    r = b.select(negative, b.add(r, power), r)
+    twice = b.shl(r, i64(1))
+    odd = b.icmp_signed("!=", b.and_(q, i64(1)), i64(0))
+    up = b.or_(b.icmp_signed(">", twice, power), b.and_(b.icmp_signed("==", twice, power), odd))
+    rounded = b.mul(b.select(up, b.add(q, i64(1)), q), power)
+    wrapped = (10**19 + 2**63) % 2**64 - 2**63  # (10**19 as an i64)
+    half = 5 * 10**18
+    nineteen = b.select(
+        b.icmp_signed(">", x, i64(half)),
+        i64(wrapped),
+        b.select(b.icmp_signed("<", x, i64(-half)), i64(-wrapped), i64(0)),
+    )
+    rounded = b.select(b.icmp_signed("==", k, i64(19)), nineteen, rounded)
+    rounded = b.select(b.icmp_unsigned(">", k, i64(19)), i64(0), rounded)  # (k < 0 too: n was -2**63)
+    return b.select(b.icmp_signed(">=", n, i64(0)), x, rounded)
 
 
 def _iabs(em: Emitter, v: ir.Value) -> ir.Value:

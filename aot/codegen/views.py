@@ -18,9 +18,9 @@ from llvmlite import ir
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
-from . import lists
+from . import arrays, gil, lists
 from . import types as lt
-from .context import Emitter
+from .context import Emitter, ModuleContext
 from .numerics import coerce
 from .types import memory_type, value_type
 
@@ -28,6 +28,7 @@ DATA, SHAPE, STRIDES = 0, 1, 2
 """The fields of an array value a view replaces; any other field is copied from the base."""
 
 Typed = tuple[ir.Value, Type]
+P64 = lt.I64.as_pointer()
 
 
 def _i64(n: int) -> ir.Constant:
@@ -189,7 +190,9 @@ def index_view(em: Emitter, arr: ir.Value, at: ArrayType, index: list[Typed], re
 
 
 def method(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: ArrayType) -> ir.Value:
-    """``a.T``, ``a.reshape(…)``, ``a.ravel()``."""
+    """``a.T``, ``a.reshape(…)``, ``a.ravel()``. Of an array not known to be C-contiguous (``may_copy``) on a
+    target that allocates, the result is a new reference: a view (NumPy's: ``ravel`` of a C-contiguous array,
+    ``reshape`` where the strides can express the new shape) or a new C-ordered copy."""
     b = em.b
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
@@ -199,20 +202,195 @@ def method(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type
     size: ir.Value = _i64(1)
     for n in shape:
         size = b.mul(size, n)
-    if at.layout != "C":
+    new_shape = [size]
+    if fn is Intrinsic.RESHAPE:
+        new_shape = _resolve_unknown(em, _reshape_dims(em, args[1:], argtypes[1:]), size)
+    if may_copy(em, fn, at):
+        return _view_or_copy(em, fn, arr, at, new_shape, result)
+    if at.layout != "C":  # (a device: no allocator to copy with)
         what = "reshape()" if fn is Intrinsic.RESHAPE else "ravel()"
         em.check(
             b.not_(is_contiguous(em, shape, strides, at.dtype)),
             "ValueError",
-            f"{what} of a non-contiguous array would need a copy, which compiled code does not make; "
+            f"{what} of a non-contiguous array in a kernel would need a copy, which kernels cannot make; "
             f"pass a contiguous array (declare it aot.{at.dtype.name}[::1])",
         )
-    if fn is Intrinsic.RAVEL:
-        return view_of(em, arr, data, [size], [_i64(at.dtype.itemsize)], result)
-    assert fn is Intrinsic.RESHAPE
-    dims = _reshape_dims(em, args[1:], argtypes[1:])
-    new_shape = _resolve_unknown(em, dims, size)
     return view_of(em, arr, data, new_shape, c_strides(em, new_shape, at.dtype), result)
+
+
+def may_copy(em: Emitter, fn: Intrinsic, at: Type) -> bool:
+    """Whether ``a.reshape(…)`` / ``a.ravel()`` of an ``at`` may copy (then its result is a new reference)."""
+    return (
+        fn in (Intrinsic.RESHAPE, Intrinsic.RAVEL)
+        and isinstance(at, ArrayType)
+        and at.layout != "C"
+        and em.ctx.target.raises_python_exceptions
+    )
+
+
+def _view_or_copy(
+    em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, new_shape: list[ir.Value], result: ArrayType
+) -> ir.Value:
+    """NumPy's choice, made at run time: a C-contiguous array gives a view with C strides; ``reshape`` of another
+    gives a view with the strides NumPy's no-copy rule finds, when it finds them; anything else a C-ordered copy.
+    The result is a new reference either way."""
+    b = em.b
+    data, shape, strides = parts(em, arr, at)
+    with b.goto_entry_block():
+        slot = b.alloca(value_type(result), name="reshape.result")
+        new_slot = b.alloca(ir.ArrayType(lt.I64, len(new_shape)), name="reshape.strides")
+        old_slot = b.alloca(ir.ArrayType(lt.I64, 2 * at.ndim), name="reshape.old")
+        dims_slot = b.alloca(ir.ArrayType(lt.I64, len(new_shape)), name="reshape.dims")
+        flag = b.alloca(lt.I1, name="reshape.view")
+    viewable = is_contiguous(em, shape, strides, at.dtype)
+    b.store(viewable, flag)
+    c_view = view_of(em, arr, data, new_shape, c_strides(em, new_shape, at.dtype), result)
+    b.store(c_view, slot)
+    if fn is Intrinsic.RESHAPE:
+        with b.if_then(b.not_(viewable)):
+            for k in range(at.ndim):
+                b.store(shape[k], b.gep(old_slot, [_i64(0), _i64(k)]))
+                b.store(strides[k], b.gep(old_slot, [_i64(0), _i64(at.ndim + k)]))
+            for k, d in enumerate(new_shape):
+                b.store(d, b.gep(dims_slot, [_i64(0), _i64(k)]))
+            first = [b.gep(s, [_i64(0), _i64(0)]) for s in (old_slot, dims_slot, new_slot)]
+            old_strides = b.gep(old_slot, [_i64(0), _i64(at.ndim)])
+            found = b.call(
+                _nocopy_function(em.ctx),
+                [
+                    _i64(at.ndim),
+                    first[0],
+                    old_strides,
+                    _i64(len(new_shape)),
+                    first[1],
+                    first[2],
+                    _i64(at.dtype.itemsize),
+                ],
+            )
+            with b.if_then(found):
+                new_strides = [b.load(b.gep(new_slot, [_i64(0), _i64(k)])) for k in range(len(new_shape))]
+                b.store(view_of(em, arr, data, new_shape, new_strides, result), slot)
+            b.store(found, flag)
+    with b.if_else(b.load(flag)) as (view, copy):
+        with view:
+            arrays.incref(em.ctx, b, b.load(slot), result)
+        with copy:
+            made, _ = arrays.allocate(em, result, new_shape)
+            arrays._copy(em, arr, at, made, result, shape)
+            b.store(made, slot)
+    return b.load(slot)
+
+
+def _nocopy_function(ctx: ModuleContext) -> ir.Function:
+    """``i1 aot_nocopy_reshape(i64 oldnd, ptr olddims, ptr oldstrides, i64 newnd, ptr newdims, ptr newstrides,
+    i64 itemsize)``: NumPy's rule for reshaping a non-contiguous (non-empty) array without a copy. Axes of
+    length 1 are dropped from the old shape (in place); then each run of new axes whose product equals a run of
+    old axes takes its strides from the last old axis of the run, when those old axes lie evenly (each stride
+    the next one times its length). Writes the new strides and gives 1, or gives 0 where a copy is needed."""
+    fnty = ir.FunctionType(lt.I1, [lt.I64, P64, P64, lt.I64, P64, P64, lt.I64])
+    fn, b = ctx.internal_function("aot_nocopy_reshape", fnty)
+    if b is None:
+        return fn
+    oldnd_in, olddims, oldstrides, newnd, newdims, newstrides, itemsize = fn.args
+    names = ("k", "count", "oi", "oj", "ni", "nj", "np", "op")
+    slots = {name: b.alloca(lt.I64, name=name) for name in names}
+
+    def get(name: str) -> ir.Value:
+        return b.load(slots[name])
+
+    def put(name: str, value: ir.Value) -> None:
+        b.store(value, slots[name])
+
+    def at(base: ir.Value, i: ir.Value) -> ir.Value:
+        return b.gep(base, [i])
+
+    def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
+        head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(test(), inside, done)
+        b.position_at_end(inside)
+        body()
+        b.branch(head)
+        b.position_at_end(done)
+
+    one = _i64(1)
+    for name in ("k", "count", "oi", "ni"):
+        put(name, _i64(0))
+
+    def squeeze() -> None:
+        k = get("k")
+        with b.if_then(b.icmp_signed("!=", b.load(at(olddims, k)), one)):
+            c = get("count")
+            b.store(b.load(at(olddims, k)), at(olddims, c))
+            b.store(b.load(at(oldstrides, k)), at(oldstrides, c))
+            put("count", b.add(c, one))
+        put("k", b.add(k, one))
+
+    loop(lambda: b.icmp_signed("<", get("k"), oldnd_in), squeeze, "squeeze")
+    oldnd = get("count")
+    put("oj", one)
+    put("nj", one)
+    fail = fn.append_basic_block("fail")
+
+    def run() -> None:
+        put("np", b.load(at(newdims, get("ni"))))
+        put("op", b.load(at(olddims, get("oi"))))
+
+        def grow() -> None:
+            smaller = b.icmp_signed("<", get("np"), get("op"))
+            with b.if_else(smaller) as (new_side, old_side):
+                with new_side:
+                    put("np", b.mul(get("np"), b.load(at(newdims, get("nj")))))
+                    put("nj", b.add(get("nj"), one))
+                with old_side:
+                    put("op", b.mul(get("op"), b.load(at(olddims, get("oj")))))
+                    put("oj", b.add(get("oj"), one))
+
+        loop(lambda: b.icmp_signed("!=", get("np"), get("op")), grow, "match")
+        put("k", get("oi"))
+
+        def even() -> None:  # (the old axes of the run must lie evenly to merge)
+            k = get("k")
+            following = b.add(k, one)
+            expected = b.mul(b.load(at(olddims, following)), b.load(at(oldstrides, following)))
+            ok = fn.append_basic_block("even.ok")
+            b.cbranch(b.icmp_signed("!=", b.load(at(oldstrides, k)), expected), fail, ok)
+            b.position_at_end(ok)
+            put("k", following)
+
+        loop(lambda: b.icmp_signed("<", get("k"), b.sub(get("oj"), one)), even, "even")
+        last = b.sub(get("nj"), one)
+        b.store(b.load(at(oldstrides, b.sub(get("oj"), one))), at(newstrides, last))
+        put("k", last)
+
+        def spread() -> None:
+            k = get("k")
+            below = b.sub(k, one)
+            b.store(b.mul(b.load(at(newstrides, k)), b.load(at(newdims, k))), at(newstrides, below))
+            put("k", below)
+
+        loop(lambda: b.icmp_signed(">", get("k"), get("ni")), spread, "spread")
+        put("ni", get("nj"))
+        put("nj", b.add(get("nj"), one))
+        put("oi", get("oj"))
+        put("oj", b.add(get("oj"), one))
+
+    loop(lambda: b.and_(b.icmp_signed("<", get("ni"), newnd), b.icmp_signed("<", get("oi"), oldnd)), run, "runs")
+    ni = get("ni")
+    has_run = b.icmp_signed(">=", ni, one)
+    last_stride = b.select(has_run, b.load(at(newstrides, b.select(has_run, b.sub(ni, one), _i64(0)))), itemsize)
+    put("k", ni)
+
+    def trailing() -> None:  # (new axes of length 1 after the last run)
+        b.store(last_stride, at(newstrides, get("k")))
+        put("k", b.add(get("k"), one))
+
+    loop(lambda: b.icmp_signed("<", get("k"), newnd), trailing, "ones")
+    b.ret(ir.Constant(lt.I1, 1))
+    b.position_at_end(fail)
+    b.ret(ir.Constant(lt.I1, 0))
+    return fn
 
 
 def _reshape_dims(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> list[ir.Value]:
@@ -223,25 +401,126 @@ def _reshape_dims(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> li
 
 
 def _resolve_unknown(em: Emitter, dims: list[ir.Value], size: ir.Value) -> list[ir.Value]:
-    """The new shape with its ``-1`` (at most one) worked out; a shape of another size raises ``ValueError``."""
+    """The new shape with its ``-1`` (at most one negative entry) worked out; a shape of another size raises
+    ``ValueError``."""
     b = em.b
     unknowns: ir.Value = _i64(0)
     known: ir.Value = _i64(1)
     for d in dims:
-        is_unknown = b.icmp_signed("==", d, _i64(-1))
-        em.check(
-            b.and_(b.icmp_signed("<", d, _i64(0)), b.not_(is_unknown)), "ValueError", "negative dimensions not allowed"
-        )
+        is_unknown = b.icmp_signed("<", d, _i64(0))  # (NumPy 2 takes any negative entry for the unknown one)
         unknowns = b.add(unknowns, b.zext(is_unknown, lt.I64))
         known = b.mul(known, b.select(is_unknown, _i64(1), d))
     em.check(b.icmp_signed(">", unknowns, _i64(1)), "ValueError", "can only specify one unknown dimension")
-    mismatch = "cannot reshape array: the new shape has a different number of elements"
     has_unknown = b.icmp_signed("==", unknowns, _i64(1))
-    em.check(b.and_(has_unknown, b.icmp_signed("==", known, _i64(0))), "ValueError", mismatch)
     safe = b.select(b.icmp_signed("==", known, _i64(0)), _i64(1), known)
     missing = b.sdiv(size, safe)
-    em.check(b.icmp_signed("!=", b.mul(b.select(has_unknown, missing, _i64(1)), known), size), "ValueError", mismatch)
-    return [b.select(b.icmp_signed("==", d, _i64(-1)), missing, d) for d in dims]
+    wrong = b.icmp_signed("!=", b.mul(b.select(has_unknown, missing, _i64(1)), known), size)
+    _size_mismatch(em, b.or_(b.and_(has_unknown, b.icmp_signed("==", known, _i64(0))), wrong), size, dims)
+    return [b.select(b.icmp_signed("<", d, _i64(0)), missing, d) for d in dims]
+
+
+_RESHAPE_TEXT = 1600
+"""Bytes for NumPy's message: the size and up to 64 dimensions of 21 characters."""
+
+
+def _size_mismatch(em: Emitter, failed: ir.Value, size: ir.Value, dims: list[ir.Value]) -> None:
+    """Raise NumPy's ``ValueError`` for a new shape of another size when ``failed`` holds ("cannot reshape
+    array of size 12 into shape (5,newaxis)")."""
+    b = em.b
+    with b.if_then(failed, likely=False):
+        if not em.ctx.target.raises_python_exceptions:
+            em.raise_("ValueError", "cannot reshape array: the new shape has a different number of elements")
+            return
+        with b.goto_entry_block():
+            slot = b.alloca(ir.ArrayType(lt.I64, len(dims)), name="reshape.asked")
+        for k, d in enumerate(dims):
+            b.store(d, b.gep(slot, [_i64(0), _i64(k)]))
+        b.call(_reshape_error_function(em.ctx), [size, _i64(len(dims)), b.gep(slot, [_i64(0), _i64(0)])])
+        em.error_return()
+
+
+def _reshape_error_function(ctx: ModuleContext) -> ir.Function:
+    """``void aot_reshape_error(i64 size, i64 n, ptr dims)``: sets NumPy's message, written as NumPy writes the
+    shape: leading unknown (negative) entries left out, a later one as ``newaxis``, ``(5,)`` for one entry
+    (holding the GIL for the moment it takes: ``aot.codegen.gil``)."""
+    fn, b = ctx.internal_function("aot_reshape_error", ir.FunctionType(ir.VoidType(), [lt.I64, lt.I64, P64]))
+    if b is None:
+        return fn
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    size, n, dims = fn.args
+    snprintf = ctx.declare("snprintf", ir.FunctionType(lt.I32, [lt.PTR, lt.I64, lt.PTR], var_arg=True))
+    text = b.alloca(ir.ArrayType(lt.I8, _RESHAPE_TEXT), name="text")
+    pos = b.alloca(lt.I64, name="pos")
+    k = b.alloca(lt.I64, name="k")
+    one = _i64(1)
+
+    def write(fmt: str, *values: ir.Value) -> None:
+        at = b.load(pos)
+        room = b.sub(_i64(_RESHAPE_TEXT), at)
+        wrote = b.call(snprintf, [b.gep(text, [_i64(0), at]), room, ctx.cstring(fmt), *values])
+        after = b.add(at, b.sext(wrote, lt.I64))
+        b.store(b.select(b.icmp_signed("<", after, _i64(_RESHAPE_TEXT - 1)), after, _i64(_RESHAPE_TEXT - 1)), pos)
+
+    def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
+        head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(test(), inside, done)
+        b.position_at_end(inside)
+        body()
+        b.branch(head)
+        b.position_at_end(done)
+
+    def dim() -> ir.Value:
+        return b.load(b.gep(dims, [b.load(k)]))
+
+    def within() -> ir.Value:
+        return b.icmp_signed("<", b.load(k), n)
+
+    b.store(_i64(0), pos)
+    write("cannot reshape array of size %lld into shape (", size)
+    b.store(_i64(0), k)
+
+    def leading() -> ir.Value:  # (a short-circuit: dims[k] is read only while k < n)
+        test = fn.append_basic_block("leading.dim")
+        done = fn.append_basic_block("leading.done")
+        start = b.block
+        b.cbranch(within(), test, done)
+        b.position_at_end(test)
+        negative = b.icmp_signed("<", dim(), _i64(0))
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(lt.I1)
+        phi.add_incoming(ir.Constant(lt.I1, 0), start)
+        phi.add_incoming(negative, test)
+        return phi
+
+    loop(leading, lambda: b.store(b.add(b.load(k), one), k), "skip")
+    with b.if_then(within()):
+        write("%lld", dim())
+        b.store(b.add(b.load(k), one), k)
+
+    def rest() -> None:
+        with b.if_else(b.icmp_signed("<", dim(), _i64(0))) as (unknown, known):
+            with unknown:
+                write(",newaxis")
+            with known:
+                write(",%lld", dim())
+        b.store(b.add(b.load(k), one), k)
+
+    loop(within, rest, "dims")
+    write(")")
+    with b.if_then(b.icmp_signed("==", n, one)):  # (NumPy's "(5,)": the ")" written over)
+        b.store(b.sub(b.load(pos), one), pos)
+        write(",)")
+    token = b.call(gil.acquire_function(ctx), [])
+    exc = b.load(b.bitcast(ctx.global_pointer("PyExc_ValueError"), lt.PTR.as_pointer()))
+    set_string = ctx.declare("PyErr_SetString", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.PTR]))
+    b.call(set_string, [exc, b.gep(text, [_i64(0), _i64(0)])])
+    b.call(gil.release_function(ctx), [token])
+    b.ret_void()
+    return fn
 
 
 def is_contiguous(em: Emitter, shape: list[ir.Value], strides: list[ir.Value], dtype: ScalarType) -> ir.Value:

@@ -60,10 +60,9 @@ def method_call(low: Lowering, node: ast.Call) -> Var | None:
         and func.value.id in low.locals
     ):
         return None
+    if func.attr == "sort" and (node.args or node.keywords):  # (an array's a.sort(axis); a list's is refused
+        return None  # by its type: aot.infer.lists.attribute_message)
     span = low.span(node)
-    if func.attr == "sort" and (node.args or node.keywords):
-        low.error(node, "list.sort() takes no arguments here (key= and reverse= are not supported)")
-        return low.const(None, node)
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         low.error(node, f"list.{func.attr}() takes its arguments by position here")
         return low.const(None, node)

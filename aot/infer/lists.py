@@ -156,6 +156,8 @@ def untyped(t: Type) -> bool:
 
 def attribute_message(attr: str) -> str:
     """Why ``lst.attr`` is refused: only ``append``/``pop``, called on a local variable, are compiled."""
+    if attr == "sort":
+        return "list.sort() takes no arguments here (key= and reverse= are not supported); sort the list, then loop"
     if attr in METHODS:
         return (
             f"list.{attr}() is compiled when called on a local variable (name.{attr}(…)); assign the list "

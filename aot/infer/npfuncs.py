@@ -91,8 +91,8 @@ TABLE: dict[str, Entry] = {
     "deg2rad": Entry(Intrinsic.NP_RADIANS, "float"),
     "degrees": Entry(Intrinsic.NP_DEGREES, "float"),
     "rad2deg": Entry(Intrinsic.NP_DEGREES, "float"),
-    "round": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),  # (decimals=0: half to even, ints unchanged)
-    "around": Entry(Intrinsic.NP_RINT, "same", bool_ok=False),
+    "round": Entry(Intrinsic.NP_ROUND, "round", 2, bool_ok=False),  # (x[, decimals]: round_type)
+    "around": Entry(Intrinsic.NP_ROUND, "round", 2, bool_ok=False),
     "floor": Entry(Intrinsic.NP_FLOOR, "same"),
     "ceil": Entry(Intrinsic.NP_CEIL, "same"),
     "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
@@ -143,8 +143,9 @@ ARRAY_METHODS: dict[str, Intrinsic] = {
     name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
 }
 ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
-"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)`` and ``a.sort()`` (in
-place) as array methods."""
+ARRAY_METHODS["round"] = Intrinsic.NP_ROUND
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)``, ``a.round(d)`` and
+``a.sort()`` (in place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -234,6 +235,8 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
     to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
     of the element type, broadcast as ``aot.infer.elementwise`` says."""
+    if entry.rule == "round":
+        return round_type(args, name)
     if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
         plural = "s" if entry.arity > 1 else ""
         qualified = _MODULES.get(name, "numpy").replace("numpy", "np", 1) + "." + name
@@ -249,7 +252,9 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return d if d.is_float else F64
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
-    if entry.rule in ("cumsum", "sort", "median"):
+    if entry.rule == "sort":
+        return sort_call(entry.fn, args)[0]
+    if entry.rule in ("cumsum", "median"):
         return _sorting_type(entry.fn, _array(args[0], name), name)
     if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
         raise RuleError(
@@ -264,6 +269,28 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     return ArrayType(element, max(arrays), "C") if arrays else element  # (a ufunc of arrays: a new array)
 
 
+def round_type(args: tuple[Type, ...], name: str = "round") -> Type:
+    """``np.round(x)`` / ``np.round(x, decimals)`` (``np.around``, ``a.round``): the type of ``x`` (an array's a
+    new one), decimals an integer."""
+    if len(args) not in (1, 2):
+        raise RuleError(f"np.{name}() takes (x, decimals) here, got {len(args)} arguments")
+    if len(args) == 2 and not (isinstance(args[1], ScalarType) and (args[1].is_int or args[1].kind == "b")):
+        raise RuleError(f"np.{name}(): decimals must be an integer, not {args[1]}")
+    x = args[0]
+    element = _scalar(x.dtype if isinstance(x, ArrayType) else x, name, False)
+    return ArrayType(element, x.ndim, "C") if isinstance(x, ArrayType) else element
+
+
+def takes_decimals_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is ``np.round(x, decimals=d)`` (or ``a.round(decimals=d)``)."""
+    if keywords != ("decimals",):
+        return False
+    if isinstance(callee, BoundMethod):
+        return callee.fn is Intrinsic.NP_ROUND
+    found = function_entry(callee)
+    return found is not None and found[1].fn is Intrinsic.NP_ROUND
+
+
 def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
     if fn is Intrinsic.NP_CUMSUM:  # (flattened in C order; NumPy's sum dtype)
         return ArrayType(reduction_type(Intrinsic.NP_SUM, a, name), 1, "C")
@@ -271,12 +298,68 @@ def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
         if a.dtype.kind == "b":
             raise RuleError("np.median of a boolean array is not supported; convert it to integers first")
         return a.dtype if a.dtype.is_float else F64
-    if a.ndim != 1:
-        raise RuleError(
-            f"np.{name} is supported for 1-D arrays only (NumPy sorts along the last axis); sort "
-            f"each row, or ravel() the array first"
-        )
-    return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+    raise AssertionError(fn)
+
+
+SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+"""The ``kind=`` values a sort takes: each gives the stable order here (a valid answer for every kind)."""
+
+_SORTS = (Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.ARRAY_SORT)
+
+
+def is_sort(callee: Any) -> bool:
+    """Whether ``callee`` is ``np.sort`` or ``np.argsort`` (whose ``kind`` is a string constant)."""
+    found = function_entry(callee)
+    return found is not None and found[1].fn in _SORTS
+
+
+def takes_sort_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether a call is a sort given ``axis=`` and/or ``kind=`` by keyword (``np.sort``, ``np.argsort``,
+    ``a.sort``, ``a.argsort``)."""
+    if isinstance(callee, BoundMethod):
+        fn = callee.fn
+    else:
+        found = function_entry(callee)
+        if found is None:
+            return False
+        fn = found[1].fn
+    return fn in _SORTS and bool(keywords) and set(keywords) <= {"axis", "kind"} and len(set(keywords)) == len(keywords)
+
+
+def sort_call(fn: Intrinsic, args: tuple[Type, ...], keywords: tuple[str, ...] = ()) -> tuple[Type, tuple[int, ...]]:
+    """``np.sort(a[, axis[, kind]])``, ``np.argsort``, ``a.sort(…)``, ``a.argsort(…)`` (the array first; the last
+    ``len(keywords)`` arguments by keyword): the type, and the operands in order: the array, then ``axis`` when
+    it is an integer. Without ``axis`` (NumPy's ``-1``) each line along the last axis is sorted; ``axis=None``
+    sorts the array flattened (a 1-D result); ``kind`` is a constant and changes nothing (the order is stable)."""
+    name = {Intrinsic.NP_SORT: "np.sort", Intrinsic.NP_ARGSORT: "np.argsort", Intrinsic.ARRAY_SORT: "a.sort"}[fn]
+    positional = len(args) - len(keywords)
+    if positional > 3:
+        raise RuleError(f"{name}() takes (a, axis, kind) here; order= is not supported")
+    names = ["a", "axis", "kind"][:positional] + list(keywords)
+    if len(set(names)) != len(names):
+        raise RuleError(f"{name}() got multiple values for one argument")
+    where = dict(zip(names, range(len(args))))
+    a = _array(args[0], name.split(".")[-1])
+    if "kind" in where:
+        kind = args[where["kind"]]
+        value = kind.value if isinstance(kind, PyValueType) else None if kind == NONE else kind
+        if value not in SORT_KINDS:
+            raise RuleError(
+                f"{name}(): kind= must be the constant 'quicksort', 'mergesort', 'heapsort' or 'stable' "
+                "(compiled code sorts stably whichever is named)"
+            )
+    axis = args[where["axis"]] if "axis" in where else I64
+    dtype = NONE if fn is Intrinsic.ARRAY_SORT else a.dtype if fn is Intrinsic.NP_SORT else I64
+    if axis == NONE:
+        if fn is Intrinsic.ARRAY_SORT:
+            raise RuleError(
+                "a.sort(axis=None) is not supported (NumPy sorts in place along an axis); use np.sort(a, axis=None)"
+            )
+        return ArrayType(dtype, 1, "C"), (0,)  # (flattened)
+    if not (isinstance(axis, ScalarType) and axis.is_int):
+        raise RuleError(f"{name}(): axis must be an integer or None, not {axis}")
+    order = (0, where["axis"]) if "axis" in where else (0,)
+    return (NONE if fn is Intrinsic.ARRAY_SORT else ArrayType(dtype, a.ndim, "C")), order
 
 
 def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
@@ -367,11 +450,11 @@ def searchsorted_type(a: Type, x: Type) -> ScalarType:
 
 def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     name = fn.value.split(".", 1)[1]
-    if fn is Intrinsic.ARRAY_SORT:
-        if args or obj.ndim != 1:
-            raise RuleError("a.sort() sorts a 1-D array in place here (no arguments); use np.sort(a) for a copy")
-        return NONE
-    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
+    if fn in _SORTS:
+        return sort_call(fn, (obj, *args))[0]
+    if fn is Intrinsic.NP_ROUND:
+        return round_type((obj, *args))
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
         return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))

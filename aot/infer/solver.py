@@ -811,6 +811,8 @@ class _BodyState:
             and not arrays.takes_dtype_keyword(callee, op.keyword_names)
             and not npfuncs.takes_reduction_keywords(callee, op.keyword_names)
             and op.keyword_names != ("side",)  # (np.searchsorted: npfuncs.searchsorted_side)
+            and not npfuncs.takes_decimals_keyword(callee, op.keyword_names)
+            and not npfuncs.takes_sort_keywords(callee, op.keyword_names)
         ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
@@ -831,6 +833,11 @@ class _BodyState:
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_TO_ARRAY, op.args, op.span)
             return lists.list_type(Intrinsic.LIST_TO_ARRAY, argtypes)
+        view_fn = views.numpy_function(callee)
+        if view_fn is not None:  # np.ravel(a), np.reshape(a, shape): the array methods
+            if self.sweep is not None:
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, view_fn, op.args, op.span)
+            return views.function_type(view_fn, argtypes)
         allocating = arrays.numpy_function(callee)
         if allocating is not None or isinstance(callee, arrays.ArrayMethod):
             return self.allocation_call(op, allocating, callee, argtypes, label, index)
@@ -841,7 +848,7 @@ class _BodyState:
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, side, op.args[:2], op.span)
             return npfuncs.searchsorted_type(*argtypes[:2])
-        for a, t in zip(op.args, argtypes):
+        for a, t in zip(op.args, argtypes) if not npfuncs.is_sort(callee) else ():  # (kind="stable": sort_call)
             if constructs.is_string(t):
                 raise RuleError(
                     f"a string cannot be passed to {_user_words(callee)}; {constructs.STRINGS_ARE_CONSTANTS}"
@@ -969,6 +976,9 @@ class _BodyState:
         if method.fn in npfuncs.REDUCE_FNS:  # (``axis``, ``ddof=``: npfuncs.reduction_call)
             result, order = npfuncs.reduction_call(method.fn, (obj, *argtypes), op.keyword_names)
             args = tuple(args[i] for i in order)
+        elif method.fn in (Intrinsic.NP_ARGSORT, Intrinsic.ARRAY_SORT):  # (``axis``, ``kind``: npfuncs.sort_call)
+            result, order = npfuncs.sort_call(method.fn, (obj, *argtypes), op.keyword_names)
+            args = tuple(args[i] for i in order)
         else:
             result = npfuncs.method_type(method.fn, obj, argtypes)
         if self.sweep is not None:
@@ -998,6 +1008,9 @@ class _BodyState:
             args = op.args
             if entry.rule == "reduce":  # (``axis``, ``ddof=``: npfuncs.reduction_call)
                 result, order = npfuncs.reduction_call(entry.fn, argtypes, op.keyword_names)
+                args = tuple(args[i] for i in order)
+            elif entry.rule == "sort":  # (``axis``, ``kind``: npfuncs.sort_call)
+                result, order = npfuncs.sort_call(entry.fn, argtypes, op.keyword_names)
                 args = tuple(args[i] for i in order)
             else:
                 result = npfuncs.function_type(name, entry, argtypes, literal)
@@ -1163,6 +1176,7 @@ def _is_compile_time_value(value: Any) -> bool:
     if (
         npfuncs.function_entry(value) is not None
         or arrays.numpy_function(value) is not None
+        or views.numpy_function(value) is not None
         or arrays.dtype_of(value) is not None
     ):
         return True

@@ -12,6 +12,7 @@ every shape: integer indices on the leading axes, then at most one slice of unit
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from ..ir.ops import Call, Convert, Copy, GetItem, GetView, Intrinsic, IntrinsicCall, MakeTuple, Op, Var
@@ -129,13 +130,13 @@ def method_type(fn: Intrinsic, args: tuple[Type, ...]) -> ArrayType:
     rest = args[1:]
     if fn is Intrinsic.TRANSPOSE:
         return arr if arr.ndim == 1 else arr.with_layout("A")
-    if fn is Intrinsic.RAVEL:
+    if fn is Intrinsic.RAVEL:  # (a view of a C-contiguous array, else a C-ordered copy: C either way)
         if rest:
             raise RuleError("ravel() takes no arguments here (only the C order)")
         return ArrayType(arr.dtype, 1, "C")
-    if fn is Intrinsic.RESHAPE:
+    if fn is Intrinsic.RESHAPE:  # (of a non-C array: a view with its own strides, or a C-ordered copy)
         dims = reshape_dims(rest)
-        return ArrayType(arr.dtype, len(dims), "C")
+        return ArrayType(arr.dtype, len(dims), "C" if arr.layout == "C" else "A")
     raise AssertionError(fn)
 
 
@@ -158,6 +159,27 @@ METHODS = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
 
 ARRAY_METHODS = {"reshape": Intrinsic.RESHAPE, "ravel": Intrinsic.RAVEL}
 """Array methods that give views (called as ``a.reshape(…)``; ``a.T`` is an attribute)."""
+
+
+def numpy_function(callee: object) -> Intrinsic | None:
+    """``np.ravel`` / ``np.reshape`` (NumPy's own functions) as the intrinsic of the array method; else None."""
+    np = sys.modules.get("numpy")
+    for name, fn in ARRAY_METHODS.items():
+        if np is not None and callee is getattr(np, name, None):
+            return fn
+    return None
+
+
+def function_type(fn: Intrinsic, args: tuple[Type, ...]) -> ArrayType:
+    """``np.ravel(a)`` / ``np.reshape(a, shape)``: as ``a.ravel()`` / ``a.reshape(shape)``."""
+    name = "ravel" if fn is Intrinsic.RAVEL else "reshape"
+    if len(args) != (1 if fn is Intrinsic.RAVEL else 2):
+        shape = "" if fn is Intrinsic.RAVEL else ", shape"
+        raise RuleError(f"np.{name}() takes (a{shape}) here (the C order), got {len(args)} arguments")
+    if not isinstance(args[0], ArrayType):
+        raise RuleError(f"np.{name}() needs an array here, not {args[0]}")
+    return method_type(fn, args)
+
 
 NOT_VIEWS: dict[str, str] = {}
 """Array methods left out, with what to write instead."""

@@ -107,8 +107,9 @@ class Intrinsic(enum.Enum):
     RANGE_LEN = "range.len"
     ITER_LEN = "iter.len"  # the trip count of a for loop over a 1-D array or a tuple (aot/frontend/iteration.py)
     INDEX = "operator.index"  # an integer operand as itself (enumerate's start); a float is a CompileError
-    # Views (aot/infer/views.py, aot/codegen/views.py): ``a.T``, ``a.reshape(shape)`` (a contiguous array, a
-    # tuple of ints with at most one -1), ``a.ravel()`` (a contiguous array). Each gives a view of its array.
+    # Views (aot/infer/views.py, aot/codegen/views.py): ``a.T``, ``a.reshape(shape)`` (a tuple of ints with at
+    # most one negative), ``a.ravel()``. Each gives a view of its array, or for an array not C-contiguous at
+    # run time what NumPy gives: a view where the strides allow, else a C-ordered copy (a new reference).
     TRANSPOSE = "array.T"
     RESHAPE = "array.reshape"
     RAVEL = "array.ravel"
@@ -140,6 +141,7 @@ class Intrinsic(enum.Enum):
     NP_RADIANS = "np.radians"
     NP_DEGREES = "np.degrees"
     NP_RINT = "np.rint"
+    NP_ROUND = "np.round"  # np.round(x[, decimals]) (aot/infer/npfuncs.py)
     NP_FLOOR = "np.floor"
     NP_CEIL = "np.ceil"
     NP_TRUNC = "np.trunc"
@@ -232,7 +234,7 @@ class Intrinsic(enum.Enum):
     # and the constant count). A tuple's length is checked at compile time (the op is then dropped); a list's
     # or a 1-D array's at run time (``ValueError`` with Python's messages).
     UNPACK = "unpack"
-    ARRAY_SORT = "array.sort"  # ``a.sort()``: sorts a 1-D array in place (aot.codegen.nparrays); gives None
+    ARRAY_SORT = "array.sort"  # ``a.sort([axis])``: sorts in place along an axis (aot.codegen.nparrays); gives None
     ARRAY_ASTYPE = "array.astype"  # ``a.astype(dtype)``: a converted C-ordered copy (the dtype in the result type)
     # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
     # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)
