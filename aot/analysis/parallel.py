@@ -18,6 +18,7 @@ offset (so iterations touch disjoint elements). Anything else is a ``CompileErro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..ir import (
     Copy,
     Function,
     GetItem,
+    GetView,
     IntrinsicCall,
     Jump,
     MakeTuple,
@@ -43,19 +45,19 @@ from ..ir import (
     SetItem,
     Truth,
     UnaryOp,
+    Var,
     successors,
     uses,
 )
-from ..ir.ops import Intrinsic
-from ..types import ArrayType, ListType, ScalarType
+from ..ir.ops import ALLOCATING, Intrinsic
+from ..types import NONE, ArrayType, ListType, ScalarType, TupleType
 
 # The ops a prange body may hold, and the intrinsics that may take an array there (they only read it). An op or
 # an array intrinsic not listed (one added later, that might write an array) is refused in a prange body.
 _KNOWN_OPS = (
-    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, Call, IntrinsicCall, MakeTuple, GetItem, SetItem, Jump,
-    Branch, Return, Raise,
+    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, Call, IntrinsicCall, MakeTuple, GetItem, SetItem, GetView,
+    Jump, Branch, Return, Raise,
 )  # fmt: skip
-_READS_ARRAYS = frozenset({Intrinsic.LEN, Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM})
 _REDUCING = {BinOpKind.ADD: "add", BinOpKind.SUB: "add", BinOpKind.MUL: "mul"}
 _SELECTING = {Intrinsic.MIN: "min", Intrinsic.MAX: "max"}
 
@@ -293,11 +295,61 @@ def _reduction(fn: Function, name: str, defs: dict[str, list[Op]], ops: list[Op]
 
 # ------------------------------------------------------------------------------------------ arrays
 
+# What an array operation does with its array operands. Names only read (``len``: not even the elements):
+_METADATA = frozenset({Intrinsic.LEN, Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM, Intrinsic.ITER_LEN})
+# Read every element of their array operands; an array result is a new array (NumPy's functions, allocations):
+_PURE = frozenset(
+    {
+        *(Intrinsic[n] for n in (
+            "NP_SQRT NP_EXP NP_EXP2 NP_LOG NP_LOG2 NP_LOG10 NP_LOG1P NP_EXPM1 NP_SIN NP_COS NP_TAN NP_ARCSIN "
+            "NP_ARCCOS NP_ARCTAN NP_SINH NP_COSH NP_TANH NP_FABS NP_RADIANS NP_DEGREES NP_RINT NP_FLOOR NP_CEIL "
+            "NP_TRUNC NP_ISNAN NP_ISINF NP_ISFINITE NP_SIGNBIT NP_ABS NP_SIGN NP_SQUARE NP_MINIMUM NP_MAXIMUM "
+            "NP_FMIN NP_FMAX NP_HYPOT NP_ARCTAN2 NP_COPYSIGN NP_POWER NP_FLOOR_DIVIDE NP_REMAINDER NP_FMOD "
+            "NP_DIVIDE NP_CAST NP_SUM NP_PROD NP_MIN NP_MAX NP_MEAN NP_STD NP_VAR NP_ARGMIN NP_ARGMAX NP_ALL "
+            "NP_ANY NP_DOT NP_OUTER NP_NORM NP_SEARCHSORTED NP_SEARCHSORTED_RIGHT NP_WHERE NP_CLIP NP_CUMSUM "
+            "NP_SORT NP_ARGSORT NP_MEDIAN ABS MIN MAX UNPACK"
+        ).split()),
+        *ALLOCATING,
+    }
+)  # fmt: skip
+# Give a view of their first operand whose elements this check does not relate to the operand's axes:
+_VIEWING = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
+# Write every element of their first operand (``a.sort()``, ``a += b``: the result is ``a`` itself):
+_WRITING = frozenset(
+    {
+        Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_IADD, Intrinsic.ARRAY_ISUB, Intrinsic.ARRAY_IMUL,
+        Intrinsic.ARRAY_ITRUEDIV, Intrinsic.ARRAY_IFLOORDIV, Intrinsic.ARRAY_IMOD, Intrinsic.ARRAY_IPOW,
+        Intrinsic.ARRAY_IAND, Intrinsic.ARRAY_IOR, Intrinsic.ARRAY_IXOR,
+    }
+)  # fmt: skip
+
+# The elements of a shared array a view (or an access) covers, one entry per axis of the array: an index on
+# that axis (``canon``'s expression: the loop variable, an invariant, …), ``("axis", whole)`` for an axis the
+# view keeps (whole, or a slice of it), ``_SOME`` for one element not known; None when not known at all.
+_WHOLE = ("axis", True)
+_PART = ("axis", False)
+_SOME = ("some",)
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Which array a variable is: ``root`` None for an array made in this iteration (private to it), "" when
+    not known, else the shared array's name and the ``region`` of it the variable covers."""
+
+    root: str | None
+    region: tuple | None = None
+
+
+_PRIVATE = _Origin(None)
+_UNKNOWN = _Origin("")
+
 
 def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counter: str, len_op: IntrinsicCall, say):
-    """Arrays written in the body are touched only at the loop variable (plus an invariant) on some axis;
-    calls get no arrays (they could write them)."""
+    """Arrays made in an iteration are its own; a shared array (made before the loop) written in the body is
+    touched, on some axis, only at the loop variable (plus an invariant) by every access to it there, through
+    whichever views; calls get no shared arrays (they could write them)."""
     step = len_op.args[2].name
+    types = fn.types
 
     def canon(name: str, seen: frozenset = frozenset()) -> Any:
         if name == counter:
@@ -320,7 +372,7 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
     def invariant(c: Any) -> bool:
         if c[0] in ("inv", "const"):
             return True
-        if c[0] in ("iter", "unknown"):
+        if c[0] in ("iter", "unknown", "axis", "some"):
             return False
         return invariant(c[1]) and invariant(c[2])
 
@@ -335,62 +387,248 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
             return (injective(c[1]) and c[2] == ("inv", step)) or (c[1] == ("inv", step) and injective(c[2]))
         return False
 
-    parent: dict[str, str] = {}  # arrays copied one to another are one array (``b = a``)
+    def ndim(name: str) -> int:
+        t = types.get(name)
+        return t.ndim if isinstance(t, ArrayType) else 0
 
-    def root(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
+    def index_regions(obj: str, spec: str, index: tuple[Var, ...]) -> list | None:
+        """What ``obj[…]`` selects on each of ``obj``'s axes (``spec`` as ``GetView``'s; ``"i" * n`` for
+        ``GetItem``): an index, or ``("axis", whole)``; None for an index array."""
+        n = ndim(obj)
+        used = sum(1 for c in spec if c != "e")
+        out: list = []
+        k = 0
+        for c in spec:
+            if c == "i":
+                if k >= len(index) or not isinstance(types.get(index[k].name), ScalarType):
+                    return None
+                out.append(canon(index[k].name))
+                k += 1
+            elif c == "s" and k + 3 <= len(index):
+                whole = all(types.get(v.name) == NONE for v in index[k : k + 3])
+                out.append(_WHOLE if whole else _PART)
+                k += 3
+            elif c == "e":
+                out.extend([_WHOLE] * (n - used))
+            else:
+                return None
+        out.extend([_WHOLE] * (n - len(out)))  # (the axes left out at the end: whole)
+        return out if len(out) == n else None
 
+    def narrow(origin: _Origin, obj: str, selected: list | None) -> _Origin:
+        """The origin of ``obj[…]`` (its region narrowed by ``selected``, one entry per axis of ``obj``)."""
+        if origin.root is None or origin.root == "":
+            return origin
+        if origin.region is None or selected is None:
+            return _Origin(origin.root, None)
+        axes = [d for d, r in enumerate(origin.region) if r[0] == "axis"]
+        if len(axes) != len(selected):
+            return _Origin(origin.root, None)
+        region = list(origin.region)
+        for d, pick in zip(axes, selected):
+            if pick[0] == "axis":
+                region[d] = pick if region[d] == _WHOLE else _PART
+            else:
+                region[d] = pick if region[d] == _WHOLE else _SOME
+        return _Origin(origin.root, tuple(region))
+
+    memo: dict[tuple[str, bool], frozenset[_Origin]] = {}
+
+    def origins(name: str, inside: bool) -> frozenset[_Origin]:
+        """The arrays the variable ``name`` may be, where it is read (in the body, when ``inside``: there only
+        the body's assignments reach it, a value carried between iterations being refused already)."""
+        key = (name, inside)
+        if key in memo:
+            return memo[key]
+        if inside and name not in defs:  # (made before the loop)
+            memo[key] = origins(name, False)
+            return memo[key]
+        memo[key] = frozenset({_Origin(name, None)}) if not inside else frozenset({_UNKNOWN})  # (a cycle)
+        here = defs.get(name, []) if inside else outside.get(name, [])
+        if not here:  # a parameter
+            found = frozenset({_Origin(name, (_WHOLE,) * ndim(name))})
+        else:
+            found = frozenset(o for op in here for o in made_by(op, name, inside))
+        memo[key] = found
+        return found
+
+    def made_by(op: Op, name: str, inside: bool) -> frozenset[_Origin]:
+        made = _PRIVATE if inside else _Origin(name, (_WHOLE,) * ndim(name))  # (new memory: the array's own)
+        if isinstance(op, (Copy, Convert)):
+            return origins(op.src.name, inside)
+        if isinstance(op, MakeTuple):  # (the arrays it holds)
+            held = [o for v in op.items if _holds_array(types.get(v.name)) for o in origins(v.name, inside)]
+            return frozenset(held or [made])
+        if isinstance(op, GetItem) and isinstance(types.get(op.obj.name), ArrayType):
+            selected = index_regions(op.obj.name, "i" * len(op.index), op.index)
+            if selected is None:  # (an index array selects a copy)
+                return frozenset({made})
+            return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
+        if isinstance(op, GetView):
+            selected = index_regions(op.obj.name, op.spec, op.index)
+            return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
+        if isinstance(op, GetItem):  # an item of a tuple
+            tdefs = (defs if inside else outside).get(op.obj.name, [])
+            k = _constant_index(op.index, defs if inside else outside)
+            if not tdefs:
+                return (
+                    frozenset({_Origin(f"{op.obj.name}[{k}]", (_WHOLE,) * ndim(name))})
+                    if k is not None
+                    else (frozenset({_UNKNOWN}))
+                )
+            if k is not None and all(isinstance(t, MakeTuple) and k < len(t.items) for t in tdefs):
+                return frozenset(o for t in tdefs for o in origins(t.items[k].name, inside))
+            if all(isinstance(t, Call) for t in tdefs) and inside:
+                return frozenset({_PRIVATE})
+            return frozenset({_UNKNOWN}) if inside else frozenset({made})
+        if isinstance(op, IntrinsicCall):
+            if op.fn in _VIEWING and op.args:
+                return frozenset(_Origin(o.root, None) if o.root else o for o in origins(op.args[0].name, inside))
+            if op.fn in _WRITING and op.args:
+                return origins(op.args[0].name, inside)
+            if op.fn in _PURE:
+                return frozenset({made})
+            return frozenset({_UNKNOWN}) if inside else frozenset({made})
+        if isinstance(op, (BinOp, UnaryOp, Compare, Call)):  # (whole-array operations make new arrays; a call
+            return frozenset({made})  # in the body is given no shared array, so it returns its own or new ones)
+        return frozenset({_UNKNOWN}) if inside else frozenset({made})
+
+    outside: dict[str, list[Op]] = {}
+    inside_ops = {id(op) for op in ops}
     for _, op in fn.ops():
-        if isinstance(op, Copy) and isinstance(fn.types.get(op.dest.name), ArrayType):
-            parent[root(op.dest.name)] = root(op.src.name)
-    accesses: dict[str, list[tuple[GetItem | SetItem, tuple]]] = {}
+        if op.dest_var is not None and id(op) not in inside_ops:
+            outside.setdefault(op.dest_var.name, []).append(op)
+
+    # Every touch of a shared array in the body: (op, the region it touches, whether it writes).
+    touches: dict[str, list[tuple[Op, tuple | None, bool, str]]] = {}
+
+    def touch(op: Op, var: str, selected: list | None, write: bool) -> None:
+        """``op`` reads (or writes) the elements ``selected`` (per axis of ``var``; None: not known) of ``var``."""
+        for o in origins(var, True):
+            if o.root is not None:
+                region = narrow(o, var, selected).region if selected is not None and o.root else None
+                touches.setdefault(o.root, []).append((op, region, write, var))
+
+    def whole(var: str) -> list:
+        return [_WHOLE] * ndim(var)
+
     for op in ops:
-        if not isinstance(op, _KNOWN_OPS) or (
-            isinstance(op, IntrinsicCall)
-            and op.fn not in _READS_ARRAYS
-            and any(isinstance(fn.types.get(a.name), ArrayType) for a in op.args)
-        ):  # (something that may write an array, unknown to this check: refused rather than risked)
-            what = op.fn.value if isinstance(op, IntrinsicCall) else op.NAME
-            say(op.span, f"{what} on an array is not supported in a prange loop yet; use range")
+        if not isinstance(op, _KNOWN_OPS):
+            say(op.span, f"{op.NAME} on an array is not supported in a prange loop yet; use range")
             continue
-        if isinstance(op, (GetItem, SetItem)) and isinstance(fn.types.get(op.obj.name), ArrayType):
-            accesses.setdefault(root(op.obj.name), []).append((op, tuple(canon(v.name) for v in op.index)))
-        elif isinstance(op, Call):
-            arrays = [a.name for a in op.args if isinstance(fn.types.get(a.name), ArrayType)]
-            if arrays:
+        arrays_used = [v.name for v in uses(op) if _holds_array(types.get(v.name))]
+        if isinstance(op, IntrinsicCall) and arrays_used:
+            if op.fn in _METADATA:
+                continue
+            if op.fn in _WRITING:
+                touch(op, op.args[0].name, whole(op.args[0].name), True)
+                for a in op.args[1:]:
+                    if _holds_array(types.get(a.name)):
+                        touch(op, a.name, whole(a.name), False)
+                continue
+            if op.fn not in _PURE and op.fn not in _VIEWING:
+                # (something that may write an array, unknown to this check: refused rather than risked)
+                say(op.span, f"{op.fn.value} on an array is not supported in a prange loop yet; use range")
+                continue
+        if isinstance(op, (GetItem, SetItem)) and isinstance(types.get(op.obj.name), ArrayType):
+            selected = index_regions(op.obj.name, "i" * len(op.index), op.index)
+            touch(op, op.obj.name, selected, isinstance(op, SetItem))
+            for v in (*op.index, *((op.value,) if isinstance(op, SetItem) else ())):
+                if _holds_array(types.get(v.name)):
+                    touch(op, v.name, whole(v.name), False)
+            continue
+        if isinstance(op, GetView):
+            selected = index_regions(op.obj.name, op.spec, op.index)
+            touch(op, op.obj.name, selected, False)
+            continue
+        if isinstance(op, (Copy, Convert, MakeTuple, GetItem)):
+            continue  # (a reference handed on, an item of a tuple: the uses of the value are the touches)
+        if isinstance(op, Call):
+            shared = [a.name for a in op.args if _holds_array(types.get(a.name)) and _shared(a.name, origins)]
+            if shared:
                 say(
                     op.span,
-                    f"a call in a prange loop may not be passed an array ('{arrays[0]}'): the callee could write "
-                    f"it from several threads at once; write the work inline, or use range",
+                    f"a call in a prange loop may not be passed an array made before the loop ('{shared[0]}'): "
+                    f"the callee could write it from several threads at once; write the work inline, pass an "
+                    f"array made in the iteration, or use range",
                 )
-    for name, found in accesses.items():
-        writes = [(op, idx) for op, idx in found if isinstance(op, SetItem)]
+            continue
+        for var in arrays_used:  # whole-array operations, reductions, NumPy's functions: every element read
+            touch(op, var, whole(var), False)
+
+    def shown_name(root: str) -> str:
+        """A name the source gives the array ``root`` (a view made of it, or a temporary, has none)."""
+        if root[:1].isidentifier():
+            return root
+        for var in sorted(types):
+            if var[:1].isidentifier() and any(o.root == root for o in origins(var, var in defs)):
+                return var
+        return root
+
+    for root, found in touches.items():
+        writes = [t for t in found if t[2]]
         if not writes:
             continue
-        name = writes[0][0].obj.name  # (as the source names it)
-        if any(op.obj.name in defs for op, _ in found):
-            say(writes[0][0].span, f"the array '{name}' is assigned in the prange loop and written there; use range")
+        first = writes[0]
+        name = first[3] if first[3][:1].isidentifier() else shown_name(root)
+        if root == "" or first[1] is None:
+            say(
+                first[0].span,
+                f"{_shown(name)} is written in the prange loop through a view whose elements cannot be related to "
+                f"the loop variable (a transpose, a reshape, an index array, or one of several arrays); use range",
+            )
             continue
-        ndim = len(writes[0][1])
+        unknown = [t for t in found if t[1] is None]
+        n = len(first[1])
         axes = [
             d
-            for d in range(ndim)
-            if injective(writes[0][1][d]) and all(len(idx) == ndim and idx[d] == writes[0][1][d] for _, idx in found)
+            for d in range(n)
+            if injective(first[1][d]) and all(t[1] is not None and t[1][d] == first[1][d] for t in found)
         ]
         if axes:
             continue
-        if not any(injective(c) for _, idx in writes for c in idx):
+        if unknown:
             say(
-                writes[0][0].span,
-                f"'{name}' is written at an index that is not the prange loop variable (plus a loop-invariant "
-                f"offset): two iterations could write the same element; use range",
+                unknown[0][0].span,
+                f"'{name}' is written in the prange loop and read here through a view whose elements cannot be "
+                f"related to the loop variable: they may belong to another iteration; use range",
             )
+        elif not any(injective(c) for t in writes for c in t[1]):
+            if all(c[0] == "axis" for c in first[1] if c != _SOME) and any(c[0] == "axis" for c in first[1]):
+                say(
+                    first[0].span,
+                    f"'{name}' is made before the prange loop and written whole, or a slice of it, in every "
+                    f"iteration: iterations would write the same elements at once; write {name}[i] (the loop "
+                    f"variable's part), make the array in the iteration, or use range",
+                )
+            else:
+                say(
+                    first[0].span,
+                    f"'{name}' is written at an index that is not the prange loop variable (plus a loop-invariant "
+                    f"offset): two iterations could write the same element; use range",
+                )
         else:
-            read = next((op for op, idx in found if idx != writes[0][1]), writes[0][0])
+            read = next((t for t in found if t[1] != first[1]), first)
             say(
-                read.span,
+                read[0].span,
                 f"'{name}' is written in the prange loop and also touched at another index here: that element may "
                 f"belong to another iteration running at the same time; use range, or write to another array",
             )
+
+
+def _holds_array(t: Any) -> bool:
+    return isinstance(t, ArrayType) or (isinstance(t, TupleType) and any(_holds_array(i) for i in t.items))
+
+
+def _shared(name: str, origins: Callable[[str, bool], frozenset[_Origin]]) -> bool:
+    """Whether the array (or a tuple's arrays) ``name`` may be one made before the loop."""
+    return any(o.root is not None for o in origins(name, True))
+
+
+def _constant_index(index: tuple[Var, ...], defs: dict[str, list[Op]]) -> int | None:
+    if len(index) != 1:
+        return None
+    found = defs.get(index[0].name, [])
+    if len(found) == 1 and isinstance(found[0], Const) and isinstance(found[0].value, int):
+        return found[0].value
+    return None
