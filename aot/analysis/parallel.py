@@ -432,25 +432,34 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                 region[d] = pick if region[d] == _WHOLE else _SOME
         return _Origin(origin.root, tuple(region))
 
-    memo: dict[tuple[str, bool], frozenset[_Origin]] = {}
+    tables: dict[bool, dict[str, frozenset[_Origin]]] = {False: {}, True: {}}
 
     def origins(name: str, inside: bool) -> frozenset[_Origin]:
         """The arrays the variable ``name`` may be, where it is read (in the body, when ``inside``: there only
         the body's assignments reach it, a value carried between iterations being refused already)."""
-        key = (name, inside)
-        if key in memo:
-            return memo[key]
-        if inside and name not in defs:  # (made before the loop)
-            memo[key] = origins(name, False)
-            return memo[key]
-        memo[key] = frozenset({_Origin(name, None)}) if not inside else frozenset({_UNKNOWN})  # (a cycle)
-        here = defs.get(name, []) if inside else outside.get(name, [])
-        if not here:  # a parameter
-            found = frozenset({_Origin(name, (_WHOLE,) * ndim(name))})
-        else:
-            found = frozenset(o for op in here for o in made_by(op, name, inside))
-        memo[key] = found
-        return found
+        if inside and name in defs:
+            return tables[True].get(name, frozenset())
+        if name in outside:
+            return tables[False].get(name, frozenset())
+        return frozenset({_Origin(name, (_WHOLE,) * ndim(name))})  # a parameter
+
+    def solve(inside: bool) -> None:
+        """``tables[inside]``: the least solution of the assignments (a view of itself, ``a += b``: loops)."""
+        scope = defs if inside else outside
+        names = [n for n in scope if _holds_array(types.get(n))]
+        for _ in range(64):
+            changed = False
+            for name in names:
+                found = {o for op in scope[name] for o in made_by(op, name, inside)}
+                if not inside and name in fn.params:
+                    found.add(_Origin(name, (_WHOLE,) * ndim(name)))
+                if frozenset(found) != tables[inside].get(name):
+                    tables[inside][name] = frozenset(found)
+                    changed = True
+            if not changed:
+                return
+        for name in names:  # (not settled: not known)
+            tables[inside][name] = frozenset({_UNKNOWN})
 
     def made_by(op: Op, name: str, inside: bool) -> frozenset[_Origin]:
         made = _PRIVATE if inside else _Origin(name, (_WHOLE,) * ndim(name))  # (new memory: the array's own)
@@ -498,6 +507,8 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
     for _, op in fn.ops():
         if op.dest_var is not None and id(op) not in inside_ops:
             outside.setdefault(op.dest_var.name, []).append(op)
+    solve(False)
+    solve(True)
 
     # Every touch of a shared array in the body: (op, the region it touches, whether it writes).
     touches: dict[str, list[tuple[Op, tuple | None, bool, str]]] = {}
