@@ -322,3 +322,49 @@ def test_a_private_array_read_after_the_loop_is_still_a_compile_error():
         return t
 
     expect_compile_error(leaks, 3, at=locate(leaks, "t = np.full"), node_type=ast.Assign)
+
+
+# ---------------------------------------------------------------------------------------------- lists
+
+
+@aot.jit(parallel=True)
+def private_lists(n):
+    s = 0.0
+    for i in prange(n):
+        xs = [i * 1.0]
+        for k in range(i % 4):
+            xs.append(k * 0.5)
+        ys = sorted(xs)
+        zs = [y * 2 for y in ys]
+        a = np.array(zs)
+        s += a.sum() + xs.pop() + len(zs)
+    return s
+
+
+def test_lists_made_in_the_iteration(threads):
+    for n in (0, 1, 2, 10, 101):
+        check(private_lists, n)
+    assert _grown(private_lists, 50, times=300) < 64 * 1024
+
+
+def test_a_list_made_before_the_loop_is_a_compile_error():
+    @aot.jit(parallel=True)
+    def shared_list(n):
+        xs = [1.0, 2.0]
+        s = 0.0
+        for i in prange(n):
+            s += xs[i % 2]
+        return s
+
+    err = expect_compile_error(shared_list, 3, at=locate(shared_list, "xs[i % 2]"), node_type=ast.Subscript)
+    assert "make the list in the iteration" in str(err)
+
+    @aot.jit(parallel=True)
+    def list_of_arrays(x):
+        s = 0.0
+        for i in prange(x.shape[0]):
+            rows = [x[i]]
+            s += rows[0][0]
+        return s
+
+    expect_compile_error(list_of_arrays, np.ones((2, 2)), at=locate(list_of_arrays, "[x[i]]"), node_type=ast.List)

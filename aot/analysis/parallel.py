@@ -231,14 +231,46 @@ def _classify(
             f"hold is not defined; keep it inside the loop, or make it a reduction (s += …)",
         )
     _check_arrays(fn, ops, defs, counter, len_op, say)
-    for op in ops:  # (a list is shared by reference and grows in place: no iteration may touch one)
-        if any(isinstance(fn.types.get(v.name), ListType) for v in (*uses(op), op.dest_var) if v is not None):
-            say(op.span, "lists are not supported in a prange loop; use range, or write into an array")
+    own = _private_lists(fn, defs)
+    for op in ops:  # (a list is shared by reference and grows in place: only a list made in the iteration)
+        names = [v.name for v in (*uses(op), op.dest_var) if v is not None]
+        if any(isinstance(fn.types.get(n), ListType) and n not in own for n in names):
+            say(
+                op.span,
+                "lists made before a prange loop are not supported in it (a list grows in place, shared by every "
+                "iteration); use range, make the list in the iteration, or pass an array",
+            )
             break
     private = tuple(sorted(set(defs) - reduced))
     shared = tuple(sorted(used - set(defs)))
     loop = ParallelLoop(header, body, exit_, loop_blocks, counter, count, shared, private, tuple(reductions))
     return loop, problems
+
+
+_LIST_MAKERS = frozenset({Intrinsic.LIST_NEW, Intrinsic.LIST_SORTED})
+_LIST_UPDATES = frozenset({Intrinsic.LIST_APPEND, Intrinsic.LIST_SORT})
+
+
+def _private_lists(fn: Function, defs: dict[str, list[Op]]) -> set[str]:
+    """The list variables of the body that only ever hold lists made in the same iteration (a display, a
+    comprehension, ``sorted(…)``, and what ``append`` gives back: the list itself)."""
+    names = {n for n in defs if isinstance(fn.types.get(n), ListType)}
+    own = set(names)
+    changed = True
+    while changed:  # (the greatest solution: a list appended to in a loop of the body refers to itself)
+        changed = False
+        for name in sorted(own):
+            for op in defs[name]:
+                if isinstance(op, IntrinsicCall) and op.fn in _LIST_MAKERS:
+                    continue
+                if isinstance(op, IntrinsicCall) and op.fn in _LIST_UPDATES and op.args and op.args[0].name in own:
+                    continue
+                if isinstance(op, Copy) and op.src.name in own:
+                    continue
+                own.discard(name)
+                changed = True
+                break
+    return own
 
 
 def _shown(name: str) -> str:
@@ -485,8 +517,9 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                     if k is not None
                     else (frozenset({_UNKNOWN}))
                 )
-            if k is not None and all(isinstance(t, MakeTuple) and k < len(t.items) for t in tdefs):
-                return frozenset(o for t in tdefs for o in origins(t.items[k].name, inside))
+            makers = [t for t in tdefs if isinstance(t, MakeTuple)]
+            if k is not None and len(makers) == len(tdefs) and all(k < len(t.items) for t in makers):
+                return frozenset(o for t in makers for o in origins(t.items[k].name, inside))
             if all(isinstance(t, Call) for t in tdefs) and inside:
                 return frozenset({_PRIVATE})
             return frozenset({_UNKNOWN}) if inside else frozenset({made})
@@ -576,11 +609,13 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                 return var
         return root
 
+    vague = touches.get("", [])  # (an array not known: it may be any written one)
     for root, found in touches.items():
         writes = [t for t in found if t[2]]
         if not writes:
             continue
-        first = writes[0]
+        found = found + [t for t in vague if t not in found]
+        first = next((t for t in writes if t[1] is None), writes[0])
         name = first[3] if first[3][:1].isidentifier() else shown_name(root)
         if root == "" or first[1] is None:
             say(
@@ -589,12 +624,13 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                 f"the loop variable (a transpose, a reshape, an index array, or one of several arrays); use range",
             )
             continue
+        region = first[1]
         unknown = [t for t in found if t[1] is None]
-        n = len(first[1])
+        n = len(region)
         axes = [
             d
             for d in range(n)
-            if injective(first[1][d]) and all(t[1] is not None and t[1][d] == first[1][d] for t in found)
+            if injective(region[d]) and all(t[1] is not None and t[1][d] == region[d] for t in found)
         ]
         if axes:
             continue
@@ -604,8 +640,8 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                 f"'{name}' is written in the prange loop and read here through a view whose elements cannot be "
                 f"related to the loop variable: they may belong to another iteration; use range",
             )
-        elif not any(injective(c) for t in writes for c in t[1]):
-            if all(c[0] == "axis" for c in first[1] if c != _SOME) and any(c[0] == "axis" for c in first[1]):
+        elif not any(injective(c) for t in writes for c in t[1] or ()):
+            if all(c[0] == "axis" for c in region if c != _SOME) and any(c[0] == "axis" for c in region):
                 say(
                     first[0].span,
                     f"'{name}' is made before the prange loop and written whole, or a slice of it, in every "
@@ -619,7 +655,7 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                     f"offset): two iterations could write the same element; use range",
                 )
         else:
-            read = next((t for t in found if t[1] != first[1]), first)
+            read = next((t for t in found if t[1] != region), first)
             say(
                 read[0].span,
                 f"'{name}' is written in the prange loop and also touched at another index here: that element may "
