@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -368,3 +369,33 @@ def test_a_list_made_before_the_loop_is_a_compile_error():
         return s
 
     expect_compile_error(list_of_arrays, np.ones((2, 2)), at=locate(list_of_arrays, "[x[i]]"), node_type=ast.List)
+
+
+# ------------------------------------------------------------------------------- where counts are atomic
+
+
+def _atomic_functions(method, *argtypes):
+    """The names of the LLVM functions of ``method``'s module that change a count atomically."""
+    found = set()
+    for chunk in method.inspect_llvm(*argtypes).split("\ndefine ")[1:]:
+        name = re.search(r"@([\w.$]+)\(", chunk)
+        if name and "atomicrmw" in chunk:
+            found.add(name.group(1))
+    return found
+
+
+@aot.jit
+def serial_rowwise(x):
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = (x[i] - x[i].mean()).sum()
+    return out
+
+
+def test_counts_are_atomic_only_in_prange_bodies():
+    """Serial code counts with plain loads and stores (LLVM folds a view's increment with its decrement: see
+    tests/bench/test_alloc_bench.py, views in a loop); the outlined body of a prange loop, whose views of a
+    shared array count its block from several threads, with atomicrmw."""
+    assert _atomic_functions(serial_rowwise, "f64[:, :]") == set()
+    atomic = _atomic_functions(rowwise, "f64[:, :]")
+    assert atomic and all(".prange." in name for name in atomic), atomic

@@ -201,6 +201,7 @@ class ParallelLowering:
             b.store(b.load(em.slots[r.var]), b.gep(out, [_I64(0), _I32(k)]))
         em.release_all()
         b.ret(ir.Constant(lt.STATUS, 0))
+        arrays.count_atomically(parent.ctx, llfn)  # (the chunks count shared arrays' blocks at once)
         return llfn
 
 
