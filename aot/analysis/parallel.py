@@ -11,9 +11,25 @@ The frontend marks such a loop by its trip count (``intrinsic prange.len``) and 
 assigns is either private to an iteration (assigned before it is read in that iteration, and not read after
 the loop) or a reduction (``s += …``, ``s -= …``, ``s *= …``, ``s = min(s, …)``, ``s = max(s, …)`` and nothing else
 reads ``s`` in the body), and
-when every array the body writes is touched, on some axis, only at the loop variable plus a loop-invariant
-offset (so iterations touch disjoint elements). Anything else is a ``CompileError`` naming the variable.
-``aot.codegen.parallel`` outlines each outermost such loop; a ``prange`` nested in one runs serially.
+when every shared array the body writes is touched, on some axis, only at the loop variable plus a
+loop-invariant offset (so iterations touch disjoint elements). Anything else is a ``CompileError`` naming the
+variable. ``aot.codegen.parallel`` outlines each outermost such loop; a ``prange`` nested in one runs serially.
+
+Arrays: each array variable has its origins (``_Origin``): made in this iteration (private: written, reduced,
+passed to calls freely), or a shared array (made before the loop, a parameter) and the region of it the
+variable covers, one entry per axis of the shared array:
+
+    for i in prange(n):
+        row = x[i]            row: x, region (i, whole)        → reading it whole reads x at (i, whole)
+        tmp = np.zeros(m)     tmp: private
+        tmp[:] = row * row    (a write to a private array)
+        out[i, :] = tmp       out at (i, whole): written        → every touch of out has i on axis 0: fine
+        s += out.sum()        out at (whole, whole): read       → a race with that write: CompileError
+
+Every touch of a shared array in the body (an element, a view made, a whole-array read, a write) is recorded
+with its region; a shared array written in the body must have one axis where every touch has the same
+injective index. Calls may not be given shared arrays: the callee could write them, and it counts references
+with plain operations (``aot.codegen.arrays``: only the outlined bodies count atomically).
 """
 
 from __future__ import annotations
