@@ -31,6 +31,9 @@ import aot
 from aot import prange
 from support import check, expect_compile_error, locate
 
+# (NumPy warns of the mean of an empty row, which is NaN on both sides)
+pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")
+
 
 @pytest.fixture(params=(1, 2, 3))
 def threads(request, monkeypatch):
@@ -46,6 +49,7 @@ def matrices():
     return [
         m,
         np.zeros((0, 5)),  # no rows
+        np.ones((3, 0)),  # empty rows
         m[:1],  # one row
         m[::-1],  # negative strides, on both axes
         m[::-2, ::-1],
@@ -125,6 +129,58 @@ def calls_with_private_arrays(x):
 def strided_out(x, out):
     for i in prange(x.shape[0]):
         out[i + 1, ::-1] = x[i]
+
+
+@aot.jit(parallel=True)
+def column_writes(x):
+    out = np.zeros((x.shape[0], x.shape[1]))
+    for j in prange(x.shape[1]):
+        out[:, j] = x[:, j] * 2.0 - x[::-1, j]  # (a column of a shared array: the iteration's own)
+    return out
+
+
+@aot.jit(parallel=True)
+def ellipsis_rows(x):
+    out = np.zeros_like(x)
+    for i in prange(x.shape[0]):
+        out[i, ...] = x[i, ::-1] + np.arange(x.shape[1])
+    return out
+
+
+@aot.jit(parallel=True)
+def one_of_two(x, fresh):
+    for i in prange(x.shape[0]):
+        if fresh:
+            t = np.zeros(3)
+        else:
+            t = x[i]  # (the iteration's own row of x, or a new array: either way its own)
+        t[0] = 7.0
+    return x
+
+
+@aot.jit(parallel=True)
+def row_norms_3d(x):
+    out = np.empty((x.shape[0], x.shape[2]))
+    for i in prange(x.shape[0]):
+        acc = np.zeros(x.shape[2])
+        for k in range(x.shape[1]):
+            acc += x[i, k] * x[i, k]
+        out[i] = np.sqrt(acc)
+    return out
+
+
+def test_columns_ellipses_branches_and_three_dimensions(threads):
+    rng = np.random.default_rng(3)
+    for m in matrices():
+        check(column_writes, m)
+        check(ellipsis_rows, m)
+        if m.shape[1] >= 3:
+            check(one_of_two, m, True)
+            check(one_of_two, m, False)
+    for shape in ((5, 3, 4), (0, 2, 2), (1, 1, 1), (4, 0, 3)):
+        x = rng.standard_normal(shape)
+        check(row_norms_3d, x, close=True)
+        check(row_norms_3d, x[::-1, :, ::-1], close=True)
 
 
 def test_the_example_matches_python(threads):
