@@ -236,26 +236,31 @@ import numpy as np
 import aot
 
 @aot.jit(parallel=True)
-def views(n, m):
-    base = np.ones((16, m))  # owned by compiled code: every view of it counts its block
+def views(n, m, never):
+    base = np.ones((16, m))  # owned by compiled code: every counted view of it counts its block
     out = np.zeros(n)
     for i in aot.prange(n):
+        t = np.ones(m)
         s = 0.0
         for k in range(16):
-            v = base[k]
+            if k == never:
+                v = t  # (never taken, but v may be base[k] or an array of the iteration: counted, atomically)
+            else:
+                v = base[k]
             w = v[1:]
-            u = base[k, :]
-            s += w[0] + u[1] + v[k % m]
+            x = w[1:]
+            u = base[k, :]  # (only ever a view of base: held by the function, not counted)
+            s += w[0] + x[0] + u[1] + v[k % m] - t[0]
         out[i] = s
     return out, base
 
-views(8, 4)
+views(8, 4, -1)
 tracemalloc.start()
 before = tracemalloc.get_traced_memory()[0]
 for threads in (2, 3, 4):
     os.environ["AOT_NUM_THREADS"] = str(threads)
-    for _ in range(150):
-        out, base = views(4000, 4)
+    for _ in range(200):
+        out, base = views(4000, 4, -1)
         assert (out == 48.0).all(), out[out != 48.0][:5]
         assert (base == 1.0).all()
         del out, base

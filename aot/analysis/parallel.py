@@ -96,6 +96,10 @@ class ParallelLoop:
     shared: tuple[str, ...]  # read in the body, assigned outside it: copied into each chunk
     private: tuple[str, ...]  # assigned in the body (the counter included): one copy per chunk
     reductions: tuple[Reduction, ...]
+    borrowed: tuple[str, ...] = ()  # private variables only ever holding views of shared arrays (which outlive
+    # the loop: their references need no counting, ``_borrowed_views``)
+    own: tuple[str, ...] = ()  # variables only ever holding arrays (lists) made in the iteration: no other
+    # thread counts their references
 
 
 def parallel_loops(fn: Function) -> list[ParallelLoop]:
@@ -246,7 +250,7 @@ def _classify(
             f"{_shown(name)} is assigned in the prange loop and read after it: which iteration's value it would "
             f"hold is not defined; keep it inside the loop, or make it a reduction (s += …)",
         )
-    _check_arrays(fn, ops, defs, counter, len_op, say)
+    own_arrays = _check_arrays(fn, ops, defs, counter, len_op, say)
     own = _private_lists(fn, defs)
     for op in ops:  # (a list is shared by reference and grows in place: only a list made in the iteration)
         names = [v.name for v in (*uses(op), op.dest_var) if v is not None]
@@ -259,8 +263,41 @@ def _classify(
             break
     private = tuple(sorted(set(defs) - reduced))
     shared = tuple(sorted(used - set(defs)))
-    loop = ParallelLoop(header, body, exit_, loop_blocks, counter, count, shared, private, tuple(reductions))
+    borrowed = tuple(sorted(_borrowed_views(fn, defs)))
+    loop = ParallelLoop(
+        header, body, exit_, loop_blocks, counter, count, shared, private, tuple(reductions), borrowed,
+        tuple(sorted(own_arrays | own)),
+    )  # fmt: skip
     return loop, problems
+
+
+def _borrowed_views(fn: Function, defs: dict[str, list[Op]]) -> set[str]:
+    """The array variables of the body assigned only views (``x[i]``, ``x[:, j]``, ``v[1:]``, ``b = v``) of
+    shared arrays or of such views: never a new array. A shared array is held by the function for the whole
+    loop (the body assigns no shared variable), so these views need no counted reference of their own."""
+    types = fn.types
+
+    def plain_index(index: tuple[Var, ...]) -> bool:  # (no index array or list: a view, not a new array)
+        return all(isinstance(types.get(v.name), ScalarType) or types.get(v.name) == NONE for v in index)
+
+    names = {n for n in defs if isinstance(types.get(n), ArrayType)}
+    own = set(names)
+    changed = True
+    while changed:  # (the greatest solution: ``v = v[1:]`` in a loop of the body refers to itself)
+        changed = False
+        for name in sorted(own):
+            for op in defs[name]:
+                if isinstance(op, Copy):
+                    base = op.src.name
+                elif isinstance(op, (GetItem, GetView)) and plain_index(op.index):
+                    base = op.obj.name
+                else:
+                    base = None
+                if base is None or not isinstance(types.get(base), ArrayType) or (base in defs and base not in own):
+                    own.discard(name)
+                    changed = True
+                    break
+    return own
 
 
 _LIST_MAKERS = frozenset({Intrinsic.LIST_NEW, Intrinsic.LIST_SORTED})
@@ -392,10 +429,13 @@ _PRIVATE = _Origin(None)
 _UNKNOWN = _Origin("")
 
 
-def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counter: str, len_op: IntrinsicCall, say):
+def _check_arrays(
+    fn: Function, ops: list[Op], defs: dict[str, list[Op]], counter: str, len_op: IntrinsicCall, say
+) -> set[str]:
     """Arrays made in an iteration are its own; a shared array (made before the loop) written in the body is
     touched, on some axis, only at the loop variable (plus an invariant) by every access to it there, through
-    whichever views; calls get no shared arrays (they could write them)."""
+    whichever views; calls get no shared arrays (they could write them). The variables of the body that only
+    ever hold arrays made in the iteration (tuples of them too)."""
     step = len_op.args[2].name
     types = fn.types
 
@@ -625,6 +665,7 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                 return var
         return root
 
+    own = {n for n in defs if _holds_array(types.get(n)) and _all_private(origins(n, True))}
     vague = touches.get("", [])  # (an array not known: it may be any written one)
     for root, found in touches.items():
         writes = [t for t in found if t[2]]
@@ -677,6 +718,12 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
                 f"'{name}' is written in the prange loop and also touched at another index here: that element may "
                 f"belong to another iteration running at the same time; use range, or write to another array",
             )
+
+    return own
+
+
+def _all_private(found: frozenset[_Origin]) -> bool:
+    return bool(found) and all(o.root is None for o in found)
 
 
 def _holds_array(t: Any) -> bool:

@@ -25,7 +25,8 @@ increment and its decrement cancel: a view made in a serial loop costs nothing).
 ``prange`` loop (``aot.codegen.parallel``), whose views of shared arrays count their owner's block from every
 thread at once, calls the atomic ones instead (``count_atomically``: ``aot_nrt_incref_atomic``, an
 ``atomicrmw add`` (monotonic), and ``aot_nrt_decref_atomic``, an ``atomicrmw sub`` (acq_rel: the thread
-that frees the block sees every other thread's writes to it); measured in ``tests/test_parallel_arrays.py``).
+that frees the block sees every other thread's writes to it)), but for the variables that only ever hold
+arrays made in the iteration (``ParallelLoop.own``), and none for views of shared arrays (``borrowed``).
 
 The discipline (``function.py``): a variable's slot holds one reference; storing into a slot increfs the new
 value (unless it is a new reference already: an allocation, a call's result) and decrefs the old one; every
@@ -39,7 +40,7 @@ allocates: on a target without Python exceptions (``ptx``) allocation is a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from llvmlite import ir
 
@@ -156,16 +157,18 @@ def decref_function(ctx: ModuleContext, atomic: bool = False) -> ir.Function:
     return fn
 
 
-def count_atomically(ctx: ModuleContext, llfn: ir.Function) -> None:
-    """Make every count ``llfn`` changes atomic (the outlined body of a ``prange`` loop: its chunks run at once)."""
+def count_atomically(ctx: ModuleContext, llfn: ir.Function, keep: Collection[int] = ()) -> None:
+    """Make every count ``llfn`` changes atomic (the outlined body of a ``prange`` loop: its chunks run at once)
+    but the calls in ``keep`` (their ``id``: counts of arrays made in the iteration, which no other thread sees)."""
     swap = {
         incref_function(ctx).name: incref_function(ctx, atomic=True),
         decref_function(ctx).name: decref_function(ctx, atomic=True),
     }
     for block in llfn.blocks:
         for instr in block.instructions:
-            if isinstance(instr, ir.CallInstr) and getattr(instr.callee, "name", None) in swap:
-                instr.replace_callee(swap[instr.callee.name])
+            name = getattr(instr, "callee", None) and getattr(instr.callee, "name", None)
+            if isinstance(instr, ir.CallInstr) and name in swap and id(instr) not in keep:
+                instr.replace_callee(swap[name])
 
 
 def alloc_function(ctx: ModuleContext) -> ir.Function:
@@ -184,29 +187,31 @@ def alloc_function(ctx: ModuleContext) -> ir.Function:
     return fn
 
 
-def incref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> None:
-    """Count one more reference to every array in ``value``."""
-    _each_owner(ctx, b, value, t, incref_function)
+def incref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> list[ir.CallInstr]:
+    """Count one more reference to every array in ``value`` (the calls made)."""
+    return _each_owner(ctx, b, value, t, incref_function)
 
 
-def decref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> None:
-    """Drop one reference to every array in ``value``."""
-    _each_owner(ctx, b, value, t, decref_function)
+def decref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> list[ir.CallInstr]:
+    """Drop one reference to every array in ``value`` (the calls made)."""
+    return _each_owner(ctx, b, value, t, decref_function)
 
 
 def _each_owner(
     ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type, get: Callable[[ModuleContext], ir.Function]
-) -> None:
+) -> list[ir.CallInstr]:
     if isinstance(t, ArrayType):
-        b.call(get(ctx), [b.extract_value(value, OWNER)])
-    elif isinstance(t, ListType):  # (a list is its block's header: aot.codegen.lists)
-        b.call(get(ctx), [value])
-    elif isinstance(t, TupleType):
+        return [b.call(get(ctx), [b.extract_value(value, OWNER)])]
+    if isinstance(t, ListType):  # (a list is its block's header: aot.codegen.lists)
+        return [b.call(get(ctx), [value])]
+    calls: list[ir.CallInstr] = []
+    if isinstance(t, TupleType):
         for i, item in enumerate(t.items):
             if owns_references(item):
-                _each_owner(ctx, b, b.extract_value(value, i), item, get)
+                calls += _each_owner(ctx, b, b.extract_value(value, i), item, get)
     elif isinstance(t, OptionalType) and owns_references(t.inner):
-        _each_owner(ctx, b, b.extract_value(value, 1), t.inner, get)  # (None holds NULL owners: no-ops)
+        calls += _each_owner(ctx, b, b.extract_value(value, 1), t.inner, get)  # (None holds NULL owners: no-ops)
+    return calls
 
 
 # --------------------------------------------------------------------------------- allocation
