@@ -183,6 +183,34 @@ def test_columns_ellipses_branches_and_three_dimensions(threads):
         check(row_norms_3d, x[::-1, :, ::-1], close=True)
 
 
+@aot.jit(parallel=True)
+def nearest(x):
+    out = np.empty(x.shape[0])
+    for i in prange(x.shape[0]):
+        d = x - x[i]  # (the whole shared array read, a new array per iteration)
+        dist = np.sqrt((d * d).sum(axis=1))
+        dist[i] = np.inf
+        out[i] = dist.min()
+    return out
+
+
+@aot.jit(parallel=True)
+def pairwise(x):
+    n = x.shape[0]
+    out = np.empty((n, n))
+    for i in prange(n):
+        for j in range(n):
+            out[i, j] = np.sqrt(((x[i] - x[j]) ** 2).sum())
+    return out
+
+
+def test_numba_style_distances(threads):
+    for m in matrices():
+        if m.shape[0] > 0:
+            check(nearest, m, close=True)
+        check(pairwise, m, close=True)
+
+
 def test_the_example_matches_python(threads):
     for m in matrices():
         check(rowwise, m, close=True)
