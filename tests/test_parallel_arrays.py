@@ -367,6 +367,30 @@ def test_writes_through_views_not_related_to_the_loop_variable_are_compile_error
     expect_compile_error(shifted_view, np.ones(4), at=locate(shifted_view, "out[i] = 2.0"), node_type=ast.Subscript)
 
 
+def test_a_view_made_before_the_loop_keeps_the_index_it_was_made_with():
+    @aot.jit(parallel=True)
+    def stale(out):
+        j = 0
+        r = out[j]  # (row 0, whatever j is in the body)
+        for i in prange(out.shape[0]):
+            j = i
+            r[0] = 1.0
+            out[j, 1] = 2.0
+
+    expect_compile_error(stale, np.zeros((4, 3)), at=locate(stale, "out[j, 1]"), node_type=ast.Subscript)
+
+    @aot.jit(parallel=True)
+    def column_before(out):
+        r = out[:, 2]
+        for i in prange(out.shape[0]):
+            r[i] = 1.0  # (out[i, 2]: the iteration's own row)
+            out[i, 0] = 2.0
+        return out
+
+    for m in (np.zeros((4, 3)), np.zeros((0, 3)), np.zeros((1, 3)), np.zeros((5, 3))[::-1]):
+        check(column_before, m)
+
+
 def test_shared_arrays_written_in_place_or_sorted_are_compile_errors():
     @aot.jit(parallel=True)
     def inplace(x, out):

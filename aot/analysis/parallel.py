@@ -458,7 +458,7 @@ def _check_arrays(
         return ("unknown", name)
 
     def invariant(c: Any) -> bool:
-        if c[0] in ("inv", "const"):
+        if c[0] in ("inv", "const", "before"):
             return True
         if c[0] in ("iter", "unknown", "axis", "some"):
             return False
@@ -479,9 +479,10 @@ def _check_arrays(
         t = types.get(name)
         return t.ndim if isinstance(t, ArrayType) else 0
 
-    def index_regions(obj: str, spec: str, index: tuple[Var, ...]) -> list | None:
+    def index_regions(obj: str, spec: str, index: tuple[Var, ...], inside: bool = True) -> list | None:
         """What ``obj[…]`` selects on each of ``obj``'s axes (``spec`` as ``GetView``'s; ``"i" * n`` for
-        ``GetItem``): an index, or ``("axis", whole)``; None for an index array."""
+        ``GetItem``): an index, or ``("axis", whole)``; None for an index array. (Before the loop, an index is
+        the value its variable had then: a name the body may assign again means something else there.)"""
         n = ndim(obj)
         used = sum(1 for c in spec if c != "e")
         out: list = []
@@ -490,7 +491,7 @@ def _check_arrays(
             if c == "i":
                 if k >= len(index) or not isinstance(types.get(index[k].name), ScalarType):
                     return None
-                out.append(canon(index[k].name))
+                out.append(canon(index[k].name) if inside else ("before", index[k].name))
                 k += 1
             elif c == "s" and k + 3 <= len(index):
                 whole = all(types.get(v.name) == NONE for v in index[k : k + 3])
@@ -557,12 +558,12 @@ def _check_arrays(
             held = [o for v in op.items if _holds_array(types.get(v.name)) for o in origins(v.name, inside)]
             return frozenset(held or [made])
         if isinstance(op, GetItem) and isinstance(types.get(op.obj.name), ArrayType):
-            selected = index_regions(op.obj.name, "i" * len(op.index), op.index)
+            selected = index_regions(op.obj.name, "i" * len(op.index), op.index, inside)
             if selected is None:  # (an index array selects a copy)
                 return frozenset({made})
             return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
         if isinstance(op, GetView):
-            selected = index_regions(op.obj.name, op.spec, op.index)
+            selected = index_regions(op.obj.name, op.spec, op.index, inside)
             return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
         if isinstance(op, GetItem):  # an item of a tuple
             tdefs = (defs if inside else outside).get(op.obj.name, [])
