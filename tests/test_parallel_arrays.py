@@ -391,6 +391,41 @@ def test_a_view_made_before_the_loop_keeps_the_index_it_was_made_with():
         check(column_before, m)
 
 
+@aot.jit(parallel=True)
+def into_slices(x, out, out2):
+    r = out[1:]
+    back = out2[::-1]
+    for i in prange(x.shape[0]):
+        r[i] = x[i] * 2.0  # (out[1 + i])
+        v = back[1:]
+        v[i] += 1.0  # (out2[n - 2 - i])
+    return out, out2
+
+
+def test_writes_through_slices_of_invariant_start_and_step():
+    for n in (0, 1, 2, 7):
+        check(into_slices, np.arange(float(n)), np.zeros(n + 1), np.zeros(n + 1))
+
+    @aot.jit(parallel=True)
+    def both_ends(x, out):
+        r = out[1:]
+        back = out[::-1]
+        for i in prange(x.shape[0]):
+            r[i] = x[i]  # (out[1 + i] and out[n - 1 - i]: another iteration's element)
+            back[i] = x[i]
+
+    expect_compile_error(both_ends, np.ones(3), np.ones(4), at=locate(both_ends, "back[i] ="), node_type=ast.Subscript)
+
+    @aot.jit(parallel=True)
+    def moving(out):
+        for i in prange(out.shape[0]):
+            v = out[out.shape[0] - 1 - i :]  # (its start moves with i: v[i] is one element for every i)
+            v[i] = 1.0
+
+    err = expect_compile_error(moving, np.zeros(4), at=locate(moving, "v[i] ="), node_type=ast.Subscript)
+    assert "not the prange loop variable" in str(err)
+
+
 def test_shared_arrays_written_in_place_or_sorted_are_compile_errors():
     @aot.jit(parallel=True)
     def inplace(x, out):

@@ -410,7 +410,9 @@ _WRITING = frozenset(
 
 # The elements of a shared array a view (or an access) covers, one entry per axis of the array: an index on
 # that axis (``canon``'s expression: the loop variable, an invariant, …), ``("axis", whole)`` for an axis the
-# view keeps (whole, or a slice of it), ``_SOME`` for one element not known; None when not known at all.
+# view keeps (whole, or a slice of it; ``("axis", False, ((start, step), …))`` slices whose starts and steps
+# are loop-invariant, and ``("shift", ((start, step), …), index)`` one element of them), ``_SOME`` for one
+# element not known; None when not known at all.
 _WHOLE = ("axis", True)
 _PART = ("axis", False)
 _SOME = ("some",)
@@ -460,13 +462,15 @@ def _check_arrays(
     def invariant(c: Any) -> bool:
         if c[0] in ("inv", "const", "before"):
             return True
-        if c[0] in ("iter", "unknown", "axis", "some"):
+        if c[0] in ("iter", "unknown", "axis", "some", "shift"):
             return False
         return invariant(c[1]) and invariant(c[2])
 
     def injective(c: Any) -> bool:
         if c == ("iter",):
             return True
+        if c[0] == "shift":  # (start + step * c of a slice, and so on)
+            return injective(c[2])
         if c[0] == "add":
             return (injective(c[1]) and invariant(c[2])) or (invariant(c[1]) and injective(c[2]))
         if c[0] == "sub":
@@ -494,8 +498,16 @@ def _check_arrays(
                 out.append(canon(index[k].name) if inside else ("before", index[k].name))
                 k += 1
             elif c == "s" and k + 3 <= len(index):
-                whole = all(types.get(v.name) == NONE for v in index[k : k + 3])
-                out.append(_WHOLE if whole else _PART)
+                start, _, step = (
+                    ("const", "None") if types.get(v.name) == NONE else canon(v.name) if inside else ("before", v.name)
+                    for v in index[k : k + 3]
+                )
+                if all(types.get(v.name) == NONE for v in index[k : k + 3]):
+                    out.append(_WHOLE)
+                elif invariant(start) and invariant(step):  # (its elements: start + step * j, step never 0)
+                    out.append(("axis", False, ((start, step),)))
+                else:
+                    out.append(_PART)
                 k += 3
             elif c == "e":
                 out.extend([_WHOLE] * (n - used))
@@ -515,10 +527,14 @@ def _check_arrays(
             return _Origin(origin.root, None)
         region = list(origin.region)
         for d, pick in zip(axes, selected):
-            if pick[0] == "axis":
-                region[d] = pick if region[d] == _WHOLE else _PART
+            if region[d] == _WHOLE or pick == _WHOLE:
+                region[d] = pick if region[d] == _WHOLE else region[d]
+            elif pick[0] == "axis":  # a slice of a slice: invariant ones compose
+                region[d] = ("axis", False, region[d][2] + pick[2]) if len(region[d]) == len(pick) == 3 else _PART
+            elif len(region[d]) == 3:  # an index into slices of invariant starts and steps: one element each
+                region[d] = ("shift", region[d][2], pick)
             else:
-                region[d] = pick if region[d] == _WHOLE else _SOME
+                region[d] = _SOME
         return _Origin(origin.root, tuple(region))
 
     tables: dict[bool, dict[str, frozenset[_Origin]]] = {False: {}, True: {}}
@@ -631,16 +647,15 @@ def _check_arrays(
                 # (something that may write an array, unknown to this check: refused rather than risked)
                 say(op.span, f"{op.fn.value} on an array is not supported in a prange loop yet; use range")
                 continue
-        if isinstance(op, (GetItem, SetItem)) and isinstance(types.get(op.obj.name), ArrayType):
-            selected = index_regions(op.obj.name, "i" * len(op.index), op.index)
-            touch(op, op.obj.name, selected, isinstance(op, SetItem))
+        if isinstance(op, (GetItem, SetItem, GetView)) and isinstance(types.get(op.obj.name), ArrayType):
+            spec = op.spec if isinstance(op, GetView) else "i" * len(op.index)
+            selected = index_regions(op.obj.name, spec, op.index)
+            view = isinstance(op, (GetItem, GetView)) and isinstance(types.get(op.dest.name), ArrayType)
+            if not view or selected is None:  # (a view reads nothing: its uses are the touches; an index
+                touch(op, op.obj.name, selected, isinstance(op, SetItem))  # array copies the elements)
             for v in (*op.index, *((op.value,) if isinstance(op, SetItem) else ())):
                 if _holds_array(types.get(v.name)):
                     touch(op, v.name, whole(v.name), False)
-            continue
-        if isinstance(op, GetView):
-            selected = index_regions(op.obj.name, op.spec, op.index)
-            touch(op, op.obj.name, selected, False)
             continue
         if isinstance(op, (Copy, Convert, MakeTuple, GetItem)):
             continue  # (a reference handed on, an item of a tuple: the uses of the value are the touches)
