@@ -26,9 +26,10 @@ variable covers, one entry per axis of the shared array:
         out[i, :] = tmp       out at (i, whole): written        → every touch of out has i on axis 0: fine
         s += out.sum()        out at (whole, whole): read       → a race with that write: CompileError
 
-Every touch of a shared array in the body (an element, a view made, a whole-array read, a write) is recorded
-with its region; a shared array written in the body must have one axis where every touch has the same
-injective index. Calls may not be given shared arrays: the callee could write them, and it counts references
+Every touch of a shared array in the body (an element read or written, a whole-array read or write through
+a view; making a view touches nothing) is recorded with its region; a shared array written in the body must
+have one axis where every touch has the same injective index (``r = out[1:]``: ``r[i]`` is ``out[1 + i]``,
+injective too, but not the same index as ``out[i]``). Calls may not be given shared arrays: the callee could write them, and it counts references
 with plain operations (``aot.codegen.arrays``: only the outlined bodies count atomically).
 """
 
