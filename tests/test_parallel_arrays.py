@@ -256,6 +256,38 @@ def test_per_iteration_arrays_are_freed(threads):
         assert grown < 64 * 1024, f"{f.__name__}: {grown} bytes still held after 1000 calls"
 
 
+@aot.jit(parallel=True)
+def raises_midway(x, bad):
+    base = x * 1.0  # (owned by compiled code, shared by the iterations)
+    out = np.zeros(x.shape[0])
+    for i in prange(x.shape[0]):
+        row = base[i]  # (only ever a view of base: not counted)
+        tmp = row * 2.0  # (the iteration's own: plain counts)
+        if i % 2 == 0:
+            pick = row  # (a view of base or the iteration's own: counted atomically)
+        else:
+            pick = tmp
+        if i == bad:
+            raise ValueError("bad row")
+        out[i] = pick.sum() + tmp[0]
+    return out, base
+
+
+def test_views_and_arrays_of_an_iteration_are_released_when_one_raises(threads):
+    x = np.random.default_rng(5).standard_normal((30, 6))
+    check(raises_midway, x, -1, close=True)
+    check(raises_midway, x, 17, raises=ValueError)
+
+    def both():
+        raises_midway(x, -1)
+        try:
+            raises_midway(x, 11)
+        except ValueError:
+            pass
+
+    assert _grown(both, times=500) < 64 * 1024
+
+
 # ------------------------------------------------------------------------- reference counts across threads
 
 STRESS = """

@@ -29,8 +29,9 @@ variable covers, one entry per axis of the shared array:
 Every touch of a shared array in the body (an element read or written, a whole-array read or write through
 a view; making a view touches nothing) is recorded with its region; a shared array written in the body must
 have one axis where every touch has the same injective index (``r = out[1:]``: ``r[i]`` is ``out[1 + i]``,
-injective too, but not the same index as ``out[i]``). Calls may not be given shared arrays: the callee could write them, and it counts references
-with plain operations (``aot.codegen.arrays``: only the outlined bodies count atomically).
+injective too, but not the same index as ``out[i]``). Calls may not be given shared arrays: the callee could
+write them, and it counts references with plain operations (``aot.codegen.arrays``: only the outlined bodies
+count atomically).
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ class ParallelLowering:
             [b.bitcast(body, lt.PTR), b.bitcast(env, lt.PTR), count, b.bitcast(partials, lt.PTR), size, n],
         )
         with b.if_then(b.icmp_signed("!=", status, _I32(0)), likely=False):
-            b.ret(ir.Constant(lt.STATUS, 1))
+            em.error_return()  # (the function's own arrays released, as for any error)
         if loop.reductions:  # s = s ∘ partial[c] for c in 0 … n-1, in that order
             with b.goto_entry_block():
                 index = b.alloca(lt.I64, name="prange.chunk")
