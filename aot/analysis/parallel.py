@@ -11,13 +11,32 @@ The frontend marks such a loop by its trip count (``intrinsic prange.len``) and 
 assigns is either private to an iteration (assigned before it is read in that iteration, and not read after
 the loop) or a reduction (``s += …``, ``s -= …``, ``s *= …``, ``s = min(s, …)``, ``s = max(s, …)`` and nothing else
 reads ``s`` in the body), and
-when every array the body writes is touched, on some axis, only at the loop variable plus a loop-invariant
-offset (so iterations touch disjoint elements). Anything else is a ``CompileError`` naming the variable.
-``aot.codegen.parallel`` outlines each outermost such loop; a ``prange`` nested in one runs serially.
+when every shared array the body writes is touched, on some axis, only at the loop variable plus a
+loop-invariant offset (so iterations touch disjoint elements). Anything else is a ``CompileError`` naming the
+variable. ``aot.codegen.parallel`` outlines each outermost such loop; a ``prange`` nested in one runs serially.
+
+Arrays: each array variable has its origins (``_Origin``): made in this iteration (private: written, reduced,
+passed to calls freely), or a shared array (made before the loop, a parameter) and the region of it the
+variable covers, one entry per axis of the shared array:
+
+    for i in prange(n):
+        row = x[i]            row: x, region (i, whole)        → reading it whole reads x at (i, whole)
+        tmp = np.zeros(m)     tmp: private
+        tmp[:] = row * row    (a write to a private array)
+        out[i, :] = tmp       out at (i, whole): written        → every touch of out has i on axis 0: fine
+        s += out.sum()        out at (whole, whole): read       → a race with that write: CompileError
+
+Every touch of a shared array in the body (an element read or written, a whole-array read or write through
+a view; making a view touches nothing) is recorded with its region; a shared array written in the body must
+have one axis where every touch has the same injective index (``r = out[1:]``: ``r[i]`` is ``out[1 + i]``,
+injective too, but not the same index as ``out[i]``). Calls may not be given shared arrays: the callee could
+write them, and it counts references with plain operations (``aot.codegen.arrays``: only the outlined bodies
+count atomically).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +53,7 @@ from ..ir import (
     Copy,
     Function,
     GetItem,
+    GetView,
     IntrinsicCall,
     Jump,
     MakeTuple,
@@ -43,19 +63,19 @@ from ..ir import (
     SetItem,
     Truth,
     UnaryOp,
+    Var,
     successors,
     uses,
 )
-from ..ir.ops import Intrinsic
-from ..types import ArrayType, ListType, ScalarType
+from ..ir.ops import ALLOCATING, Intrinsic
+from ..types import NONE, ArrayType, ListType, ScalarType, TupleType
 
 # The ops a prange body may hold, and the intrinsics that may take an array there (they only read it). An op or
 # an array intrinsic not listed (one added later, that might write an array) is refused in a prange body.
 _KNOWN_OPS = (
-    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, Call, IntrinsicCall, MakeTuple, GetItem, SetItem, Jump,
-    Branch, Return, Raise,
+    Const, Copy, BinOp, UnaryOp, Compare, Truth, Convert, Call, IntrinsicCall, MakeTuple, GetItem, SetItem, GetView,
+    Jump, Branch, Return, Raise,
 )  # fmt: skip
-_READS_ARRAYS = frozenset({Intrinsic.LEN, Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM})
 _REDUCING = {BinOpKind.ADD: "add", BinOpKind.SUB: "add", BinOpKind.MUL: "mul"}
 _SELECTING = {Intrinsic.MIN: "min", Intrinsic.MAX: "max"}
 
@@ -78,6 +98,10 @@ class ParallelLoop:
     shared: tuple[str, ...]  # read in the body, assigned outside it: copied into each chunk
     private: tuple[str, ...]  # assigned in the body (the counter included): one copy per chunk
     reductions: tuple[Reduction, ...]
+    borrowed: tuple[str, ...] = ()  # private variables only ever holding views of shared arrays (which outlive
+    # the loop: their references need no counting, ``_borrowed_views``)
+    own: tuple[str, ...] = ()  # variables only ever holding arrays (lists) made in the iteration: no other
+    # thread counts their references
 
 
 def parallel_loops(fn: Function) -> list[ParallelLoop]:
@@ -228,15 +252,80 @@ def _classify(
             f"{_shown(name)} is assigned in the prange loop and read after it: which iteration's value it would "
             f"hold is not defined; keep it inside the loop, or make it a reduction (s += …)",
         )
-    _check_arrays(fn, ops, defs, counter, len_op, say)
-    for op in ops:  # (a list is shared by reference and grows in place: no iteration may touch one)
-        if any(isinstance(fn.types.get(v.name), ListType) for v in (*uses(op), op.dest_var) if v is not None):
-            say(op.span, "lists are not supported in a prange loop; use range, or write into an array")
+    own_arrays = _check_arrays(fn, ops, defs, counter, len_op, say)
+    own = _private_lists(fn, defs)
+    for op in ops:  # (a list is shared by reference and grows in place: only a list made in the iteration)
+        names = [v.name for v in (*uses(op), op.dest_var) if v is not None]
+        if any(isinstance(fn.types.get(n), ListType) and n not in own for n in names):
+            say(
+                op.span,
+                "lists made before a prange loop are not supported in it (a list grows in place, shared by every "
+                "iteration); use range, make the list in the iteration, or pass an array",
+            )
             break
     private = tuple(sorted(set(defs) - reduced))
     shared = tuple(sorted(used - set(defs)))
-    loop = ParallelLoop(header, body, exit_, loop_blocks, counter, count, shared, private, tuple(reductions))
+    borrowed = tuple(sorted(_borrowed_views(fn, defs)))
+    loop = ParallelLoop(
+        header, body, exit_, loop_blocks, counter, count, shared, private, tuple(reductions), borrowed,
+        tuple(sorted(own_arrays | own)),
+    )  # fmt: skip
     return loop, problems
+
+
+def _borrowed_views(fn: Function, defs: dict[str, list[Op]]) -> set[str]:
+    """The array variables of the body assigned only views (``x[i]``, ``x[:, j]``, ``v[1:]``, ``b = v``) of
+    shared arrays or of such views: never a new array. A shared array is held by the function for the whole
+    loop (the body assigns no shared variable), so these views need no counted reference of their own."""
+    types = fn.types
+
+    def plain_index(index: tuple[Var, ...]) -> bool:  # (no index array or list: a view, not a new array)
+        return all(isinstance(types.get(v.name), ScalarType) or types.get(v.name) == NONE for v in index)
+
+    names = {n for n in defs if isinstance(types.get(n), ArrayType)}
+    own = set(names)
+    changed = True
+    while changed:  # (the greatest solution: ``v = v[1:]`` in a loop of the body refers to itself)
+        changed = False
+        for name in sorted(own):
+            for op in defs[name]:
+                if isinstance(op, Copy):
+                    base = op.src.name
+                elif isinstance(op, (GetItem, GetView)) and plain_index(op.index):
+                    base = op.obj.name
+                else:
+                    base = None
+                if base is None or not isinstance(types.get(base), ArrayType) or (base in defs and base not in own):
+                    own.discard(name)
+                    changed = True
+                    break
+    return own
+
+
+_LIST_MAKERS = frozenset({Intrinsic.LIST_NEW, Intrinsic.LIST_SORTED})
+_LIST_UPDATES = frozenset({Intrinsic.LIST_APPEND, Intrinsic.LIST_SORT})
+
+
+def _private_lists(fn: Function, defs: dict[str, list[Op]]) -> set[str]:
+    """The list variables of the body that only ever hold lists made in the same iteration (a display, a
+    comprehension, ``sorted(…)``, and what ``append`` gives back: the list itself)."""
+    names = {n for n in defs if isinstance(fn.types.get(n), ListType)}
+    own = set(names)
+    changed = True
+    while changed:  # (the greatest solution: a list appended to in a loop of the body refers to itself)
+        changed = False
+        for name in sorted(own):
+            for op in defs[name]:
+                if isinstance(op, IntrinsicCall) and op.fn in _LIST_MAKERS:
+                    continue
+                if isinstance(op, IntrinsicCall) and op.fn in _LIST_UPDATES and op.args and op.args[0].name in own:
+                    continue
+                if isinstance(op, Copy) and op.src.name in own:
+                    continue
+                own.discard(name)
+                changed = True
+                break
+    return own
 
 
 def _shown(name: str) -> str:
@@ -293,11 +382,66 @@ def _reduction(fn: Function, name: str, defs: dict[str, list[Op]], ops: list[Op]
 
 # ------------------------------------------------------------------------------------------ arrays
 
+# What an array operation does with its array operands. Names only read (``len``: not even the elements):
+_METADATA = frozenset({Intrinsic.LEN, Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM, Intrinsic.ITER_LEN})
+# Read every element of their array operands; an array result is a new array (NumPy's functions, allocations):
+_PURE = frozenset(
+    {
+        *(Intrinsic[n] for n in (
+            "NP_SQRT NP_EXP NP_EXP2 NP_LOG NP_LOG2 NP_LOG10 NP_LOG1P NP_EXPM1 NP_SIN NP_COS NP_TAN NP_ARCSIN "
+            "NP_ARCCOS NP_ARCTAN NP_SINH NP_COSH NP_TANH NP_FABS NP_RADIANS NP_DEGREES NP_RINT NP_FLOOR NP_CEIL "
+            "NP_TRUNC NP_ISNAN NP_ISINF NP_ISFINITE NP_SIGNBIT NP_ABS NP_SIGN NP_SQUARE NP_MINIMUM NP_MAXIMUM "
+            "NP_FMIN NP_FMAX NP_HYPOT NP_ARCTAN2 NP_COPYSIGN NP_POWER NP_FLOOR_DIVIDE NP_REMAINDER NP_FMOD "
+            "NP_DIVIDE NP_CAST NP_SUM NP_PROD NP_MIN NP_MAX NP_MEAN NP_STD NP_VAR NP_ARGMIN NP_ARGMAX NP_ALL "
+            "NP_ANY NP_DOT NP_OUTER NP_NORM NP_SEARCHSORTED NP_SEARCHSORTED_RIGHT NP_WHERE NP_CLIP NP_CUMSUM "
+            "NP_SORT NP_ARGSORT NP_MEDIAN ABS MIN MAX UNPACK"
+        ).split()),
+        *ALLOCATING,
+    }
+)  # fmt: skip
+# Give a view of their first operand whose elements this check does not relate to the operand's axes:
+_VIEWING = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
+# Write every element of their first operand (``a.sort()``, ``a += b``: the result is ``a`` itself):
+_WRITING = frozenset(
+    {
+        Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_IADD, Intrinsic.ARRAY_ISUB, Intrinsic.ARRAY_IMUL,
+        Intrinsic.ARRAY_ITRUEDIV, Intrinsic.ARRAY_IFLOORDIV, Intrinsic.ARRAY_IMOD, Intrinsic.ARRAY_IPOW,
+        Intrinsic.ARRAY_IAND, Intrinsic.ARRAY_IOR, Intrinsic.ARRAY_IXOR,
+    }
+)  # fmt: skip
 
-def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counter: str, len_op: IntrinsicCall, say):
-    """Arrays written in the body are touched only at the loop variable (plus an invariant) on some axis;
-    calls get no arrays (they could write them)."""
+# The elements of a shared array a view (or an access) covers, one entry per axis of the array: an index on
+# that axis (``canon``'s expression: the loop variable, an invariant, …), ``("axis", whole)`` for an axis the
+# view keeps (whole, or a slice of it; ``("axis", False, ((start, step), …))`` slices whose starts and steps
+# are loop-invariant, and ``("shift", ((start, step), …), index)`` one element of them), ``_SOME`` for one
+# element not known; None when not known at all.
+_WHOLE = ("axis", True)
+_PART = ("axis", False)
+_SOME = ("some",)
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Which array a variable is: ``root`` None for an array made in this iteration (private to it), "" when
+    not known, else the shared array's name and the ``region`` of it the variable covers."""
+
+    root: str | None
+    region: tuple | None = None
+
+
+_PRIVATE = _Origin(None)
+_UNKNOWN = _Origin("")
+
+
+def _check_arrays(
+    fn: Function, ops: list[Op], defs: dict[str, list[Op]], counter: str, len_op: IntrinsicCall, say
+) -> set[str]:
+    """Arrays made in an iteration are its own; a shared array (made before the loop) written in the body is
+    touched, on some axis, only at the loop variable (plus an invariant) by every access to it there, through
+    whichever views; calls get no shared arrays (they could write them). The variables of the body that only
+    ever hold arrays made in the iteration (tuples of them too)."""
     step = len_op.args[2].name
+    types = fn.types
 
     def canon(name: str, seen: frozenset = frozenset()) -> Any:
         if name == counter:
@@ -318,15 +462,17 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
         return ("unknown", name)
 
     def invariant(c: Any) -> bool:
-        if c[0] in ("inv", "const"):
+        if c[0] in ("inv", "const", "before"):
             return True
-        if c[0] in ("iter", "unknown"):
+        if c[0] in ("iter", "unknown", "axis", "some", "shift"):
             return False
         return invariant(c[1]) and invariant(c[2])
 
     def injective(c: Any) -> bool:
         if c == ("iter",):
             return True
+        if c[0] == "shift":  # (start + step * c of a slice, and so on)
+            return injective(c[2])
         if c[0] == "add":
             return (injective(c[1]) and invariant(c[2])) or (invariant(c[1]) and injective(c[2]))
         if c[0] == "sub":
@@ -335,62 +481,282 @@ def _check_arrays(fn: Function, ops: list[Op], defs: dict[str, list[Op]], counte
             return (injective(c[1]) and c[2] == ("inv", step)) or (c[1] == ("inv", step) and injective(c[2]))
         return False
 
-    parent: dict[str, str] = {}  # arrays copied one to another are one array (``b = a``)
+    def ndim(name: str) -> int:
+        t = types.get(name)
+        return t.ndim if isinstance(t, ArrayType) else 0
 
-    def root(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
+    def index_regions(obj: str, spec: str, index: tuple[Var, ...], inside: bool = True) -> list | None:
+        """What ``obj[…]`` selects on each of ``obj``'s axes (``spec`` as ``GetView``'s; ``"i" * n`` for
+        ``GetItem``): an index, or ``("axis", whole)``; None for an index array. (Before the loop, an index is
+        the value its variable had then: a name the body may assign again means something else there.)"""
+        n = ndim(obj)
+        used = sum(1 for c in spec if c != "e")
+        out: list = []
+        k = 0
+        for c in spec:
+            if c == "i":
+                if k >= len(index) or not isinstance(types.get(index[k].name), ScalarType):
+                    return None
+                out.append(canon(index[k].name) if inside else ("before", index[k].name))
+                k += 1
+            elif c == "s" and k + 3 <= len(index):
+                start, _, step = (
+                    ("const", "None") if types.get(v.name) == NONE else canon(v.name) if inside else ("before", v.name)
+                    for v in index[k : k + 3]
+                )
+                if all(types.get(v.name) == NONE for v in index[k : k + 3]):
+                    out.append(_WHOLE)
+                elif invariant(start) and invariant(step):  # (its elements: start + step * j, step never 0)
+                    out.append(("axis", False, ((start, step),)))
+                else:
+                    out.append(_PART)
+                k += 3
+            elif c == "e":
+                out.extend([_WHOLE] * (n - used))
+            else:
+                return None
+        out.extend([_WHOLE] * (n - len(out)))  # (the axes left out at the end: whole)
+        return out if len(out) == n else None
 
+    def narrow(origin: _Origin, obj: str, selected: list | None) -> _Origin:
+        """The origin of ``obj[…]`` (its region narrowed by ``selected``, one entry per axis of ``obj``)."""
+        if origin.root is None or origin.root == "":
+            return origin
+        if origin.region is None or selected is None:
+            return _Origin(origin.root, None)
+        axes = [d for d, r in enumerate(origin.region) if r[0] == "axis"]
+        if len(axes) != len(selected):
+            return _Origin(origin.root, None)
+        region = list(origin.region)
+        for d, pick in zip(axes, selected):
+            if region[d] == _WHOLE or pick == _WHOLE:
+                region[d] = pick if region[d] == _WHOLE else region[d]
+            elif pick[0] == "axis":  # a slice of a slice: invariant ones compose
+                region[d] = ("axis", False, region[d][2] + pick[2]) if len(region[d]) == len(pick) == 3 else _PART
+            elif len(region[d]) == 3:  # an index into slices of invariant starts and steps: one element each
+                region[d] = ("shift", region[d][2], pick)
+            else:
+                region[d] = _SOME
+        return _Origin(origin.root, tuple(region))
+
+    tables: dict[bool, dict[str, frozenset[_Origin]]] = {False: {}, True: {}}
+
+    def origins(name: str, inside: bool) -> frozenset[_Origin]:
+        """The arrays the variable ``name`` may be, where it is read (in the body, when ``inside``: there only
+        the body's assignments reach it, a value carried between iterations being refused already)."""
+        if inside and name in defs:
+            return tables[True].get(name, frozenset())
+        if name in outside:
+            return tables[False].get(name, frozenset())
+        return frozenset({_Origin(name, (_WHOLE,) * ndim(name))})  # a parameter
+
+    def solve(inside: bool) -> None:
+        """``tables[inside]``: the least solution of the assignments (a view of itself, ``a += b``: loops)."""
+        scope = defs if inside else outside
+        names = [n for n in scope if _holds_array(types.get(n))]
+        for _ in range(64):
+            changed = False
+            for name in names:
+                found = {o for op in scope[name] for o in made_by(op, name, inside)}
+                if not inside and name in fn.params:
+                    found.add(_Origin(name, (_WHOLE,) * ndim(name)))
+                if frozenset(found) != tables[inside].get(name):
+                    tables[inside][name] = frozenset(found)
+                    changed = True
+            if not changed:
+                return
+        for name in names:  # (not settled: not known)
+            tables[inside][name] = frozenset({_UNKNOWN})
+
+    def made_by(op: Op, name: str, inside: bool) -> frozenset[_Origin]:
+        made = _PRIVATE if inside else _Origin(name, (_WHOLE,) * ndim(name))  # (new memory: the array's own)
+        if isinstance(op, (Copy, Convert)):
+            return origins(op.src.name, inside)
+        if isinstance(op, MakeTuple):  # (the arrays it holds)
+            held = [o for v in op.items if _holds_array(types.get(v.name)) for o in origins(v.name, inside)]
+            return frozenset(held or [made])
+        if isinstance(op, GetItem) and isinstance(types.get(op.obj.name), ArrayType):
+            selected = index_regions(op.obj.name, "i" * len(op.index), op.index, inside)
+            if selected is None:  # (an index array selects a copy)
+                return frozenset({made})
+            return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
+        if isinstance(op, GetView):
+            selected = index_regions(op.obj.name, op.spec, op.index, inside)
+            return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
+        if isinstance(op, GetItem):  # an item of a tuple
+            tdefs = (defs if inside else outside).get(op.obj.name, [])
+            k = _constant_index(op.index, defs if inside else outside)
+            if not tdefs:
+                return (
+                    frozenset({_Origin(f"{op.obj.name}[{k}]", (_WHOLE,) * ndim(name))})
+                    if k is not None
+                    else (frozenset({_UNKNOWN}))
+                )
+            makers = [t for t in tdefs if isinstance(t, MakeTuple)]
+            if k is not None and len(makers) == len(tdefs) and all(k < len(t.items) for t in makers):
+                return frozenset(o for t in makers for o in origins(t.items[k].name, inside))
+            if all(isinstance(t, Call) for t in tdefs) and inside:
+                return frozenset({_PRIVATE})
+            return frozenset({_UNKNOWN}) if inside else frozenset({made})
+        if isinstance(op, IntrinsicCall):
+            if op.fn in _VIEWING and op.args:
+                return frozenset(_Origin(o.root, None) if o.root else o for o in origins(op.args[0].name, inside))
+            if op.fn in _WRITING and op.args:
+                return origins(op.args[0].name, inside)
+            if op.fn in _PURE:
+                return frozenset({made})
+            return frozenset({_UNKNOWN}) if inside else frozenset({made})
+        if isinstance(op, (BinOp, UnaryOp, Compare, Call)):  # (whole-array operations make new arrays; a call
+            return frozenset({made})  # in the body is given no shared array, so it returns its own or new ones)
+        return frozenset({_UNKNOWN}) if inside else frozenset({made})
+
+    outside: dict[str, list[Op]] = {}
+    inside_ops = {id(op) for op in ops}
     for _, op in fn.ops():
-        if isinstance(op, Copy) and isinstance(fn.types.get(op.dest.name), ArrayType):
-            parent[root(op.dest.name)] = root(op.src.name)
-    accesses: dict[str, list[tuple[GetItem | SetItem, tuple]]] = {}
+        if op.dest_var is not None and id(op) not in inside_ops:
+            outside.setdefault(op.dest_var.name, []).append(op)
+    solve(False)
+    solve(True)
+
+    # Every touch of a shared array in the body: (op, the region it touches, whether it writes).
+    touches: dict[str, list[tuple[Op, tuple | None, bool, str]]] = {}
+
+    def touch(op: Op, var: str, selected: list | None, write: bool) -> None:
+        """``op`` reads (or writes) the elements ``selected`` (per axis of ``var``; None: not known) of ``var``."""
+        for o in origins(var, True):
+            if o.root is not None:
+                region = narrow(o, var, selected).region if selected is not None and o.root else None
+                touches.setdefault(o.root, []).append((op, region, write, var))
+
+    def whole(var: str) -> list:
+        return [_WHOLE] * ndim(var)
+
     for op in ops:
-        if not isinstance(op, _KNOWN_OPS) or (
-            isinstance(op, IntrinsicCall)
-            and op.fn not in _READS_ARRAYS
-            and any(isinstance(fn.types.get(a.name), ArrayType) for a in op.args)
-        ):  # (something that may write an array, unknown to this check: refused rather than risked)
-            what = op.fn.value if isinstance(op, IntrinsicCall) else op.NAME
-            say(op.span, f"{what} on an array is not supported in a prange loop yet; use range")
+        if not isinstance(op, _KNOWN_OPS):
+            say(op.span, f"{op.NAME} on an array is not supported in a prange loop yet; use range")
             continue
-        if isinstance(op, (GetItem, SetItem)) and isinstance(fn.types.get(op.obj.name), ArrayType):
-            accesses.setdefault(root(op.obj.name), []).append((op, tuple(canon(v.name) for v in op.index)))
-        elif isinstance(op, Call):
-            arrays = [a.name for a in op.args if isinstance(fn.types.get(a.name), ArrayType)]
-            if arrays:
+        arrays_used = [v.name for v in uses(op) if _holds_array(types.get(v.name))]
+        if isinstance(op, IntrinsicCall) and arrays_used:
+            if op.fn in _METADATA:
+                continue
+            if op.fn in _WRITING:
+                touch(op, op.args[0].name, whole(op.args[0].name), True)
+                for a in op.args[1:]:
+                    if _holds_array(types.get(a.name)):
+                        touch(op, a.name, whole(a.name), False)
+                continue
+            if op.fn not in _PURE and op.fn not in _VIEWING:
+                # (something that may write an array, unknown to this check: refused rather than risked)
+                say(op.span, f"{op.fn.value} on an array is not supported in a prange loop yet; use range")
+                continue
+        if isinstance(op, (GetItem, SetItem, GetView)) and isinstance(types.get(op.obj.name), ArrayType):
+            spec = op.spec if isinstance(op, GetView) else "i" * len(op.index)
+            selected = index_regions(op.obj.name, spec, op.index)
+            view = isinstance(op, (GetItem, GetView)) and isinstance(types.get(op.dest.name), ArrayType)
+            if not view or selected is None:  # (a view reads nothing: its uses are the touches; an index
+                touch(op, op.obj.name, selected, isinstance(op, SetItem))  # array copies the elements)
+            for v in (*op.index, *((op.value,) if isinstance(op, SetItem) else ())):
+                if _holds_array(types.get(v.name)):
+                    touch(op, v.name, whole(v.name), False)
+            continue
+        if isinstance(op, (Copy, Convert, MakeTuple, GetItem)):
+            continue  # (a reference handed on, an item of a tuple: the uses of the value are the touches)
+        if isinstance(op, Call):
+            shared = [a.name for a in op.args if _holds_array(types.get(a.name)) and _shared(a.name, origins)]
+            if shared:
                 say(
                     op.span,
-                    f"a call in a prange loop may not be passed an array ('{arrays[0]}'): the callee could write "
-                    f"it from several threads at once; write the work inline, or use range",
+                    f"a call in a prange loop may not be passed an array made before the loop ('{shared[0]}'): "
+                    f"the callee could write it from several threads at once; write the work inline, pass an "
+                    f"array made in the iteration, or use range",
                 )
-    for name, found in accesses.items():
-        writes = [(op, idx) for op, idx in found if isinstance(op, SetItem)]
+            continue
+        for var in arrays_used:  # whole-array operations, reductions, NumPy's functions: every element read
+            touch(op, var, whole(var), False)
+
+    def shown_name(root: str) -> str:
+        """A name the source gives the array ``root`` (a view made of it, or a temporary, has none)."""
+        if root[:1].isidentifier():
+            return root
+        for var in sorted(types):
+            if var[:1].isidentifier() and any(o.root == root for o in origins(var, var in defs)):
+                return var
+        return root
+
+    own = {n for n in defs if _holds_array(types.get(n)) and _all_private(origins(n, True))}
+    vague = touches.get("", [])  # (an array not known: it may be any written one)
+    for root, found in touches.items():
+        writes = [t for t in found if t[2]]
         if not writes:
             continue
-        name = writes[0][0].obj.name  # (as the source names it)
-        if any(op.obj.name in defs for op, _ in found):
-            say(writes[0][0].span, f"the array '{name}' is assigned in the prange loop and written there; use range")
+        found = found + [t for t in vague if t not in found]
+        first = next((t for t in writes if t[1] is None), writes[0])
+        name = first[3] if first[3][:1].isidentifier() else shown_name(root)
+        if root == "" or first[1] is None:
+            say(
+                first[0].span,
+                f"{_shown(name)} is written in the prange loop through a view whose elements cannot be related to "
+                f"the loop variable (a transpose, a reshape, an index array, or one of several arrays); use range",
+            )
             continue
-        ndim = len(writes[0][1])
+        region = first[1]
+        unknown = [t for t in found if t[1] is None]
+        n = len(region)
         axes = [
             d
-            for d in range(ndim)
-            if injective(writes[0][1][d]) and all(len(idx) == ndim and idx[d] == writes[0][1][d] for _, idx in found)
+            for d in range(n)
+            if injective(region[d]) and all(t[1] is not None and t[1][d] == region[d] for t in found)
         ]
         if axes:
             continue
-        if not any(injective(c) for _, idx in writes for c in idx):
+        if unknown:
             say(
-                writes[0][0].span,
-                f"'{name}' is written at an index that is not the prange loop variable (plus a loop-invariant "
-                f"offset): two iterations could write the same element; use range",
+                unknown[0][0].span,
+                f"'{name}' is written in the prange loop and read here through a view whose elements cannot be "
+                f"related to the loop variable: they may belong to another iteration; use range",
             )
+        elif not any(injective(c) for t in writes for c in t[1] or ()):
+            if all(c[0] == "axis" for c in region if c != _SOME) and any(c[0] == "axis" for c in region):
+                say(
+                    first[0].span,
+                    f"'{name}' is made before the prange loop and written whole, or a slice of it, in every "
+                    f"iteration: iterations would write the same elements at once; write {name}[i] (the loop "
+                    f"variable's part), make the array in the iteration, or use range",
+                )
+            else:
+                say(
+                    first[0].span,
+                    f"'{name}' is written at an index that is not the prange loop variable (plus a loop-invariant "
+                    f"offset): two iterations could write the same element; use range",
+                )
         else:
-            read = next((op for op, idx in found if idx != writes[0][1]), writes[0][0])
+            read = next((t for t in found if t[1] != region), first)
             say(
-                read.span,
+                read[0].span,
                 f"'{name}' is written in the prange loop and also touched at another index here: that element may "
                 f"belong to another iteration running at the same time; use range, or write to another array",
             )
+
+    return own
+
+
+def _all_private(found: frozenset[_Origin]) -> bool:
+    return bool(found) and all(o.root is None for o in found)
+
+
+def _holds_array(t: Any) -> bool:
+    return isinstance(t, ArrayType) or (isinstance(t, TupleType) and any(_holds_array(i) for i in t.items))
+
+
+def _shared(name: str, origins: Callable[[str, bool], frozenset[_Origin]]) -> bool:
+    """Whether the array (or a tuple's arrays) ``name`` may be one made before the loop."""
+    return any(o.root is not None for o in origins(name, True))
+
+
+def _constant_index(index: tuple[Var, ...], defs: dict[str, list[Op]]) -> int | None:
+    if len(index) != 1:
+        return None
+    found = defs.get(index[0].name, [])
+    if len(found) == 1 and isinstance(found[0], Const) and isinstance(found[0].value, int):
+        return found[0].value
+    return None

@@ -15,8 +15,18 @@ being built).
 
 The refcount functions (``aot_nrt_incref``/``aot_nrt_decref``/``aot_nrt_alloc``) are emitted as LLVM IR into
 each module with internal linkage, so a prebuilt library is self-contained and nothing is bound at load; a
-block allocated by one module is freed by any other through the ``free`` pointer in its header. Counts are
-atomic, so arrays may be shared between threads.
+block allocated by one module is freed by any other through the ``free`` pointer in its header.
+
+Threads: a block's count is touched by one thread at a time everywhere but in the body of a ``prange`` loop.
+A call borrows its Python arguments (their owner is NULL), a block handed to Python is released by its
+object's ``tp_dealloc`` under the GIL, and a call in a ``prange`` body is given only arrays made in its
+iteration (``aot.analysis.parallel``), so such counts are plain loads and stores, which LLVM folds (an
+increment and its decrement cancel: a view made in a serial loop costs nothing). The outlined body of a
+``prange`` loop (``aot.codegen.parallel``), whose views of shared arrays count their owner's block from every
+thread at once, calls the atomic ones instead (``count_atomically``: ``aot_nrt_incref_atomic``, an
+``atomicrmw add`` (monotonic), and ``aot_nrt_decref_atomic``, an ``atomicrmw sub`` (acq_rel: the thread
+that frees the block sees every other thread's writes to it)), but for the variables that only ever hold
+arrays made in the iteration (``ParallelLoop.own``), and none for views of shared arrays (``borrowed``).
 
 The discipline (``function.py``): a variable's slot holds one reference; storing into a slot increfs the new
 value (unless it is a new reference already: an allocation, a call's result) and decrefs the old one; every
@@ -30,7 +40,7 @@ allocates: on a target without Python exceptions (``ptx``) allocation is a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from llvmlite import ir
 
@@ -108,31 +118,57 @@ def _refcount_ptr(b: ir.IRBuilder, header: ir.Value) -> ir.Value:
     return b.bitcast(header, lt.I64.as_pointer())
 
 
-def incref_function(ctx: ModuleContext) -> ir.Function:
-    """``void aot_nrt_incref(ptr header)`` (NULL: nothing)."""
-    fn, b = ctx.internal_function("aot_nrt_incref", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+def incref_function(ctx: ModuleContext, atomic: bool = False) -> ir.Function:
+    """``void aot_nrt_incref(ptr header)`` (NULL: nothing); ``aot_nrt_incref_atomic`` for several threads."""
+    name = "aot_nrt_incref_atomic" if atomic else "aot_nrt_incref"
+    fn, b = ctx.internal_function(name, ir.FunctionType(ir.VoidType(), [lt.PTR]))
     if b is not None:
         fn.attributes.add("alwaysinline")
         (header,) = fn.args
         with b.if_then(b.icmp_unsigned("!=", header, _NULL)):
-            b.atomic_rmw("add", _refcount_ptr(b, header), ir.Constant(lt.I64, 1), "monotonic")
+            count = _refcount_ptr(b, header)
+            if atomic:
+                b.atomic_rmw("add", count, ir.Constant(lt.I64, 1), "monotonic")
+            else:
+                b.store(b.add(b.load(count), ir.Constant(lt.I64, 1)), count)
         b.ret_void()
     return fn
 
 
-def decref_function(ctx: ModuleContext) -> ir.Function:
-    """``void aot_nrt_decref(ptr header)``: the last reference frees the block through its header."""
-    fn, b = ctx.internal_function("aot_nrt_decref", ir.FunctionType(ir.VoidType(), [lt.PTR]))
+def decref_function(ctx: ModuleContext, atomic: bool = False) -> ir.Function:
+    """``void aot_nrt_decref(ptr header)``: the last reference frees the block through its header;
+    ``aot_nrt_decref_atomic`` for several threads."""
+    name = "aot_nrt_decref_atomic" if atomic else "aot_nrt_decref"
+    fn, b = ctx.internal_function(name, ir.FunctionType(ir.VoidType(), [lt.PTR]))
     if b is not None:
         (header,) = fn.args
         with b.if_then(b.icmp_unsigned("!=", header, _NULL)):
-            old = b.atomic_rmw("sub", _refcount_ptr(b, header), ir.Constant(lt.I64, 1), "acq_rel")
+            count = _refcount_ptr(b, header)
+            if atomic:
+                old = b.atomic_rmw("sub", count, ir.Constant(lt.I64, 1), "acq_rel")
+            else:
+                old = b.load(count)
+                b.store(b.sub(old, ir.Constant(lt.I64, 1)), count)
             with b.if_then(b.icmp_signed("==", old, ir.Constant(lt.I64, 1)), likely=False):
                 free_t = ir.FunctionType(ir.VoidType(), [lt.PTR])
                 slot = b.bitcast(b.gep(header, [ir.Constant(lt.I64, 8)]), free_t.as_pointer().as_pointer())
                 b.call(b.load(slot), [header])
         b.ret_void()
     return fn
+
+
+def count_atomically(ctx: ModuleContext, llfn: ir.Function, keep: Collection[int] = ()) -> None:
+    """Make every count ``llfn`` changes atomic (the outlined body of a ``prange`` loop: its chunks run at once)
+    but the calls in ``keep`` (their ``id``: counts of arrays made in the iteration, which no other thread sees)."""
+    swap = {
+        incref_function(ctx).name: incref_function(ctx, atomic=True),
+        decref_function(ctx).name: decref_function(ctx, atomic=True),
+    }
+    for block in llfn.blocks:
+        for instr in block.instructions:
+            name = getattr(instr, "callee", None) and getattr(instr.callee, "name", None)
+            if isinstance(instr, ir.CallInstr) and name in swap and id(instr) not in keep:
+                instr.replace_callee(swap[name])
 
 
 def alloc_function(ctx: ModuleContext) -> ir.Function:
@@ -151,29 +187,31 @@ def alloc_function(ctx: ModuleContext) -> ir.Function:
     return fn
 
 
-def incref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> None:
-    """Count one more reference to every array in ``value``."""
-    _each_owner(ctx, b, value, t, incref_function)
+def incref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> list[ir.CallInstr]:
+    """Count one more reference to every array in ``value`` (the calls made)."""
+    return _each_owner(ctx, b, value, t, incref_function)
 
 
-def decref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> None:
-    """Drop one reference to every array in ``value``."""
-    _each_owner(ctx, b, value, t, decref_function)
+def decref(ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type) -> list[ir.CallInstr]:
+    """Drop one reference to every array in ``value`` (the calls made)."""
+    return _each_owner(ctx, b, value, t, decref_function)
 
 
 def _each_owner(
     ctx: ModuleContext, b: ir.IRBuilder, value: ir.Value, t: Type, get: Callable[[ModuleContext], ir.Function]
-) -> None:
+) -> list[ir.CallInstr]:
     if isinstance(t, ArrayType):
-        b.call(get(ctx), [b.extract_value(value, OWNER)])
-    elif isinstance(t, ListType):  # (a list is its block's header: aot.codegen.lists)
-        b.call(get(ctx), [value])
-    elif isinstance(t, TupleType):
+        return [b.call(get(ctx), [b.extract_value(value, OWNER)])]
+    if isinstance(t, ListType):  # (a list is its block's header: aot.codegen.lists)
+        return [b.call(get(ctx), [value])]
+    calls: list[ir.CallInstr] = []
+    if isinstance(t, TupleType):
         for i, item in enumerate(t.items):
             if owns_references(item):
-                _each_owner(ctx, b, b.extract_value(value, i), item, get)
+                calls += _each_owner(ctx, b, b.extract_value(value, i), item, get)
     elif isinstance(t, OptionalType) and owns_references(t.inner):
-        _each_owner(ctx, b, b.extract_value(value, 1), t.inner, get)  # (None holds NULL owners: no-ops)
+        calls += _each_owner(ctx, b, b.extract_value(value, 1), t.inner, get)  # (None holds NULL owners: no-ops)
+    return calls
 
 
 # --------------------------------------------------------------------------------- allocation

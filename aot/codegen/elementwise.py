@@ -253,7 +253,8 @@ def _reuse_or_allocate(
         sole = b.alloca(lt.I1, name="ewise.sole")
     b.store(ir.Constant(lt.I1, 0), sole)
     with b.if_then(b.icmp_unsigned("!=", owner, ir.Constant(lt.PTR, None))):  # (memory compiled code owns)
-        alone: ir.Value = b.icmp_signed("==", b.load(b.bitcast(owner, lt.I64.as_pointer())), ir.Constant(lt.I64, 1))
+        count = b.load_atomic(b.bitcast(owner, lt.I64.as_pointer()), "monotonic", 8)  # (a prange body's
+        alone: ir.Value = b.icmp_signed("==", count, ir.Constant(lt.I64, 1))  # threads count shared blocks)
         for n, m in zip(arrays.shape_of(b, value, result.ndim), shape):
             alone = b.and_(alone, b.icmp_signed("==", n, m))
         b.store(alone, sole)

@@ -124,6 +124,8 @@ class FunctionCodegen(Emitter):
         # Variables whose values hold array references (counted), and the block releasing them on errors.
         counted = arrays.refcounted(ctx)
         self.owned = {n for n, t in fn.types.items() if counted and arrays.owns_references(t)}
+        self.plain_counts: set[str] = set()  # (in a prange body: variables holding only arrays of the iteration,
+        self.plain_calls: set[int] = set()  # whose count changes stay plain: aot.codegen.parallel)
         self.unwind: ir.Block | None = None
         self.places = _selection_places(fn)
         """``a[:, idx]`` as an assignment's target: the getview's result, written by ``setitem v, []`` (and read
@@ -213,10 +215,10 @@ class FunctionCodegen(Emitter):
         if name in self.owned:
             t = self.fn.types[name]
             if not fresh:
-                arrays.incref(self.ctx, self.b, value, t)
+                self.counted(name, arrays.incref(self.ctx, self.b, value, t))
             old = self.b.load(self.slots[name])
             self.b.store(value, self.slots[name])
-            arrays.decref(self.ctx, self.b, old, t)
+            self.counted(name, arrays.decref(self.ctx, self.b, old, t))
         else:
             self.b.store(value, self.slots[name])
         if name in self.flags:
@@ -225,7 +227,11 @@ class FunctionCodegen(Emitter):
     def release_all(self) -> None:
         """Drop the reference every counted variable holds (unassigned ones hold none)."""
         for name in sorted(self.owned):
-            arrays.decref(self.ctx, self.b, self.b.load(self.slots[name]), self.fn.types[name])
+            self.counted(name, arrays.decref(self.ctx, self.b, self.b.load(self.slots[name]), self.fn.types[name]))
+
+    def counted(self, name: str, calls: list[ir.CallInstr]) -> None:
+        if name in self.plain_counts:
+            self.plain_calls.update(id(c) for c in calls)
 
     def error_return(self) -> None:
         if not self.owned:

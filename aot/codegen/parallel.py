@@ -109,7 +109,7 @@ class ParallelLowering:
             [b.bitcast(body, lt.PTR), b.bitcast(env, lt.PTR), count, b.bitcast(partials, lt.PTR), size, n],
         )
         with b.if_then(b.icmp_signed("!=", status, _I32(0)), likely=False):
-            b.ret(ir.Constant(lt.STATUS, 1))
+            em.error_return()  # (the function's own arrays released, as for any error)
         if loop.reductions:  # s = s ∘ partial[c] for c in 0 … n-1, in that order
             with b.goto_entry_block():
                 index = b.alloca(lt.I64, name="prange.chunk")
@@ -137,6 +137,8 @@ class ParallelLowering:
         llfn.linkage = "internal"
         em = type(parent)(parent.ctx, fn, llfn, parent.callee, parent.options)
         em.parallel = None  # (a prange nested in this loop runs serially in each chunk)
+        em.owned -= set(loop.borrowed)  # (views of shared arrays: the function holds those through the loop)
+        em.plain_counts = set(loop.own)  # (arrays of the iteration: no other thread counts them)
         em.versions = tuple(v for v in self.all_versions if set(v.blocks) <= loop.blocks and v.preheader in loop.blocks)
         lo, hi, env, partial = llfn.args
         b = em.b = ir.IRBuilder(llfn.append_basic_block("entry"))
@@ -201,6 +203,7 @@ class ParallelLowering:
             b.store(b.load(em.slots[r.var]), b.gep(out, [_I64(0), _I32(k)]))
         em.release_all()
         b.ret(ir.Constant(lt.STATUS, 0))
+        arrays.count_atomically(parent.ctx, llfn, em.plain_calls)  # (the chunks count shared blocks at once)
         return llfn
 
 
