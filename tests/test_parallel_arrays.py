@@ -579,3 +579,17 @@ def test_counts_are_atomic_only_in_prange_bodies():
     assert _atomic_functions(serial_rowwise, "f64[:, :]") == set()
     atomic = _atomic_functions(rowwise, "f64[:, :]")
     assert atomic and all(".prange." in name for name in atomic), atomic
+
+
+@aot.jit(parallel=True)
+def rounded_rows(x):
+    out = np.empty_like(x)
+    for i in aot.prange(x.shape[0]):
+        out[i] = np.round(x[i], 2)
+    return out
+
+
+def test_numpy_functions_of_rows_in_a_prange_body():
+    x = np.random.default_rng(3).standard_normal((7, 5)) * 100
+    for a in (x, x[::-1, ::2], x[:0], x[:1]):
+        check(rounded_rows, a)
