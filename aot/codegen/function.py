@@ -598,6 +598,13 @@ class FunctionCodegen(Emitter):
             result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
             self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
             return
+        elif op.fn in nparrays.SEARCHSORTED and isinstance(self.t(op.dest), ArrayType):  # (of an array of values)
+            argtypes, made = [self.t(a) for a in op.args], self.t(op.dest)
+            assert isinstance(made, ArrayType)
+            right = op.fn is Intrinsic.NP_SEARCHSORTED_RIGHT
+            result = nparrays.searchsorted_many(self, [self.load(a) for a in op.args], argtypes, made, right)
+            self.assign(op.dest.name, result, fresh=True)
+            return
         elif op.fn is Intrinsic.ARRAY_SORT:
             at = self.t(op.args[0])
             assert isinstance(at, ArrayType)

