@@ -124,3 +124,99 @@ def diff_2d(a):
 def test_diff_of_2d_is_a_compile_error():
     err = expect_compile_error(diff_2d, np.ones((2, 3)), at=locate(diff_2d, "np.diff("))
     assert "1-D" in str(err)
+
+
+# ------------------------------------------------------------------------- for x in a.flat
+
+
+@aot.jit
+def flat_nanmean(a):
+    total = 0.0
+    count = 0
+    for v in a.flat:
+        if not np.isnan(v):
+            total += v
+            count += 1
+    return total / count if count else np.nan
+
+
+@aot.jit
+def flat_argmax(a):
+    best = -np.inf
+    where = -1
+    for i, v in enumerate(a.flat):
+        if v > best or (where == -1 and not np.isnan(v)):
+            best, where = v, i
+    return where
+
+
+@aot.jit
+def flat_forms(a, b):
+    pairs = 0.0
+    for x, y in zip(a.flat, b.flat):
+        pairs += x * y
+    squares = [v * v for v in a.flat if v > 0]
+    return pairs, sum((v for v in b.flat), 0.0), any(v < 0 for v in a.flat), len(squares), 2.0 in a.flat
+
+
+@aot.jit
+def flat_else(a, stop):
+    seen = 0
+    for v in a.flat:
+        if v == stop:
+            break
+        seen += 1
+    else:
+        seen = -1
+    return seen
+
+
+def _arrays():
+    m = np.arange(12.0).reshape(3, 4) - 4.5
+    m[1, 2] = np.nan
+    return [
+        m,
+        m.T,
+        np.asfortranarray(m),
+        m[::-1, ::2],
+        m[:, 1],
+        np.zeros((0, 3)),
+        np.array([7.5]),
+        np.arange(24.0).reshape(2, 3, 4)[:, ::-1],
+    ]
+
+
+@pytest.mark.parametrize("a", _arrays())
+def test_flat_iteration(a):
+    check(flat_nanmean, a)
+    check(flat_argmax, a)
+    check(flat_forms, a, a[::-1] * 0.5 if a.ndim == 1 else a * 0.5)
+    check(flat_else, a, 2.0)
+    check(flat_else, a, 99.0)
+
+
+def test_flat_iteration_of_integers_and_booleans():
+    check(flat_forms, np.arange(-3, 3).reshape(2, 3), np.ones((2, 3), np.int32))
+    check(flat_else, np.array([[True, False], [False, True]]), False)
+
+
+@aot.jit
+def flat_of_a_number(x):
+    s = 0.0
+    for v in x.flat:
+        s += v
+    return s
+
+
+def test_flat_of_a_number_is_a_compile_error():
+    err = expect_compile_error(flat_of_a_number, 2.5, at=locate(flat_of_a_number, "x.flat"))
+    assert "arrays only" in str(err)
+
+
+@aot.jit
+def flat_indexed(a):
+    return a.flat[1]
+
+
+def test_flat_outside_a_loop_is_a_compile_error():
+    expect_compile_error(flat_indexed, np.ones(3), at=locate(flat_indexed, "a.flat"))

@@ -106,6 +106,9 @@ class Intrinsic(enum.Enum):
     NDIM = "array.ndim"
     RANGE_LEN = "range.len"
     ITER_LEN = "iter.len"  # the trip count of a for loop over a 1-D array or a tuple (aot/frontend/iteration.py)
+    # ``for x in a.flat`` (aot/frontend/iteration.py): the element count of the array, and its element k in C order
+    FLAT_LEN = "flat.len"
+    FLAT_ITEM = "flat.item"
     INDEX = "operator.index"  # an integer operand as itself (enumerate's start); a float is a CompileError
     # Views (aot/infer/views.py, aot/codegen/views.py): ``a.T``, ``a.reshape(shape)`` (a contiguous array, a
     # tuple of ints with at most one -1), ``a.ravel()`` (a contiguous array). Each gives a view of its array.
