@@ -220,3 +220,57 @@ def flat_indexed(a):
 
 def test_flat_outside_a_loop_is_a_compile_error():
     expect_compile_error(flat_indexed, np.ones(3), at=locate(flat_indexed, "a.flat"))
+
+
+# ------------------------------------------------------------------------- == and != between tuples
+
+
+@aot.jit
+def tuples_compare(a, b, i, j):
+    here = (i, j)
+    return here == (0, 0), here != (0, 0), (a[0], i) == (b[0], j), (i, (j, 1.0)) == (i, (j, 1)), (i,) == (i, j)
+
+
+@pytest.mark.parametrize(
+    "a, b, i, j",
+    [
+        (np.array([1.0]), np.array([1.0]), 0, 0),
+        (np.array([1.0]), np.array([2.0]), 0, 0),
+        (np.array([np.nan]), np.array([np.nan]), 3, 3),
+        (np.array([-0.0]), np.array([0.0]), 2, -2),
+        (np.array([5]), np.array([5.0]), 7, 7),
+        (np.array([True]), np.array([1]), 0, 1),
+    ],
+)
+def test_tuple_equality(a, b, i, j):
+    check(tuples_compare, a, b, i, j)
+
+
+@aot.jit
+def walk_back(steps):
+    path = [(len(steps) - 1, 0)]
+    while path[-1] != (0, 0):
+        i, j = path[-1]
+        path.append((i - 1, j) if steps[i] == 0 else (i - 1, j + 1) if i > 0 else (0, 0))
+    return len(path), path[-1] == (0, 0)
+
+
+def test_tuple_inequality_as_a_loop_test():
+    check(walk_back, np.array([0, 1, 0, 1]))
+    check(walk_back, np.array([1]))
+
+
+@aot.jit
+def tuple_order(i, j):
+    return (i, j) < (j, i)
+
+
+@aot.jit
+def tuple_of_array_equal(a):
+    return (a, 1) == (a, 1)
+
+
+def test_tuple_ordering_and_tuples_of_arrays_are_compile_errors():
+    expect_compile_error(tuple_order, 1, 2, at=locate(tuple_order, "(i, j) < (j, i)"))
+    err = expect_compile_error(tuple_of_array_equal, np.ones(2), at=locate(tuple_of_array_equal, "(a, 1) =="))
+    assert "numbers and tuples of numbers" in str(err)

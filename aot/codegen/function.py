@@ -33,6 +33,7 @@ from ..ir import (
     Block,
     Branch,
     Call,
+    CmpKind,
     Compare,
     Const,
     Convert,
@@ -71,6 +72,7 @@ from .numerics import (
     int_binop,
     shift,
     truth,
+    tuples_equal,
 )
 from .types import value_type
 
@@ -361,6 +363,10 @@ class FunctionCodegen(Emitter):
         if isinstance(a, ArrayType) or isinstance(b_, ArrayType):
             common = elementwise_rules.compare_operand_dtype(a, b_, *self.literal(op.lhs, op.rhs))
             self.elementwise(op, (op.lhs, op.rhs), elementwise.compare_element(self, op.op, [a, b_], common))
+            return
+        if isinstance(a, TupleType) and isinstance(b_, TupleType):  # (== and != only: aot.infer.rules)
+            same = tuples_equal(self, self.load(op.lhs), a, self.load(op.rhs), b_)
+            self.store(op.dest, same if op.op is CmpKind.EQ else self.b.not_(same), BOOL)
             return
         assert isinstance(a, ScalarType) and isinstance(b_, ScalarType)
         common = promote(a, b_)
