@@ -274,3 +274,79 @@ def test_tuple_ordering_and_tuples_of_arrays_are_compile_errors():
     expect_compile_error(tuple_order, 1, 2, at=locate(tuple_order, "(i, j) < (j, i)"))
     err = expect_compile_error(tuple_of_array_equal, np.ones(2), at=locate(tuple_of_array_equal, "(a, 1) =="))
     assert "numbers and tuples of numbers" in str(err)
+
+
+# ------------------------------------------------------- a.fill(v), and in-place writes need writable buffers
+
+
+@aot.jit
+def fill(a, v):
+    a.fill(v)
+    return a.sum()
+
+
+@pytest.mark.parametrize(
+    "a, v",
+    [
+        (np.zeros(4), 2.5),
+        (np.zeros(0), 1.0),
+        (np.ones(1), np.nan),
+        (np.zeros((3, 4))[::-1, 1::2], -0.0),
+        (np.zeros(5, np.int32), 7),
+        (np.zeros(3, np.int64), 2.75),  # (truncated, as NumPy stores a float into an int array)
+        (np.zeros(3, np.float32), 0.1),
+        (np.zeros(2, np.bool_), 3),
+    ],
+)
+def test_fill(a, v):
+    check(fill, a, v)
+
+
+@aot.jit
+def fill_then_use(n):
+    best = np.empty(n)
+    best.fill(np.inf)
+    for i in range(n):
+        best[i] = min(best[i], i * 0.5)
+    return best
+
+
+def test_fill_an_array_made_in_compiled_code():
+    check(fill_then_use, 4)
+    check(fill_then_use, 0)
+
+
+@aot.jit
+def fill_with_array(a, b):
+    a.fill(b)
+
+
+def test_fill_with_an_array_is_a_compile_error():
+    err = expect_compile_error(fill_with_array, np.zeros(2), np.ones(2), at=locate(fill_with_array, "a.fill(b)"))
+    assert "a[...] = b" in str(err)
+
+
+@aot.jit
+def add_in_place(a):
+    a += 1.0
+
+
+@aot.jit
+def sort_in_place(a):
+    a.sort()
+
+
+@aot.jit
+def fill_in_callee(a):
+    fill(a, 3.0)
+
+
+@pytest.mark.parametrize("f", [add_in_place, sort_in_place, fill_in_callee])
+def test_in_place_writes_refuse_a_read_only_argument(f):
+    ro = np.array([3.0, 1.0, 2.0])
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        f(ro)
+    assert ro.tolist() == [3.0, 1.0, 2.0]
+    rw = ro.copy()
+    check(f, rw)

@@ -611,6 +611,11 @@ class FunctionCodegen(Emitter):
             result = nparrays.searchsorted_many(self, [self.load(a) for a in op.args], argtypes, made, right)
             self.assign(op.dest.name, result, fresh=True)
             return
+        elif op.fn is Intrinsic.ARRAY_FILL:  # (a[...] = v)
+            at = self.t(op.args[0])
+            assert isinstance(at, ArrayType)
+            views.assign(self, self.load(op.args[0]), at, self.load(op.args[1]), self.t(op.args[1]))
+            result = ir.Constant(lt.I8, 0)  # (None)
         elif op.fn is Intrinsic.ARRAY_SORT:
             at = self.t(op.args[0])
             assert isinstance(at, ArrayType)

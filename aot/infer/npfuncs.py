@@ -144,8 +144,9 @@ ARRAY_METHODS: dict[str, Intrinsic] = {
     name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
 }
 ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
-"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)`` and ``a.sort()`` (in
-place) as array methods."""
+ARRAY_METHODS["fill"] = Intrinsic.ARRAY_FILL
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)``, ``a.sort()`` and
+``a.fill(v)`` (in place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -384,6 +385,10 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     if fn is Intrinsic.ARRAY_SORT:
         if args or obj.ndim != 1:
             raise RuleError("a.sort() sorts a 1-D array in place here (no arguments); use np.sort(a) for a copy")
+        return NONE
+    if fn is Intrinsic.ARRAY_FILL:  # (the number converted to the element type, as a[...] = v stores it)
+        if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_numeric):
+            raise RuleError("a.fill(v) takes one number here (to fill with an array, write a[...] = b)")
         return NONE
     if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:

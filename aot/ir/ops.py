@@ -237,6 +237,7 @@ class Intrinsic(enum.Enum):
     # or a 1-D array's at run time (``ValueError`` with Python's messages).
     UNPACK = "unpack"
     ARRAY_SORT = "array.sort"  # ``a.sort()``: sorts a 1-D array in place (aot.codegen.nparrays); gives None
+    ARRAY_FILL = "array.fill"  # ``a.fill(v)``: stores the number v in every element, as ``a[...] = v``; gives None
     ARRAY_ASTYPE = "array.astype"  # ``a.astype(dtype)``: a converted C-ordered copy (the dtype in the result type)
     # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
     # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)
