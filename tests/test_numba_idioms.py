@@ -350,3 +350,83 @@ def test_in_place_writes_refuse_a_read_only_argument(f):
     assert ro.tolist() == [3.0, 1.0, 2.0]
     rw = ro.copy()
     check(f, rw)
+
+
+# --------------------------------------------------------- np.nansum and the other NaN-ignoring reductions
+
+
+@aot.jit
+def nan_sums(a):
+    return np.nansum(a), np.nanmean(a), np.nanvar(a), np.nanstd(a)
+
+
+@aot.jit
+def nan_spread(a, k):
+    return np.nanvar(a, ddof=1), np.nanstd(a, ddof=k)
+
+
+@aot.jit
+def nan_extremes(a):
+    return np.nanmin(a), np.nanmax(a), np.nanargmin(a), np.nanargmax(a)
+
+
+def _nan_arrays():
+    rng = np.random.default_rng(7)
+    m = rng.random((60, 50))
+    m[rng.random((60, 50)) < 0.25] = np.nan
+    big = rng.random((130, 90)).astype(np.float32)  # (more than 8192 elements: NumPy's buffer size)
+    big[big < 0.1] = np.nan
+    return [
+        np.array([1.0, np.nan, 3.0, 2.5, np.nan]),
+        np.zeros(0),
+        np.array([np.nan]),
+        np.full(4, np.nan),
+        np.array([4.0]),
+        np.array([np.nan, -np.inf, 2.0, np.inf]),
+        np.array([-0.0, 0.0, np.nan])[::-1],
+        m,
+        m.T,
+        m[::-1, ::3],
+        m.astype(np.float32),
+        big.T[::2, ::-1],
+        np.arange(12).reshape(3, 4),
+        np.array([True, False, True]),
+        np.array([], dtype=np.int32),
+    ]
+
+
+@pytest.mark.parametrize("a", _nan_arrays())
+def test_nan_reductions_match_numpy_bit_for_bit(a):
+    check(nan_sums, a)
+    check(nan_spread, a, 2)
+    check(nan_extremes, a, signed_zero=False)  # (which of 0.0 and -0.0 fmin/fmax keep is NumPy's choice)
+
+
+def test_nan_reductions_of_nothing_but_nan_and_of_nothing():
+    check(nan_extremes, np.full(3, np.nan), raises=ValueError, messages=True)  # All-NaN slice encountered
+    check(nan_extremes, np.zeros(0), raises=ValueError, messages=True)  # zero-size … fmin
+    check(nan_extremes, np.zeros(0, np.int64), raises=ValueError)
+
+
+@aot.jit
+def nanmean_by_row(a):
+    out = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = np.nanmean(a[i])
+    return out
+
+
+def test_nanmean_of_views():
+    m = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [2.0, 4.0, 8.0]])
+    check(nanmean_by_row, m)
+    check(nanmean_by_row, m.T)
+
+
+@aot.jit
+def nanmean_axis(a):
+    return np.nanmean(a, axis=0)
+
+
+def test_nan_reductions_along_an_axis_are_a_compile_error():
+    err = expect_compile_error(nanmean_axis, np.ones((2, 2)), at=locate(nanmean_axis, "np.nanmean("))
+    assert "axis=" in str(err)

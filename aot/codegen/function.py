@@ -56,7 +56,7 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, elementwise, gpu_intrinsics, lists, nparrays, npfuncs, parallel, views
+from . import arrays, elementwise, gpu_intrinsics, lists, nanreduce, nparrays, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .elementwise import Element
@@ -666,6 +666,9 @@ class FunctionCodegen(Emitter):
                 op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
             )
             return
+        elif nanreduce.handles(op.fn, [self.t(a) for a in op.args]):  # (np.nansum … of a float array)
+            argtypes = [self.t(a) for a in op.args]
+            result = nanreduce.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         elif op.fn.value.startswith("np."):
             argtypes = [self.t(a) for a in op.args]
             result = npfuncs.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))

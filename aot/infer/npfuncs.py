@@ -84,6 +84,11 @@ _LIBM = {
 
 _UNARY_FLOAT = "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan arcsin arccos arctan sinh cosh tanh fabs rint"
 _REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
+_NAN_REDUCTIONS = "nansum nanmean nanstd nanvar nanmin nanmax nanargmin nanargmax"  # (functions only)
+NAN_PLAIN: dict[Intrinsic, Intrinsic] = {
+    Intrinsic["NP_" + name.upper()]: Intrinsic["NP_" + name[3:].upper()] for name in _NAN_REDUCTIONS.split()
+}
+"""Each NaN-ignoring reduction → the plain one: what it is of arrays that cannot hold NaN (integers, booleans)."""
 
 TABLE: dict[str, Entry] = {
     **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
@@ -119,6 +124,7 @@ TABLE: dict[str, Entry] = {
     "arctan2": Entry(Intrinsic.NP_ARCTAN2, "binfloat", 2, libm=Intrinsic.ATAN2),
     "copysign": Entry(Intrinsic.NP_COPYSIGN, "binfloat", 2),
     **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _REDUCTIONS.split()},
+    **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _NAN_REDUCTIONS.split()},
     "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
     "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
@@ -328,6 +334,7 @@ def reduction_type(fn: Intrinsic, a: Type, name: str | None = None) -> ScalarTyp
     """The scalar a full reduction of an array gives (NumPy's rules: sums of integers in 64 bits)."""
     name = name or fn.value.split(".", 1)[1]
     d = _array(a, name).dtype
+    fn = NAN_PLAIN.get(fn, fn)  # (np.nansum's type is np.sum's …)
     if fn in (Intrinsic.NP_SUM, Intrinsic.NP_PROD):
         if d.is_float:
             return d
@@ -397,8 +404,8 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
     return reduction_call(fn, (obj, *args))[0]
 
 
-REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split())
-_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split()) | frozenset(NAN_PLAIN)
+_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR, Intrinsic.NP_NANSTD, Intrinsic.NP_NANVAR)
 
 
 def searchsorted_side(callee: Any, keywords: tuple[str, ...], side: Type | None) -> Intrinsic | None:
@@ -447,6 +454,8 @@ def reduction_call(
     scalar = reduction_type(fn, a, name)
     if "axis" not in where:
         return scalar, tuple(order)
+    if fn in NAN_PLAIN:
+        raise RuleError(f"np.{name}() with axis= is not supported here (only of the whole array); loop over the lines")
     axis = args[where["axis"]]
     if not (isinstance(axis, ScalarType) and axis.is_int):
         raise RuleError(f"np.{name}(): axis must be an integer here (one axis), not {axis}")

@@ -178,6 +178,15 @@ class Intrinsic(enum.Enum):
     NP_ALL = "np.all"
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
+    # NumPy's NaN-ignoring full reductions (float arrays: aot.codegen.nanreduce; others are the plain ones)
+    NP_NANSUM = "np.nansum"
+    NP_NANMEAN = "np.nanmean"
+    NP_NANSTD = "np.nanstd"
+    NP_NANVAR = "np.nanvar"
+    NP_NANMIN = "np.nanmin"
+    NP_NANMAX = "np.nanmax"
+    NP_NANARGMIN = "np.nanargmin"
+    NP_NANARGMAX = "np.nanargmax"
     NP_OUTER = "np.outer"  # (a new 2-D array: ``aot.codegen.nparrays``)
     NP_NORM = "np.linalg.norm"  # (``ord=None``: the 2-norm of the flattened array)
     NP_SEARCHSORTED = "np.searchsorted"
