@@ -430,3 +430,55 @@ def nanmean_axis(a):
 def test_nan_reductions_along_an_axis_are_a_compile_error():
     err = expect_compile_error(nanmean_axis, np.ones((2, 2)), at=locate(nanmean_axis, "np.nanmean("))
     assert "axis=" in str(err)
+
+
+# ------------------------------------------------------------------------- lst.reverse()
+
+
+@aot.jit
+def interval_overlap(a, b):
+    ends = [a[1], b[1]]
+    if ends[1] < ends[0]:
+        ends.reverse()
+    starts = [a[0], b[0]]
+    if starts[1] < starts[0]:
+        starts.reverse()
+    inter = max(ends[0] - starts[1], 0.0)
+    union = ends[1] - starts[0]
+    return inter / union if union > 0 else 0.0
+
+
+def test_list_reverse_of_two():
+    cases = [((0.0, 2.0), (1.0, 3.0)), ((1.0, 3.0), (0.0, 2.0)), ((0.0, 1.0), (2.0, 3.0)), ((1.0, 1.0), (1.0, 1.0))]
+    for a, b in cases:
+        check(interval_overlap, np.array(a), np.array(b))
+
+
+@aot.jit
+def reversed_lists(n):
+    xs = [i * 1.5 for i in range(n)]
+    xs.reverse()
+    rows = [np.full(2, float(i)) for i in range(n)]
+    rows.reverse()
+    pairs = [(i, -i) for i in range(n)]
+    pairs.reverse()
+    nested = [[i] for i in range(n)]
+    nested.reverse()
+    return xs, rows, pairs, nested, xs.reverse()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_list_reverse_of_every_item_type(n):
+    check(reversed_lists, n)
+
+
+@aot.jit
+def reverse_with_argument(n):
+    xs = [1.0, 2.0]
+    xs.reverse(n)
+    return xs
+
+
+def test_list_reverse_with_an_argument_is_a_compile_error():
+    err = expect_compile_error(reverse_with_argument, 1, at=locate(reverse_with_argument, "xs.reverse(n)"))
+    assert "no arguments" in str(err)

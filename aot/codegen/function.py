@@ -686,10 +686,10 @@ class FunctionCodegen(Emitter):
         if op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
             self.store(op.dest, lists.length(self.b, args[0]), I64)
             return
-        if op.fn is Intrinsic.LIST_SORT:  # (in place; its value is None)
+        if op.fn in (Intrinsic.LIST_SORT, Intrinsic.LIST_REVERSE):  # (in place; its value is None)
             lst_t = argtypes[0]
             assert isinstance(lst_t, ListType)
-            lists.sort(self, args[0], lst_t)
+            (lists.sort if op.fn is Intrinsic.LIST_SORT else lists.reverse)(self, args[0], lst_t)
             self.store(op.dest, ir.Constant(lt.I8, 0), NONE)
             return
         if op.fn is Intrinsic.UNPACK:  # (a list or a 1-D array: its length, checked now)

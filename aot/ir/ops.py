@@ -241,6 +241,7 @@ class Intrinsic(enum.Enum):
     LIST_TO_ARRAY = "list.to_array"
     LIST_SORT = "list.sort"  # ``lst.sort()`` (in place; a list of numbers), and ``sorted(lst)`` (a new list)
     LIST_SORTED = "list.sorted"
+    LIST_REVERSE = "list.reverse"  # ``lst.reverse()``: in place; gives None
     # ``a, b = x`` where ``x`` is not a tuple display: ``x`` must hold exactly that many items (operands: ``x``
     # and the constant count). A tuple's length is checked at compile time (the op is then dropped); a list's
     # or a 1-D array's at run time (``ValueError`` with Python's messages).
