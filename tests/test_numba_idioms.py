@@ -482,3 +482,64 @@ def reverse_with_argument(n):
 def test_list_reverse_with_an_argument_is_a_compile_error():
     err = expect_compile_error(reverse_with_argument, 1, at=locate(reverse_with_argument, "xs.reverse(n)"))
     assert "no arguments" in str(err)
+
+
+# ------------------------------------------------------------------------- np.concatenate
+
+
+@aot.jit
+def concat_pair(a, b):
+    return np.concatenate((a, b))
+
+
+@aot.jit
+def concat_three(a, b):
+    return np.concatenate((a, b[::-1], a))
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (np.arange(3.0), np.arange(2)),
+        (np.zeros(0), np.array([1.5], np.float32)),
+        (np.zeros(0, np.int32), np.zeros(0, np.int32)),
+        (np.array([True, False]), np.array([7, 8], np.uint8)),
+        (np.arange(10.0)[::-3], np.array([np.nan, -0.0])),
+        (np.ones((2, 3)), np.arange(6.0).reshape(3, 2).T),
+        (np.arange(12).reshape(4, 3)[::2], np.zeros((0, 3), np.int64)),
+        (np.ones((2, 3)), np.zeros((2, 2))),  # (other axes differ: NumPy's ValueError)
+    ],
+)
+def test_concatenate_a_tuple(a, b):
+    check(concat_pair, a, b)
+    check(concat_three, a, b)
+
+
+@aot.jit
+def concat_list(n):
+    parts = [np.arange(i) * 0.5 for i in range(n)]
+    return np.concatenate(parts)
+
+
+def test_concatenate_a_list():
+    check(concat_list, 4)
+    check(concat_list, 1)
+    check(concat_list, 0, raises=ValueError)  # need at least one array to concatenate
+
+
+@aot.jit
+def concat_mixed_ranks(a, b):
+    return np.concatenate((a, b))
+
+
+@aot.jit
+def concat_axis(a, b):
+    return np.concatenate((a, b), axis=1)
+
+
+def test_concatenate_refusals_are_compile_errors():
+    err = expect_compile_error(
+        concat_mixed_ranks, np.ones(2), np.ones((1, 2)), at=locate(concat_mixed_ranks, "np.concatenate(")
+    )
+    assert "same number of dimensions" in str(err)
+    expect_compile_error(concat_axis, np.ones((1, 2)), np.ones((1, 2)), at=locate(concat_axis, "np.concatenate("))

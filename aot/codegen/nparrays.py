@@ -1,5 +1,5 @@
 """NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort``,
-``np.diff``, ``np.searchsorted`` of an array of values (new arrays) and ``np.median`` (a scalar).
+``np.diff``, ``np.concatenate``, ``np.searchsorted`` of an array of values (new arrays) and ``np.median`` (a scalar).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
-from ..types import I64, ArrayType, ScalarType, Type
-from . import arrays, npfuncs, views
+from ..types import I64, ArrayType, ListType, ScalarType, TupleType, Type
+from . import arrays, lists, npfuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .npfuncs import _element as element
@@ -29,7 +29,7 @@ from .types import memory_type, value_type
 
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
-    | {Intrinsic.NP_DIFF}
+    | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE}
 )
 # np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
 SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
@@ -118,6 +118,9 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     if fn is Intrinsic.NP_OUTER:
         assert isinstance(result, ArrayType)
         return outer(em, args, argtypes, result)
+    if fn is Intrinsic.NP_CONCATENATE:
+        assert isinstance(result, ArrayType)
+        return concatenate(em, args[0], argtypes[0], result)
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
     if fn is Intrinsic.NP_SORT:
@@ -157,6 +160,71 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         arrays._store_element(em, out, result, k, s)
 
     arrays._loop(em, _I64(0), n, step, "cumsum")
+    return out
+
+
+def concatenate(em: Emitter, seq: ir.Value, st: Type, result: ArrayType) -> ir.Value:
+    """``np.concatenate(seq)`` along the first axis of a tuple (unrolled) or a list (a loop) of arrays: the
+    other axes must agree (NumPy's ``ValueError``), then each array's elements, in C order, fill the next block
+    of the new array, converted to its dtype."""
+    b = em.b
+    ndim = result.ndim
+    if isinstance(st, TupleType):
+        count = _I64(len(st.items))
+
+        def part(k: int) -> tuple[ir.Value, ArrayType]:
+            t = st.items[k]
+            assert isinstance(t, ArrayType)
+            return b.extract_value(seq, k), t
+
+        def each(body: Callable[[ir.Value, ArrayType], None]) -> None:
+            for k in range(len(st.items)):
+                body(*part(k))
+
+        first = part(0)
+    else:
+        assert isinstance(st, ListType) and isinstance(st.item, ArrayType)
+        item_t = st.item
+        count = lists.length(b, seq)
+        em.check(b.icmp_signed("==", count, _I64(0)), "ValueError", "need at least one array to concatenate")
+
+        def each(body: Callable[[ir.Value, ArrayType], None]) -> None:
+            arrays._loop(em, _I64(0), count, lambda k: body(lists.get_item(em, seq, st, k, I64), item_t), "concat")
+
+        first = (lists.get_item(em, seq, st, _I64(0), I64), item_t)
+    rest = arrays.shape_of(b, first[0], ndim)[1:]
+    with b.goto_entry_block():
+        total = b.alloca(lt.I64, name="concat.rows")
+    b.store(_I64(0), total)
+
+    def measure(arr: ir.Value, t: ArrayType) -> None:
+        shape = arrays.shape_of(b, arr, ndim)
+        bad: ir.Value = ir.Constant(lt.I1, 0)
+        for n, m in zip(shape[1:], rest):
+            bad = b.or_(bad, b.icmp_signed("!=", n, m))
+        em.check(
+            bad, "ValueError", "all the input array dimensions except for the concatenation axis must match exactly"
+        )
+        b.store(b.add(b.load(total), shape[0]), total)
+
+    each(measure)
+    out, _ = arrays.allocate(em, result, [b.load(total), *rest])
+    with b.goto_entry_block():
+        at_ = b.alloca(lt.I64, name="concat.at")
+    b.store(_I64(0), at_)
+
+    def copy(arr: ir.Value, t: ArrayType) -> None:
+        start = b.load(at_)
+        n = _size(b, arr, t.ndim)
+
+        def one(k: ir.Value) -> None:
+            value = coerce(em, _element_of(b, t, arr, k), t.dtype, result.dtype)
+            arrays._store_element(em, out, result, b.add(start, k), value)
+
+        arrays._loop(em, _I64(0), n, one, "concatcopy")
+        b.store(b.add(start, n), at_)
+
+    each(copy)
     return out
 
 

@@ -32,6 +32,7 @@ from ..types import (
     U32,
     U64,
     ArrayType,
+    ListType,
     PyValueType,
     ScalarType,
     TupleType,
@@ -138,6 +139,7 @@ TABLE: dict[str, Entry] = {
     "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
     "diff": Entry(Intrinsic.NP_DIFF, "diff", 1),
+    "concatenate": Entry(Intrinsic.NP_CONCATENATE, "concatenate", 1),
 }
 
 _MODULES = {"norm": "numpy.linalg"}
@@ -259,6 +261,8 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return searchsorted_type(args[0], args[1])
     if entry.rule == "diff":
         return diff_type(_array(args[0], name))
+    if entry.rule == "concatenate":
+        return concatenate_type(args[0])
     if entry.rule in ("cumsum", "sort", "median"):
         return _sorting_type(entry.fn, _array(args[0], name), name)
     if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
@@ -287,6 +291,28 @@ def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
             f"each row, or ravel() the array first"
         )
     return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+
+
+def concatenate_type(seq: Type) -> ArrayType:
+    """``np.concatenate(seq)`` of a tuple or a list of arrays of one number of axes, along the first axis: a new
+    C array of their promoted dtype (NumPy's ``result_type``)."""
+    if isinstance(seq, TupleType):
+        items = seq.items
+    elif isinstance(seq, ListType):
+        items = (seq.item,)
+    else:
+        raise RuleError(f"np.concatenate() takes a tuple or a list of arrays here, not {seq}")
+    if not items:
+        raise RuleError("np.concatenate() needs at least one array to concatenate")
+    arrays = [t for t in items if isinstance(t, ArrayType)]
+    if len(arrays) != len(items):
+        raise RuleError("np.concatenate() joins arrays here; make each item an array (np.array([x]) for a number)")
+    if len({t.ndim for t in arrays}) != 1:
+        raise RuleError("np.concatenate(): all the input arrays must have the same number of dimensions")
+    dtype = arrays[0].dtype
+    for t in arrays[1:]:
+        dtype = promote(dtype, t.dtype)
+    return ArrayType(dtype, arrays[0].ndim, "C")
 
 
 def diff_type(a: ArrayType) -> ArrayType:

@@ -199,6 +199,7 @@ class Intrinsic(enum.Enum):
     NP_SORT = "np.sort"
     NP_ARGSORT = "np.argsort"
     NP_MEDIAN = "np.median"
+    NP_CONCATENATE = "np.concatenate"  # (of a tuple or a list of arrays, along axis 0: ``aot.codegen.nparrays``)
     NP_DIFF = "np.diff"  # (of a 1-D array: a new array of its n - 1 differences, ``aot.codegen.nparrays``)
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
     # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
