@@ -543,3 +543,73 @@ def test_concatenate_refusals_are_compile_errors():
     )
     assert "same number of dimensions" in str(err)
     expect_compile_error(concat_axis, np.ones((1, 2)), np.ones((1, 2)), at=locate(concat_axis, "np.concatenate("))
+
+
+# ------------------------------------------------- np.nonzero, np.where(c), np.flatnonzero, np.count_nonzero
+
+
+@aot.jit
+def nonzero_forms(a):
+    return np.nonzero(a), np.where(a), np.flatnonzero(a), np.count_nonzero(a)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.array([0.0, 1.0, np.nan, 0.0, -2.0, -0.0]),
+        np.zeros(0),
+        np.zeros(3),
+        np.array([[0, 3], [4, 0], [0, 5]]),
+        np.array([[0, 3], [4, 0], [0, 5]]).T,
+        np.array([True, False, True])[::-1],
+        np.arange(24).reshape(2, 3, 4)[:, ::-1] % 5 == 0,
+        np.array([0, 200, 0], np.uint8),
+    ],
+)
+def test_nonzero(a):
+    check(nonzero_forms, a)
+
+
+@aot.jit
+def above(x, t):
+    idx = np.where(x > t)[0]
+    return idx, x[idx].sum()
+
+
+def test_where_of_a_condition_indexes():
+    check(above, np.array([0.5, 3.0, -1.0, 4.5, 2.0]), 1.0)
+    check(above, np.array([0.5]), 1.0)
+
+
+# ------------------------------------------------------------------------- no leaks
+
+
+@aot.jit
+def churn_new_arrays(x, rounds):
+    total = 0.0
+    for r in range(rounds):
+        k = np.searchsorted(x, x[::-1]) + np.diff(x).size
+        both = np.concatenate((x, k * 0.5))
+        (idx,) = np.nonzero(both > r)
+        total += idx.size + np.nanmean(both) + np.flatnonzero(k).size
+    return total
+
+
+def test_new_arrays_of_these_functions_are_freed():
+    import gc
+    import tracemalloc
+
+    x = np.sort(np.random.default_rng(3).random(500))
+    churn_new_arrays(x, 1)
+    tracemalloc.start()
+    try:
+        gc.collect()
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(100):
+            churn_new_arrays(x, 5)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"{grown} bytes still live after 100 calls"
+    check(churn_new_arrays, x, 3)

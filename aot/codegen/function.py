@@ -602,7 +602,7 @@ class FunctionCodegen(Emitter):
         elif op.fn in nparrays.FUNCTIONS:
             argtypes = [self.t(a) for a in op.args]
             result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-            self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
+            self.assign(op.dest.name, result, fresh=arrays.owns_references(self.t(op.dest)))  # (new arrays)
             return
         elif op.fn in nparrays.SEARCHSORTED and isinstance(self.t(op.dest), ArrayType):  # (of an array of values)
             argtypes, made = [self.t(a) for a in op.args], self.t(op.dest)

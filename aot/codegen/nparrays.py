@@ -1,5 +1,6 @@
 """NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort``,
-``np.diff``, ``np.concatenate``, ``np.searchsorted`` of an array of values (new arrays) and ``np.median`` (a scalar).
+``np.diff``, ``np.concatenate``, ``np.nonzero``/``np.flatnonzero``, ``np.searchsorted`` of an array of values
+(new arrays), ``np.median`` and ``np.count_nonzero`` (scalars).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
@@ -19,17 +20,18 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
-from ..types import I64, ArrayType, ListType, ScalarType, TupleType, Type
+from ..types import BOOL, I64, ArrayType, ListType, ScalarType, TupleType, Type
 from . import arrays, lists, npfuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .npfuncs import _element as element
-from .numerics import coerce
+from .numerics import coerce, convert_scalar
 from .types import memory_type, value_type
 
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
-    | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE}
+    | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE, Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO}
+    | {Intrinsic.NP_COUNT_NONZERO}
 )
 # np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
 SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
@@ -121,6 +123,8 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     if fn is Intrinsic.NP_CONCATENATE:
         assert isinstance(result, ArrayType)
         return concatenate(em, args[0], argtypes[0], result)
+    if fn in (Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO, Intrinsic.NP_COUNT_NONZERO):
+        return nonzero(em, fn, args[0], argtypes[0], result)
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
     if fn is Intrinsic.NP_SORT:
@@ -161,6 +165,52 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
 
     arrays._loop(em, _I64(0), n, step, "cumsum")
     return out
+
+
+def nonzero(em: Emitter, fn: Intrinsic, arr: ir.Value, at: Type, result: Type) -> ir.Value:
+    """``np.count_nonzero(a)``: how many elements are true as ``bool()`` (NaN is); ``np.flatnonzero(a)``: a new
+    array of their C-order indices; ``np.nonzero(a)``: a tuple of new arrays, one per axis, of their indices
+    along it (in C order), as NumPy gives them."""
+    b = em.b
+    assert isinstance(at, ArrayType)
+    n = _size(b, arr, at.ndim)
+    with b.goto_entry_block():
+        count = b.alloca(lt.I64, name="nonzero.count")
+    b.store(_I64(0), count)
+
+    def truth(k: ir.Value) -> ir.Value:
+        x = _element_of(b, at, arr, k)
+        return x if at.dtype.kind == "b" else convert_scalar(em, x, at.dtype, BOOL)
+
+    arrays._loop(em, _I64(0), n, lambda k: b.store(b.add(b.load(count), b.zext(truth(k), lt.I64)), count), "nzcount")
+    if fn is Intrinsic.NP_COUNT_NONZERO:
+        return b.load(count)
+    index_t = ArrayType(I64, 1, "C")
+    axes = 1 if fn is Intrinsic.NP_FLATNONZERO else at.ndim
+    outs = [arrays.allocate(em, index_t, [b.load(count)])[0] for _ in range(axes)]
+    shape = arrays.shape_of(b, arr, at.ndim)
+    b.store(_I64(0), count)
+
+    def fill(k: ir.Value) -> None:
+        with b.if_then(truth(k)):
+            j = b.load(count)
+            if fn is Intrinsic.NP_FLATNONZERO:
+                arrays._store_element(em, outs[0], index_t, j, k)
+            else:
+                rest = k
+                for d in reversed(range(at.ndim)):  # (the flat index unravelled, last axis first)
+                    arrays._store_element(em, outs[d], index_t, j, b.urem(rest, shape[d]) if d else rest)
+                    if d:
+                        rest = b.udiv(rest, shape[d])
+            b.store(b.add(j, _I64(1)), count)
+
+    arrays._loop(em, _I64(0), n, fill, "nzfill")
+    if fn is Intrinsic.NP_FLATNONZERO:
+        return outs[0]
+    packed = ir.Constant(value_type(result), ir.Undefined)
+    for d, out in enumerate(outs):
+        packed = b.insert_value(packed, out, d)
+    return packed
 
 
 def concatenate(em: Emitter, seq: ir.Value, st: Type, result: ArrayType) -> ir.Value:

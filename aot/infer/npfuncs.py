@@ -140,6 +140,9 @@ TABLE: dict[str, Entry] = {
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
     "diff": Entry(Intrinsic.NP_DIFF, "diff", 1),
     "concatenate": Entry(Intrinsic.NP_CONCATENATE, "concatenate", 1),
+    "nonzero": Entry(Intrinsic.NP_NONZERO, "nonzero", 1),
+    "flatnonzero": Entry(Intrinsic.NP_FLATNONZERO, "nonzero", 1),
+    "count_nonzero": Entry(Intrinsic.NP_COUNT_NONZERO, "nonzero", 1),
 }
 
 _MODULES = {"norm": "numpy.linalg"}
@@ -263,6 +266,8 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return diff_type(_array(args[0], name))
     if entry.rule == "concatenate":
         return concatenate_type(args[0])
+    if entry.rule == "nonzero":
+        return nonzero_type(entry.fn, _array(args[0], name))
     if entry.rule in ("cumsum", "sort", "median"):
         return _sorting_type(entry.fn, _array(args[0], name), name)
     if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
@@ -291,6 +296,16 @@ def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
             f"each row, or ravel() the array first"
         )
     return ArrayType(a.dtype if fn is Intrinsic.NP_SORT else I64, 1, "C")
+
+
+def nonzero_type(fn: Intrinsic, a: ArrayType) -> Type:
+    """``np.nonzero(a)`` / ``np.where(a)``: a tuple of one new i64 index array per axis; ``np.flatnonzero(a)``:
+    one array of C-order indices; ``np.count_nonzero(a)``: their count (an element is nonzero as ``bool()`` of
+    it is true: NaN is)."""
+    if fn is Intrinsic.NP_COUNT_NONZERO:
+        return I64
+    index = ArrayType(I64, 1, "C")
+    return TupleType((index,) * a.ndim) if fn is Intrinsic.NP_NONZERO else index
 
 
 def concatenate_type(seq: Type) -> ArrayType:

@@ -199,6 +199,11 @@ class Intrinsic(enum.Enum):
     NP_SORT = "np.sort"
     NP_ARGSORT = "np.argsort"
     NP_MEDIAN = "np.median"
+    # ``np.nonzero(a)`` (also ``np.where(a)``): a tuple of index arrays, one per axis; ``np.flatnonzero(a)`` the C-order
+    # indices; ``np.count_nonzero(a)`` their count (``aot.codegen.nparrays``)
+    NP_NONZERO = "np.nonzero"
+    NP_FLATNONZERO = "np.flatnonzero"
+    NP_COUNT_NONZERO = "np.count_nonzero"
     NP_CONCATENATE = "np.concatenate"  # (of a tuple or a list of arrays, along axis 0: ``aot.codegen.nparrays``)
     NP_DIFF = "np.diff"  # (of a 1-D array: a new array of its n - 1 differences, ``aot.codegen.nparrays``)
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
