@@ -613,3 +613,29 @@ def test_new_arrays_of_these_functions_are_freed():
         tracemalloc.stop()
     assert grown < 64 * 1024, f"{grown} bytes still live after 100 calls"
     check(churn_new_arrays, x, 3)
+
+
+# ------------------------------------------------------------------------- np.cumprod
+
+
+@aot.jit
+def cumulative_products(a):
+    return np.cumprod(a), a.cumprod()
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.array([1.5, 2.0, np.nan, 3.0, -0.5]),
+        np.zeros(0),
+        np.array([7.0]),
+        np.arange(1, 6).reshape(5, 1),
+        np.array([True, True, False]),
+        np.array([200, 2, 3], np.uint8),  # (NumPy's product dtype: uint64)
+        np.array([2**40, 2**40], np.int64),  # (wraps, as NumPy's int64 products do)
+        np.array([1.5, 3.0, 0.1], np.float32),
+        np.arange(1.0, 13.0).reshape(3, 4).T[::-1],
+    ],
+)
+def test_cumprod(a):
+    check(cumulative_products, a)

@@ -1,6 +1,6 @@
 """NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort``,
-``np.diff``, ``np.concatenate``, ``np.nonzero``/``np.flatnonzero``, ``np.searchsorted`` of an array of values
-(new arrays), ``np.median`` and ``np.count_nonzero`` (scalars).
+``np.cumprod``, ``np.diff``, ``np.concatenate``, ``np.nonzero``/``np.flatnonzero``, ``np.searchsorted`` of an
+array of values (new arrays), ``np.median`` and ``np.count_nonzero`` (scalars).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
@@ -9,8 +9,9 @@ Sorting uses the C library's ``qsort_r`` with a comparator emitted once per modu
 order (NaN after every number). ``np.argsort`` breaks ties by index, so it gives the stable order (NumPy's
 ``kind='stable'``; NumPy's default quicksort may order equal elements differently). ``np.sort`` orders
 ``-0.0`` and ``0.0`` as equal, as NumPy does, so which comes first is unspecified. ``np.cumsum`` adds in C
-order, one element after the other, as NumPy's ``add.accumulate``; ``np.median`` sorts a copy and takes the
-middle element or the mean of the two middle ones (NaN when any element is NaN, and for an empty array).
+order, one element after the other, as NumPy's ``add.accumulate`` (``np.cumprod`` multiplies); ``np.median``
+sorts a copy and takes the middle element or the mean of the two middle ones (NaN when any element is NaN, and
+for an empty array).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .types import memory_type, value_type
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
     | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE, Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO}
-    | {Intrinsic.NP_COUNT_NONZERO}
+    | {Intrinsic.NP_COUNT_NONZERO, Intrinsic.NP_CUMPROD}
 )
 # np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
 SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
@@ -151,15 +152,19 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         _qsort(em, b.extract_value(out, arrays.DATA), n, 8, _comparator(em.ctx, at.dtype, True), data)
         arrays.decref(em.ctx, b, values, flat_t)
         return out
-    assert fn is Intrinsic.NP_CUMSUM
+    assert fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD)
     rt = result.dtype
+    product = fn is Intrinsic.NP_CUMPROD
     with b.goto_entry_block():
         total = b.alloca(value_type(rt))
-    b.store(ir.Constant(value_type(rt), 0.0 if rt.is_float else 0), total)
+    b.store(ir.Constant(value_type(rt), (1.0 if rt.is_float else 1) if product else (0.0 if rt.is_float else 0)), total)
 
     def step(k: ir.Value) -> None:
         x = coerce(em, _element_of(b, at, arr, k), at.dtype, rt)
-        s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
+        if product:
+            s = b.fmul(b.load(total), x) if rt.is_float else b.mul(b.load(total), x)
+        else:
+            s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
         b.store(s, total)
         arrays._store_element(em, out, result, k, s)
 

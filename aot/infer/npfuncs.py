@@ -135,6 +135,7 @@ TABLE: dict[str, Entry] = {
     "where": Entry(Intrinsic.NP_WHERE, "where", 3),
     "clip": Entry(Intrinsic.NP_CLIP, "clip", 3),
     "cumsum": Entry(Intrinsic.NP_CUMSUM, "cumsum", 1),
+    "cumprod": Entry(Intrinsic.NP_CUMPROD, "cumsum", 1),
     "sort": Entry(Intrinsic.NP_SORT, "sort", 1),
     "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
@@ -152,7 +153,7 @@ LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.li
 """NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
 
 ARRAY_METHODS: dict[str, Intrinsic] = {
-    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
+    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "cumprod", "argsort", "clip"]
 }
 ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
 ARRAY_METHODS["fill"] = Intrinsic.ARRAY_FILL
@@ -284,7 +285,7 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
 
 
 def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
-    if fn is Intrinsic.NP_CUMSUM:  # (flattened in C order; NumPy's sum dtype)
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD):  # (flattened in C order; NumPy's sum/prod dtype)
         return ArrayType(reduction_type(Intrinsic.NP_SUM, a, name), 1, "C")
     if fn is Intrinsic.NP_MEDIAN:
         if a.dtype.kind == "b":
@@ -438,7 +439,7 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
         if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_numeric):
             raise RuleError("a.fill(v) takes one number here (to fill with an array, write a[...] = b)")
         return NONE
-    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD, Intrinsic.NP_ARGSORT, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
         return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))

@@ -196,6 +196,7 @@ class Intrinsic(enum.Enum):
     NP_WHERE = "np.where"
     NP_CLIP = "np.clip"
     NP_CUMSUM = "np.cumsum"
+    NP_CUMPROD = "np.cumprod"  # (as np.cumsum, multiplying: NumPy's product dtype)
     NP_SORT = "np.sort"
     NP_ARGSORT = "np.argsort"
     NP_MEDIAN = "np.median"
@@ -314,6 +315,7 @@ ALLOCATING = frozenset(
         Intrinsic.ARRAY_FLATTEN,
         Intrinsic.ARRAY_ASTYPE,
         Intrinsic.NP_CUMSUM,
+        Intrinsic.NP_CUMPROD,
         Intrinsic.NP_SORT,
         Intrinsic.NP_ARGSORT,
     }
