@@ -639,3 +639,73 @@ def cumulative_products(a):
 )
 def test_cumprod(a):
     check(cumulative_products, a)
+
+
+# ------------------------------------------------------------------------- np.unique, np.bincount
+
+
+@aot.jit
+def distinct(a):
+    return np.unique(a)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.array([3.0, np.nan, 1.0, np.nan, 3.0, -2.5, 1.0]),
+        np.zeros(0),
+        np.array([4.0]),
+        np.array([[2, 1], [1, 3]]).T,
+        np.array([True, False, True]),
+        np.array([9, 200, 9, 0], np.uint8)[::-1],
+        np.full(3, np.nan),
+        np.array([1.5, 0.5, 1.5], np.float32),
+    ],
+)
+def test_unique(a):
+    check(distinct, a)
+
+
+@aot.jit
+def counts(x):
+    return np.bincount(x)
+
+
+@aot.jit
+def weighted_counts(x, w):
+    return np.bincount(x, w)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([1, 3, 1, 0, 3, 3]),
+        np.array([], np.int64),
+        np.array([0]),
+        np.array([True, False, True]),
+        np.array([2, 0, 7], np.uint8)[::-1],
+        np.array([4, -1, 2]),  # (NumPy's ValueError)
+    ],
+)
+def test_bincount(x):
+    check(counts, x)
+    if len(x):  # (documented difference: of no values NumPy gives an int64 array even with weights)
+        check(weighted_counts, x, np.linspace(-1.0, 2.0, len(x)))
+    else:
+        assert weighted_counts(x, np.zeros(0)).dtype == np.float64
+
+
+def test_bincount_weights():
+    check(weighted_counts, np.array([0, 2, 0]), np.array([0.5, 0.25, np.nan]))
+    check(weighted_counts, np.array([1, 1]), np.array([1, 2], np.int32))
+    check(weighted_counts, np.array([1, 2]), np.array([1.0]), raises=ValueError)
+
+
+@aot.jit
+def count_floats(x):
+    return np.bincount(x)
+
+
+def test_bincount_of_floats_is_a_compile_error():
+    err = expect_compile_error(count_floats, np.ones(2), at=locate(count_floats, "np.bincount("))
+    assert "integers" in str(err)

@@ -1,6 +1,7 @@
 """NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort``,
-``np.cumprod``, ``np.diff``, ``np.concatenate``, ``np.nonzero``/``np.flatnonzero``, ``np.searchsorted`` of an
-array of values (new arrays), ``np.median`` and ``np.count_nonzero`` (scalars).
+``np.cumprod``, ``np.diff``, ``np.unique``, ``np.bincount``, ``np.concatenate``, ``np.nonzero`` and
+``np.flatnonzero``, ``np.searchsorted`` of an array of values (new arrays), ``np.median`` and
+``np.count_nonzero`` (scalars).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
@@ -32,7 +33,7 @@ from .types import memory_type, value_type
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
     | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE, Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO}
-    | {Intrinsic.NP_COUNT_NONZERO, Intrinsic.NP_CUMPROD}
+    | {Intrinsic.NP_COUNT_NONZERO, Intrinsic.NP_CUMPROD, Intrinsic.NP_UNIQUE, Intrinsic.NP_BINCOUNT}
 )
 # np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
 SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
@@ -126,10 +127,16 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         return concatenate(em, args[0], argtypes[0], result)
     if fn in (Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO, Intrinsic.NP_COUNT_NONZERO):
         return nonzero(em, fn, args[0], argtypes[0], result)
+    if fn is Intrinsic.NP_BINCOUNT:
+        assert isinstance(result, ArrayType)
+        return bincount(em, args, argtypes, result)
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
     if fn is Intrinsic.NP_SORT:
         return _sorted_copy(em, arr, at)[0]
+    if fn is Intrinsic.NP_UNIQUE:
+        assert isinstance(result, ArrayType)
+        return unique(em, arr, at, result)
     if fn is Intrinsic.NP_DIFF:
         assert isinstance(result, ArrayType)
         return _diff(em, arr, at, result)
@@ -169,6 +176,86 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         arrays._store_element(em, out, result, k, s)
 
     arrays._loop(em, _I64(0), n, step, "cumsum")
+    return out
+
+
+def unique(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.Value:
+    """``np.unique(a)``: a sorted copy (``_sorted_copy``), then each element that differs from the one before
+    it, in a new array; NaNs sort last and are kept once (NumPy's ``equal_nan=True``)."""
+    b = em.b
+    d = at.dtype
+    copy, n = _sorted_copy(em, arr, at)
+    flat_t = ArrayType(d, 1, "C")
+    with b.goto_entry_block():
+        kept = b.alloca(lt.I64, name="unique.kept")
+
+    def fresh(k: ir.Value) -> ir.Value:
+        """Element k of the sorted copy starts a new value (k > 0: compared with element k - 1)."""
+        x, y = _element_of(b, flat_t, copy, k), _element_of(b, flat_t, copy, b.sub(k, _I64(1)))
+        if d.is_float:
+            return b.and_(b.fcmp_unordered("une", x, y), b.not_(b.and_(npfuncs._isnan(b, x), npfuncs._isnan(b, y))))
+        return b.icmp_unsigned("!=", x, y)
+
+    b.store(b.select(b.icmp_signed(">", n, _I64(0)), _I64(1), _I64(0)), kept)
+    arrays._loop(em, _I64(1), n, lambda k: b.store(b.add(b.load(kept), b.zext(fresh(k), lt.I64)), kept), "uniqcount")
+    out, _ = arrays.allocate(em, result, [b.load(kept)])
+    with b.if_then(b.icmp_signed(">", n, _I64(0))):
+        arrays._store_element(em, out, result, _I64(0), _element_of(b, flat_t, copy, _I64(0)))
+    b.store(_I64(1), kept)
+
+    def take(k: ir.Value) -> None:
+        with b.if_then(fresh(k)):
+            arrays._store_element(em, out, result, b.load(kept), _element_of(b, flat_t, copy, k))
+            b.store(b.add(b.load(kept), _I64(1)), kept)
+
+    arrays._loop(em, _I64(1), n, take, "uniqtake")
+    arrays.decref(em.ctx, b, copy, flat_t)
+    return out
+
+
+def bincount(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: ArrayType) -> ir.Value:
+    """``np.bincount(x[, weights])``: the largest value (a negative one raises NumPy's ``ValueError``), then a
+    new zeroed array of that length plus one, each ``x[i]`` adding 1 (or ``weights[i]``, in f64, in order)."""
+    b = em.b
+    x, xt = args[0], argtypes[0]
+    assert isinstance(xt, ArrayType)
+    n = arrays.shape_of(b, x, 1)[0]
+
+    def value(k: ir.Value) -> ir.Value:
+        return coerce(em, _element_of(b, xt, x, k), xt.dtype, I64)
+
+    with b.goto_entry_block():
+        top = b.alloca(lt.I64, name="bincount.max")
+    b.store(_I64(-1), top)
+
+    def scan(k: ir.Value) -> None:
+        v = value(k)
+        em.check(b.icmp_signed("<", v, _I64(0)), "ValueError", "'list' argument must have no negative elements")
+        b.store(b.select(b.icmp_signed(">", v, b.load(top)), v, b.load(top)), top)
+
+    arrays._loop(em, _I64(0), n, scan, "binmax")
+    if len(args) > 1:
+        wt = argtypes[1]
+        assert isinstance(wt, ArrayType)
+        m = arrays.shape_of(b, args[1], 1)[0]
+        em.check(b.icmp_signed("!=", m, n), "ValueError", "The weights and list don't have the same length.")
+    size = b.add(b.load(top), _I64(1))
+    out, _ = arrays.allocate(em, result, [size])
+    zero = ir.Constant(value_type(result.dtype), 0.0 if result.dtype.is_float else 0)
+    arrays._loop(em, _I64(0), size, lambda k: arrays._store_element(em, out, result, k, zero), "binzero")
+    data = b.extract_value(out, arrays.DATA)
+
+    def add(k: ir.Value) -> None:
+        slot = b.gep(data, [value(k)], inbounds=True)
+        if len(args) > 1:
+            wt = argtypes[1]
+            assert isinstance(wt, ArrayType)
+            w = coerce(em, _element_of(b, wt, args[1], k), wt.dtype, result.dtype)
+            b.store(b.fadd(b.load(slot), w), slot)
+        else:
+            b.store(b.add(b.load(slot), _I64(1)), slot)
+
+    arrays._loop(em, _I64(0), n, add, "bincount")
     return out
 
 

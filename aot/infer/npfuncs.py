@@ -141,6 +141,8 @@ TABLE: dict[str, Entry] = {
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
     "diff": Entry(Intrinsic.NP_DIFF, "diff", 1),
     "concatenate": Entry(Intrinsic.NP_CONCATENATE, "concatenate", 1),
+    "unique": Entry(Intrinsic.NP_UNIQUE, "unique", 1),
+    "bincount": Entry(Intrinsic.NP_BINCOUNT, "bincount", 1),  # (and a second argument: the weights)
     "nonzero": Entry(Intrinsic.NP_NONZERO, "nonzero", 1),
     "flatnonzero": Entry(Intrinsic.NP_FLATNONZERO, "nonzero", 1),
     "count_nonzero": Entry(Intrinsic.NP_COUNT_NONZERO, "nonzero", 1),
@@ -248,7 +250,7 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
     to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
     of the element type, broadcast as ``aot.infer.elementwise`` says."""
-    if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
+    if len(args) != entry.arity and not (entry.rule in ("reduce", "bincount") and len(args) == 2):  # (axis, weights)
         plural = "s" if entry.arity > 1 else ""
         qualified = _MODULES.get(name, "numpy").replace("numpy", "np", 1) + "." + name
         raise RuleError(f"{qualified}() takes {entry.arity} argument{plural} here, got {len(args)}")
@@ -267,6 +269,10 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return diff_type(_array(args[0], name))
     if entry.rule == "concatenate":
         return concatenate_type(args[0])
+    if entry.rule == "unique":  # (the elements flattened, sorted, each distinct one once)
+        return ArrayType(_array(args[0], name).dtype, 1, "C")
+    if entry.rule == "bincount":
+        return bincount_type(*args)
     if entry.rule == "nonzero":
         return nonzero_type(entry.fn, _array(args[0], name))
     if entry.rule in ("cumsum", "sort", "median"):
@@ -307,6 +313,22 @@ def nonzero_type(fn: Intrinsic, a: ArrayType) -> Type:
         return I64
     index = ArrayType(I64, 1, "C")
     return TupleType((index,) * a.ndim) if fn is Intrinsic.NP_NONZERO else index
+
+
+def bincount_type(x: Type, weights: Type | None = None) -> ArrayType:
+    """``np.bincount(x[, weights])``: of a 1-D array of integers that fit in i64 (NumPy's safe cast; booleans
+    too), a new array of ``max(x) + 1`` counts (i64), or weight sums (f64) given a 1-D array of weights."""
+    a = _array(x, "bincount")
+    if a.ndim != 1:
+        raise RuleError("np.bincount() takes a 1-D array of non-negative integers")
+    if not (a.dtype.kind == "b" or (a.dtype.is_int and not (a.dtype.kind == "u" and a.dtype.bits == 64))):
+        raise RuleError(f"np.bincount() counts integers (NumPy cannot cast {a.dtype} to int64 safely)")
+    if weights is None:
+        return ArrayType(I64, 1, "C")
+    w = _array(weights, "bincount")
+    if w.ndim != 1 or not w.dtype.is_numeric:
+        raise RuleError("np.bincount()'s weights are a 1-D array of numbers here")
+    return ArrayType(F64, 1, "C")
 
 
 def concatenate_type(seq: Type) -> ArrayType:

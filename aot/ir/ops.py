@@ -205,6 +205,8 @@ class Intrinsic(enum.Enum):
     NP_NONZERO = "np.nonzero"
     NP_FLATNONZERO = "np.flatnonzero"
     NP_COUNT_NONZERO = "np.count_nonzero"
+    NP_UNIQUE = "np.unique"  # (the sorted distinct elements, flattened; one NaN: ``aot.codegen.nparrays``)
+    NP_BINCOUNT = "np.bincount"  # (the count, or weight sum, of each non-negative integer)
     NP_CONCATENATE = "np.concatenate"  # (of a tuple or a list of arrays, along axis 0: ``aot.codegen.nparrays``)
     NP_DIFF = "np.diff"  # (of a 1-D array: a new array of its n - 1 differences, ``aot.codegen.nparrays``)
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
