@@ -709,3 +709,34 @@ def count_floats(x):
 def test_bincount_of_floats_is_a_compile_error():
     err = expect_compile_error(count_floats, np.ones(2), at=locate(count_floats, "np.bincount("))
     assert "integers" in str(err)
+
+
+# ------------------------------------------------------------------------- kernels cannot allocate
+
+
+@aot.kernel
+def kernel_nonzero(a, out):
+    i = aot.gpu.global_id()
+    if i < out.shape[0]:
+        found = np.nonzero(a)
+        out[i] = found[0].size
+
+
+@aot.kernel
+def kernel_flat_sum(a, out):
+    i = aot.gpu.global_id()
+    if i < out.shape[0]:
+        s = 0.0
+        for v in a.flat:  # (reads in place: no allocation)
+            s += v
+        out[i] = s + i
+
+
+def test_new_arrays_in_kernels_are_compile_errors_and_flat_reads_are_not():
+    err = expect_compile_error(
+        lambda: kernel_nonzero[1, 4](np.ones(3), np.zeros(4)), at=locate(kernel_nonzero, "np.nonzero(a)")
+    )
+    assert "allocates" in str(err)
+    out = np.zeros(4)
+    kernel_flat_sum[1, 4](np.arange(6.0).reshape(2, 3).T, out)
+    assert out.tolist() == [15.0, 16.0, 17.0, 18.0]

@@ -318,6 +318,12 @@ ALLOCATING = frozenset(
         Intrinsic.ARRAY_ASTYPE,
         Intrinsic.NP_CUMSUM,
         Intrinsic.NP_CUMPROD,
+        Intrinsic.NP_DIFF,
+        Intrinsic.NP_UNIQUE,
+        Intrinsic.NP_BINCOUNT,
+        Intrinsic.NP_CONCATENATE,
+        Intrinsic.NP_NONZERO,
+        Intrinsic.NP_FLATNONZERO,
         Intrinsic.NP_SORT,
         Intrinsic.NP_ARGSORT,
     }
