@@ -1,6 +1,8 @@
 """Constructs that real Numba code writes and that a survey of public packages found missing: ``np.searchsorted``
-of an array of values, ``np.diff``, iteration over ``a.flat``, ``==``/``!=`` between tuples, ``lst.reverse()`` and
-the NaN-ignoring reductions (``np.nansum`` …).
+of an array of values, ``np.diff``, iteration over ``a.flat``, ``==``/``!=`` between tuples, ``a.fill(v)`` (and
+in-place writes refusing read-only buffers), the NaN-ignoring reductions (``np.nansum`` …), ``lst.reverse()``,
+``np.concatenate``, ``np.nonzero``/``np.where(c)``/``np.count_nonzero``, ``np.cumprod``, ``np.unique`` and
+``np.bincount``.
 
 Every compiled result is checked against the same function run as plain Python (``support.check``) on empty,
 one-element, negative-stride and NaN inputs; what stays unsupported is a ``CompileError`` at its place.
