@@ -593,3 +593,36 @@ def test_numpy_functions_of_rows_in_a_prange_body():
     x = np.random.default_rng(3).standard_normal((7, 5)) * 100
     for a in (x, x[::-1, ::2], x[:0], x[:1]):
         check(rounded_rows, a)
+
+
+@aot.jit(parallel=True)
+def nan_rows(x):
+    out = np.empty(x.shape[0])
+    for i in aot.prange(x.shape[0]):
+        t = 0.0
+        for v in x[i].flat:
+            t += v
+        out[i] = np.nanmean(x[i]) + t + np.count_nonzero(x[i])
+    return out
+
+
+@aot.jit(parallel=True)
+def fill_rows(x):
+    for i in aot.prange(x.shape[0]):
+        x[i].fill(i)
+
+
+@aot.jit(parallel=True)
+def fill_whole(x):
+    for i in aot.prange(x.shape[0]):
+        x.fill(i)
+
+
+def test_nan_reductions_flat_and_fill_of_rows_in_a_prange_body():
+    x = np.random.default_rng(4).standard_normal((6, 5))
+    x[1, 2] = np.nan
+    for a in (x, x[::-1, ::2], x[:1]):
+        check(nan_rows, a)
+        check(fill_rows, a.copy())
+    err = expect_compile_error(fill_whole, x.copy(), at=locate(fill_whole, "x.fill(i)"), node_type=ast.Call)
+    assert "'x'" in str(err)

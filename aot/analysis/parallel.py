@@ -394,7 +394,8 @@ _PURE = frozenset(
             "NP_FMIN NP_FMAX NP_HYPOT NP_ARCTAN2 NP_COPYSIGN NP_POWER NP_FLOOR_DIVIDE NP_REMAINDER NP_FMOD "
             "NP_DIVIDE NP_CAST NP_SUM NP_PROD NP_MIN NP_MAX NP_MEAN NP_STD NP_VAR NP_ARGMIN NP_ARGMAX NP_ALL "
             "NP_ANY NP_DOT NP_OUTER NP_NORM NP_SEARCHSORTED NP_SEARCHSORTED_RIGHT NP_WHERE NP_CLIP NP_CUMSUM "
-            "NP_SORT NP_ARGSORT NP_MEDIAN NP_ROUND ABS MIN MAX UNPACK"
+            "NP_SORT NP_ARGSORT NP_MEDIAN NP_ROUND NP_NANSUM NP_NANMEAN NP_NANSTD NP_NANVAR NP_NANMIN NP_NANMAX "
+            "NP_NANARGMIN NP_NANARGMAX NP_COUNT_NONZERO FLAT_LEN FLAT_ITEM ABS MIN MAX UNPACK"
         ).split()),
         *ALLOCATING,
     }
@@ -404,7 +405,7 @@ _VIEWING = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
 # Write every element of their first operand (``a.sort()``, ``a += b``: the result is ``a`` itself):
 _WRITING = frozenset(
     {
-        Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_IADD, Intrinsic.ARRAY_ISUB, Intrinsic.ARRAY_IMUL,
+        Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_FILL, Intrinsic.ARRAY_IADD, Intrinsic.ARRAY_ISUB, Intrinsic.ARRAY_IMUL,
         Intrinsic.ARRAY_ITRUEDIV, Intrinsic.ARRAY_IFLOORDIV, Intrinsic.ARRAY_IMOD, Intrinsic.ARRAY_IPOW,
         Intrinsic.ARRAY_IAND, Intrinsic.ARRAY_IOR, Intrinsic.ARRAY_IXOR,
     }

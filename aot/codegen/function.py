@@ -33,6 +33,7 @@ from ..ir import (
     Block,
     Branch,
     Call,
+    CmpKind,
     Compare,
     Const,
     Convert,
@@ -55,7 +56,7 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, elementwise, gpu_intrinsics, lists, nparrays, npfuncs, parallel, views
+from . import arrays, elementwise, gpu_intrinsics, lists, nanreduce, nparrays, npfuncs, parallel, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .elementwise import Element
@@ -71,6 +72,7 @@ from .numerics import (
     int_binop,
     shift,
     truth,
+    tuples_equal,
 )
 from .types import value_type
 
@@ -368,6 +370,10 @@ class FunctionCodegen(Emitter):
             common = elementwise_rules.compare_operand_dtype(a, b_, *self.literal(op.lhs, op.rhs))
             self.elementwise(op, (op.lhs, op.rhs), elementwise.compare_element(self, op.op, [a, b_], common))
             return
+        if isinstance(a, TupleType) and isinstance(b_, TupleType):  # (== and != only: aot.infer.rules)
+            same = tuples_equal(self, self.load(op.lhs), a, self.load(op.rhs), b_)
+            self.store(op.dest, same if op.op is CmpKind.EQ else self.b.not_(same), BOOL)
+            return
         assert isinstance(a, ScalarType) and isinstance(b_, ScalarType)
         common = promote(a, b_)
         lhs = coerce(self, self.load(op.lhs), a, common)
@@ -602,8 +608,20 @@ class FunctionCodegen(Emitter):
         elif op.fn in nparrays.FUNCTIONS:
             argtypes = [self.t(a) for a in op.args]
             result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-            self.assign(op.dest.name, result, fresh=isinstance(self.t(op.dest), ArrayType))
+            self.assign(op.dest.name, result, fresh=arrays.owns_references(self.t(op.dest)))  # (new arrays)
             return
+        elif op.fn in nparrays.SEARCHSORTED and isinstance(self.t(op.dest), ArrayType):  # (of an array of values)
+            argtypes, made = [self.t(a) for a in op.args], self.t(op.dest)
+            assert isinstance(made, ArrayType)
+            right = op.fn is Intrinsic.NP_SEARCHSORTED_RIGHT
+            result = nparrays.searchsorted_many(self, [self.load(a) for a in op.args], argtypes, made, right)
+            self.assign(op.dest.name, result, fresh=True)
+            return
+        elif op.fn is Intrinsic.ARRAY_FILL:  # (a[...] = v)
+            at = self.t(op.args[0])
+            assert isinstance(at, ArrayType)
+            views.assign(self, self.load(op.args[0]), at, self.load(op.args[1]), self.t(op.args[1]))
+            result = ir.Constant(lt.I8, 0)  # (None)
         elif op.fn is Intrinsic.ARRAY_SORT:
             nparrays.sort_in_place(self, [self.load(a) for a in op.args], [self.t(a) for a in op.args])
             result = ir.Constant(lt.I8, 0)  # (None)
@@ -652,6 +670,9 @@ class FunctionCodegen(Emitter):
                 op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
             )
             return
+        elif nanreduce.handles(op.fn, [self.t(a) for a in op.args]):  # (np.nansum … of a float array)
+            argtypes = [self.t(a) for a in op.args]
+            result = nanreduce.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
         elif op.fn.value.startswith("np."):
             argtypes = [self.t(a) for a in op.args]
             result = npfuncs.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
@@ -672,10 +693,10 @@ class FunctionCodegen(Emitter):
         if op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
             self.store(op.dest, lists.length(self.b, args[0]), I64)
             return
-        if op.fn is Intrinsic.LIST_SORT:  # (in place; its value is None)
+        if op.fn in (Intrinsic.LIST_SORT, Intrinsic.LIST_REVERSE):  # (in place; its value is None)
             lst_t = argtypes[0]
             assert isinstance(lst_t, ListType)
-            lists.sort(self, args[0], lst_t)
+            (lists.sort if op.fn is Intrinsic.LIST_SORT else lists.reverse)(self, args[0], lst_t)
             self.store(op.dest, ir.Constant(lt.I8, 0), NONE)
             return
         if op.fn is Intrinsic.UNPACK:  # (a list or a 1-D array: its length, checked now)

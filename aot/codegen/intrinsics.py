@@ -54,6 +54,10 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
     if fn in (Intrinsic.IS_NONE, Intrinsic.IS_NOT_NONE):
         found = optional.is_none(em, args[0], argtypes[0])
         return found if fn is Intrinsic.IS_NONE else b.not_(found)
+    if fn is Intrinsic.FLAT_ITEM:  # (for x in a.flat: element k in C order, of any strides)
+        at = argtypes[0]
+        assert isinstance(at, ArrayType)
+        return npfuncs._element(b, args[0], at, args[1])
     if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):
@@ -67,7 +71,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
         for k in range(at.ndim):
             out = b.insert_value(out, b.extract_value(shape, k), k)
         return out
-    if fn is Intrinsic.SIZE:
+    if fn in (Intrinsic.SIZE, Intrinsic.FLAT_LEN):
         at = argtypes[0]
         assert isinstance(at, ArrayType)
         shape = b.extract_value(args[0], 1)

@@ -411,6 +411,21 @@ def sort(em: Emitter, lst: ir.Value, t: ListType, owned: bool = False) -> None:
     b.call(_raw(em.ctx, "PyMem_RawFree"), [scratch])
 
 
+def reverse(em: Emitter, lst: ir.Value, t: ListType) -> None:
+    """``lst.reverse()``: items ``i`` and ``n - 1 - i`` swap places (the list keeps its references)."""
+    b = em.b
+    n = length(b, lst)
+    items = _items(b, lst, t.item)
+
+    def swap(i: ir.Value) -> None:
+        p, q = b.gep(items, [i]), b.gep(items, [b.sub(b.sub(n, i), ir.Constant(lt.I64, 1))])
+        x, y = b.load(p), b.load(q)
+        b.store(y, p)
+        b.store(x, q)
+
+    _loop(em, ir.Constant(lt.I64, 0), b.sdiv(n, ir.Constant(lt.I64, 2)), swap, "reverse")
+
+
 def sorted_copy(em: Emitter, lst: ir.Value, t: ListType) -> ir.Value:
     """``sorted(lst)`` of numbers: a new list (a new reference) of the items, sorted (``sort``)."""
     b = em.b

@@ -49,6 +49,10 @@ class Export:
         return f"vc_{self.symbol}"
 
 
+_WRITES_FIRST = frozenset({Intrinsic.ATOMIC_ADD, Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_FILL, *KIND_OF_INPLACE})
+"""Intrinsics that store into their first operand: ``atomic_add``, ``a.sort()``, ``a.fill(v)``, ``a += b`` …"""
+
+
 def written_params(
     inst: InferredInstance, lookup: Callable[[InstanceKey], InferredInstance], _seen: frozenset = frozenset()
 ) -> frozenset[int]:
@@ -77,9 +81,7 @@ def written_params(
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(selected.get(op.obj.name, op.obj.name) if not op.index else op.obj.name)
-        elif isinstance(op, IntrinsicCall) and (
-            op.fn in (Intrinsic.ATOMIC_ADD, Intrinsic.ARRAY_SORT) or op.fn in KIND_OF_INPLACE  # (a.sort(), a += b)
-        ):
+        elif isinstance(op, IntrinsicCall) and op.fn in _WRITES_FIRST:
             written.add(op.args[0].name)
         elif isinstance(op, Call):
             key = (op.callee, tuple(fn.types[a.name] for a in op.args))

@@ -1,5 +1,7 @@
-"""NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort`` (new
-arrays) and ``np.median`` (a scalar).
+"""NumPy functions of whole arrays that are not elementwise: ``np.cumsum``, ``np.sort``, ``np.argsort``,
+``np.cumprod``, ``np.diff``, ``np.unique``, ``np.bincount``, ``np.concatenate``, ``np.nonzero`` and
+``np.flatnonzero``, ``np.searchsorted`` of an array of values (new arrays), ``np.median`` and
+``np.count_nonzero`` (scalars).
 
     np.sort(a)     →  a C-ordered copy, then qsort_r(copy, n, itemsize, @aot_np_cmp_f64, NULL)
     np.argsort(a)  →  0 … n-1, then qsort_r(indices, n, 8, @aot_np_argcmp_f64, values)
@@ -12,8 +14,9 @@ Sorting uses the C library's ``qsort_r`` with a comparator emitted once per modu
 order (NaN after every number). ``np.argsort`` breaks ties by index, so it gives the stable order (NumPy's
 ``kind='stable'``; NumPy's default quicksort may order equal elements differently). ``np.sort`` orders
 ``-0.0`` and ``0.0`` as equal, as NumPy does, so which comes first is unspecified. ``np.cumsum`` adds in C
-order, one element after the other, as NumPy's ``add.accumulate``; ``np.median`` sorts a copy and takes the
-middle element or the mean of the two middle ones (NaN when any element is NaN, and for an empty array).
+order, one element after the other, as NumPy's ``add.accumulate`` (``np.cumprod`` multiplies); ``np.median``
+sorts a copy and takes the middle element or the mean of the two middle ones (NaN when any element is NaN, and
+for an empty array).
 """
 
 from __future__ import annotations
@@ -23,17 +26,21 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..ir.ops import Intrinsic
-from ..types import I64, ArrayType, ScalarType, Type
-from . import arrays, npfuncs, views
+from ..types import BOOL, I64, ArrayType, ListType, ScalarType, TupleType, Type
+from . import arrays, lists, npfuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .npfuncs import _element as element
-from .numerics import coerce
+from .numerics import coerce, convert_scalar
 from .types import memory_type, value_type
 
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
+    | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE, Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO}
+    | {Intrinsic.NP_COUNT_NONZERO, Intrinsic.NP_CUMPROD, Intrinsic.NP_UNIQUE, Intrinsic.NP_BINCOUNT}
 )
+# np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
+SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
 
 _CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
 _I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
@@ -119,6 +126,14 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
     if fn is Intrinsic.NP_OUTER:
         assert isinstance(result, ArrayType)
         return outer(em, args, argtypes, result)
+    if fn is Intrinsic.NP_CONCATENATE:
+        assert isinstance(result, ArrayType)
+        return concatenate(em, args[0], argtypes[0], result)
+    if fn in (Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO, Intrinsic.NP_COUNT_NONZERO):
+        return nonzero(em, fn, args[0], argtypes[0], result)
+    if fn is Intrinsic.NP_BINCOUNT:
+        assert isinstance(result, ArrayType)
+        return bincount(em, args, argtypes, result)
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
     if fn in (Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT) and isinstance(result, ArrayType) and result.ndim == at.ndim:
@@ -129,6 +144,12 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
             return out
     if fn is Intrinsic.NP_SORT:  # (1-D, or flattened: axis=None)
         return _sorted_copy(em, arr, at)[0]
+    if fn is Intrinsic.NP_UNIQUE:
+        assert isinstance(result, ArrayType)
+        return unique(em, arr, at, result)
+    if fn is Intrinsic.NP_DIFF:
+        assert isinstance(result, ArrayType)
+        return _diff(em, arr, at, result)
     if fn is Intrinsic.NP_MEDIAN:
         assert isinstance(result, ScalarType)
         return _median(em, arr, at, result)
@@ -148,19 +169,255 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         _qsort(em, b.extract_value(out, arrays.DATA), n, 8, _comparator(em.ctx, at.dtype, True), data)
         arrays.decref(em.ctx, b, values, flat_t)
         return out
-    assert fn is Intrinsic.NP_CUMSUM
+    assert fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD)
     rt = result.dtype
+    product = fn is Intrinsic.NP_CUMPROD
     with b.goto_entry_block():
         total = b.alloca(value_type(rt))
-    b.store(ir.Constant(value_type(rt), 0.0 if rt.is_float else 0), total)
+    b.store(ir.Constant(value_type(rt), (1.0 if rt.is_float else 1) if product else (0.0 if rt.is_float else 0)), total)
 
     def step(k: ir.Value) -> None:
         x = coerce(em, _element_of(b, at, arr, k), at.dtype, rt)
-        s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
+        if product:
+            s = b.fmul(b.load(total), x) if rt.is_float else b.mul(b.load(total), x)
+        else:
+            s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
         b.store(s, total)
         arrays._store_element(em, out, result, k, s)
 
     arrays._loop(em, _I64(0), n, step, "cumsum")
+    return out
+
+
+def unique(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.Value:
+    """``np.unique(a)``: a sorted copy (``_sorted_copy``), then each element that differs from the one before
+    it, in a new array; NaNs sort last and are kept once (NumPy's ``equal_nan=True``)."""
+    b = em.b
+    d = at.dtype
+    copy, n = _sorted_copy(em, arr, at)
+    flat_t = ArrayType(d, 1, "C")
+    with b.goto_entry_block():
+        kept = b.alloca(lt.I64, name="unique.kept")
+
+    def fresh(k: ir.Value) -> ir.Value:
+        """Element k of the sorted copy starts a new value (k > 0: compared with element k - 1)."""
+        x, y = _element_of(b, flat_t, copy, k), _element_of(b, flat_t, copy, b.sub(k, _I64(1)))
+        if d.is_float:
+            return b.and_(b.fcmp_unordered("une", x, y), b.not_(b.and_(npfuncs._isnan(b, x), npfuncs._isnan(b, y))))
+        return b.icmp_unsigned("!=", x, y)
+
+    b.store(b.select(b.icmp_signed(">", n, _I64(0)), _I64(1), _I64(0)), kept)
+    arrays._loop(em, _I64(1), n, lambda k: b.store(b.add(b.load(kept), b.zext(fresh(k), lt.I64)), kept), "uniqcount")
+    out, _ = arrays.allocate(em, result, [b.load(kept)])
+    with b.if_then(b.icmp_signed(">", n, _I64(0))):
+        arrays._store_element(em, out, result, _I64(0), _element_of(b, flat_t, copy, _I64(0)))
+    b.store(_I64(1), kept)
+
+    def take(k: ir.Value) -> None:
+        with b.if_then(fresh(k)):
+            arrays._store_element(em, out, result, b.load(kept), _element_of(b, flat_t, copy, k))
+            b.store(b.add(b.load(kept), _I64(1)), kept)
+
+    arrays._loop(em, _I64(1), n, take, "uniqtake")
+    arrays.decref(em.ctx, b, copy, flat_t)
+    return out
+
+
+def bincount(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: ArrayType) -> ir.Value:
+    """``np.bincount(x[, weights])``: the largest value (a negative one raises NumPy's ``ValueError``), then a
+    new zeroed array of that length plus one, each ``x[i]`` adding 1 (or ``weights[i]``, in f64, in order)."""
+    b = em.b
+    x, xt = args[0], argtypes[0]
+    assert isinstance(xt, ArrayType)
+    n = arrays.shape_of(b, x, 1)[0]
+
+    def value(k: ir.Value) -> ir.Value:
+        return coerce(em, _element_of(b, xt, x, k), xt.dtype, I64)
+
+    with b.goto_entry_block():
+        top = b.alloca(lt.I64, name="bincount.max")
+    b.store(_I64(-1), top)
+
+    def scan(k: ir.Value) -> None:
+        v = value(k)
+        em.check(b.icmp_signed("<", v, _I64(0)), "ValueError", "'list' argument must have no negative elements")
+        b.store(b.select(b.icmp_signed(">", v, b.load(top)), v, b.load(top)), top)
+
+    arrays._loop(em, _I64(0), n, scan, "binmax")
+    if len(args) > 1:
+        wt = argtypes[1]
+        assert isinstance(wt, ArrayType)
+        m = arrays.shape_of(b, args[1], 1)[0]
+        em.check(b.icmp_signed("!=", m, n), "ValueError", "The weights and list don't have the same length.")
+    size = b.add(b.load(top), _I64(1))
+    out, _ = arrays.allocate(em, result, [size])
+    zero = ir.Constant(value_type(result.dtype), 0.0 if result.dtype.is_float else 0)
+    arrays._loop(em, _I64(0), size, lambda k: arrays._store_element(em, out, result, k, zero), "binzero")
+    data = b.extract_value(out, arrays.DATA)
+
+    def add(k: ir.Value) -> None:
+        slot = b.gep(data, [value(k)], inbounds=True)
+        if len(args) > 1:
+            wt = argtypes[1]
+            assert isinstance(wt, ArrayType)
+            w = coerce(em, _element_of(b, wt, args[1], k), wt.dtype, result.dtype)
+            b.store(b.fadd(b.load(slot), w), slot)
+        else:
+            b.store(b.add(b.load(slot), _I64(1)), slot)
+
+    arrays._loop(em, _I64(0), n, add, "bincount")
+    return out
+
+
+def nonzero(em: Emitter, fn: Intrinsic, arr: ir.Value, at: Type, result: Type) -> ir.Value:
+    """``np.count_nonzero(a)``: how many elements are true as ``bool()`` (NaN is); ``np.flatnonzero(a)``: a new
+    array of their C-order indices; ``np.nonzero(a)``: a tuple of new arrays, one per axis, of their indices
+    along it (in C order), as NumPy gives them."""
+    b = em.b
+    assert isinstance(at, ArrayType)
+    n = _size(b, arr, at.ndim)
+    with b.goto_entry_block():
+        count = b.alloca(lt.I64, name="nonzero.count")
+    b.store(_I64(0), count)
+
+    def truth(k: ir.Value) -> ir.Value:
+        x = _element_of(b, at, arr, k)
+        return x if at.dtype.kind == "b" else convert_scalar(em, x, at.dtype, BOOL)
+
+    arrays._loop(em, _I64(0), n, lambda k: b.store(b.add(b.load(count), b.zext(truth(k), lt.I64)), count), "nzcount")
+    if fn is Intrinsic.NP_COUNT_NONZERO:
+        return b.load(count)
+    index_t = ArrayType(I64, 1, "C")
+    axes = 1 if fn is Intrinsic.NP_FLATNONZERO else at.ndim
+    outs = [arrays.allocate(em, index_t, [b.load(count)])[0] for _ in range(axes)]
+    shape = arrays.shape_of(b, arr, at.ndim)
+    b.store(_I64(0), count)
+
+    def fill(k: ir.Value) -> None:
+        with b.if_then(truth(k)):
+            j = b.load(count)
+            if fn is Intrinsic.NP_FLATNONZERO:
+                arrays._store_element(em, outs[0], index_t, j, k)
+            else:
+                rest = k
+                for d in reversed(range(at.ndim)):  # (the flat index unravelled, last axis first)
+                    arrays._store_element(em, outs[d], index_t, j, b.urem(rest, shape[d]) if d else rest)
+                    if d:
+                        rest = b.udiv(rest, shape[d])
+            b.store(b.add(j, _I64(1)), count)
+
+    arrays._loop(em, _I64(0), n, fill, "nzfill")
+    if fn is Intrinsic.NP_FLATNONZERO:
+        return outs[0]
+    packed = ir.Constant(value_type(result), ir.Undefined)
+    for d, out in enumerate(outs):
+        packed = b.insert_value(packed, out, d)
+    return packed
+
+
+def concatenate(em: Emitter, seq: ir.Value, st: Type, result: ArrayType) -> ir.Value:
+    """``np.concatenate(seq)`` along the first axis of a tuple (unrolled) or a list (a loop) of arrays: the
+    other axes must agree (NumPy's ``ValueError``), then each array's elements, in C order, fill the next block
+    of the new array, converted to its dtype."""
+    b = em.b
+    ndim = result.ndim
+    if isinstance(st, TupleType):
+        count = _I64(len(st.items))
+
+        def part(k: int) -> tuple[ir.Value, ArrayType]:
+            t = st.items[k]
+            assert isinstance(t, ArrayType)
+            return b.extract_value(seq, k), t
+
+        def each(body: Callable[[ir.Value, ArrayType], None]) -> None:
+            for k in range(len(st.items)):
+                body(*part(k))
+
+        first = part(0)
+    else:
+        assert isinstance(st, ListType) and isinstance(st.item, ArrayType)
+        item_t = st.item
+        count = lists.length(b, seq)
+        em.check(b.icmp_signed("==", count, _I64(0)), "ValueError", "need at least one array to concatenate")
+
+        def each(body: Callable[[ir.Value, ArrayType], None]) -> None:
+            arrays._loop(em, _I64(0), count, lambda k: body(lists.get_item(em, seq, st, k, I64), item_t), "concat")
+
+        first = (lists.get_item(em, seq, st, _I64(0), I64), item_t)
+    rest = arrays.shape_of(b, first[0], ndim)[1:]
+    with b.goto_entry_block():
+        total = b.alloca(lt.I64, name="concat.rows")
+    b.store(_I64(0), total)
+
+    def measure(arr: ir.Value, t: ArrayType) -> None:
+        shape = arrays.shape_of(b, arr, ndim)
+        bad: ir.Value = ir.Constant(lt.I1, 0)
+        for n, m in zip(shape[1:], rest):
+            bad = b.or_(bad, b.icmp_signed("!=", n, m))
+        em.check(
+            bad, "ValueError", "all the input array dimensions except for the concatenation axis must match exactly"
+        )
+        b.store(b.add(b.load(total), shape[0]), total)
+
+    each(measure)
+    out, _ = arrays.allocate(em, result, [b.load(total), *rest])
+    with b.goto_entry_block():
+        at_ = b.alloca(lt.I64, name="concat.at")
+    b.store(_I64(0), at_)
+
+    def copy(arr: ir.Value, t: ArrayType) -> None:
+        start = b.load(at_)
+        n = _size(b, arr, t.ndim)
+
+        def one(k: ir.Value) -> None:
+            value = coerce(em, _element_of(b, t, arr, k), t.dtype, result.dtype)
+            arrays._store_element(em, out, result, b.add(start, k), value)
+
+        arrays._loop(em, _I64(0), n, one, "concatcopy")
+        b.store(b.add(start, n), at_)
+
+    each(copy)
+    return out
+
+
+def _diff(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.Value:
+    """``np.diff(a)`` of a 1-D array: ``out[k] = a[k + 1] - a[k]`` for the ``max(n - 1, 0)`` pairs, in ``a``'s
+    dtype (integers wrap, as NumPy's subtraction does; booleans give ``a[k + 1] != a[k]``)."""
+    b = em.b
+    n = arrays.shape_of(b, arr, 1)[0]
+    count = b.select(b.icmp_signed(">", n, _I64(0)), b.sub(n, _I64(1)), _I64(0))
+    out, _ = arrays.allocate(em, result, [count])
+    d = at.dtype
+
+    def one(k: ir.Value) -> None:
+        x, y = _element_of(b, at, arr, k), _element_of(b, at, arr, b.add(k, _I64(1)))
+        if d.kind == "b":
+            value = b.xor(y, x)
+        elif d.is_float:
+            value = b.fsub(y, x)
+        else:
+            value = b.sub(y, x)
+        arrays._store_element(em, out, result, k, value)
+
+    arrays._loop(em, _I64(0), count, one, "diff")
+    return out
+
+
+def searchsorted_many(
+    em: Emitter, args: list[ir.Value], argtypes: list[Type], result: ArrayType, right: bool
+) -> ir.Value:
+    """``np.searchsorted(a, v)`` of an array ``v``: a new C array of ``v``'s shape, element ``k`` (C order) the
+    index ``np.searchsorted(a, v.flat[k])`` (``aot.codegen.npfuncs``), each found by its own binary search."""
+    b = em.b
+    (arr, v), (at, vt) = args, argtypes
+    assert isinstance(vt, ArrayType)
+    out, _ = arrays.allocate(em, result, arrays.shape_of(b, v, vt.ndim))
+
+    def one(k: ir.Value) -> None:
+        index = npfuncs._searchsorted(em, [arr, _element_of(b, vt, v, k)], [at, vt.dtype], right=right)
+        arrays._store_element(em, out, result, k, index)
+
+    arrays._loop(em, _I64(0), _size(b, v, vt.ndim), one, "searchsorted")
     return out
 
 

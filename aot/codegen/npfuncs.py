@@ -20,6 +20,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..infer.npfuncs import LIBM as _LIBM
+from ..infer.npfuncs import NAN_PLAIN
 from ..ir.ops import BinOpKind, Intrinsic
 from ..types import BOOL, F64, I64, ArrayType, ScalarType, Type, promote
 from . import types as lt
@@ -48,7 +49,7 @@ REDUCTIONS = frozenset(
         Intrinsic.NP_ALL,
         Intrinsic.NP_ANY,
     }
-)
+) | frozenset(NAN_PLAIN)
 
 
 def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type) -> ir.Value:
@@ -434,10 +435,14 @@ def _element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.V
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE
 
 
-def _pairwise_function(em: Emitter, at: ArrayType, acc: ScalarType, squares: bool) -> ir.Function:
+def _pairwise_function(
+    em: Emitter, at: ArrayType, acc: ScalarType, squares: bool, skip_nan: bool = False
+) -> ir.Function:
     """``acc pw(array a, i64 lo, i64 n, acc mean)``: NumPy's pairwise sum of the elements ``lo … lo+n-1`` (C
-    order) converted to ``acc`` — of ``(x - mean)**2`` with ``squares`` (the second pass of var/std)."""
-    name = f"aot_np_pairwise_{at.dtype.name}_{acc.name}_{at.ndim}{at.layout}{'_sq' if squares else ''}"
+    order) converted to ``acc`` — of ``(x - mean)**2`` with ``squares`` (the second pass of var/std); with
+    ``skip_nan`` a NaN element counts as 0 (``np.nansum`` sums a copy with its NaNs replaced by 0)."""
+    nan = "_nan" if skip_nan else ""
+    name = f"aot_np_pairwise_{at.dtype.name}_{acc.name}_{at.ndim}{at.layout}{'_sq' if squares else ''}{nan}"
     existing = em.ctx.module.globals.get(name)
     if existing is not None:
         return existing
@@ -450,10 +455,11 @@ def _pairwise_function(em: Emitter, at: ArrayType, acc: ScalarType, squares: boo
 
     def item(k: ir.Value) -> ir.Value:
         x = coerce(em_like(b), _element(b, arr, at, b.add(lo, k)), at.dtype, acc)
+        value = x
         if squares:
             d = b.fsub(x, mean)
-            return b.fmul(d, d)
-        return x
+            value = b.fmul(d, d)
+        return b.select(_isnan(b, x), ir.Constant(ft, 0.0), value) if skip_nan else value
 
     small, medium, large = (fn.append_basic_block(x) for x in ("small", "medium", "large"))
     b.cbranch(b.icmp_signed("<", n, i64(8)), small, medium)
@@ -625,6 +631,9 @@ def _reduce(
     em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType, ddof: ir.Value | None = None
 ) -> ir.Value:
     b = em.b
+    if fn in NAN_PLAIN:  # (np.nansum … of integers and booleans; of floats: aot.codegen.nanreduce)
+        assert not at.dtype.is_float
+        fn = NAN_PLAIN[fn]
     size = _size(b, arr, at.ndim)
     name = fn.value.split(".", 1)[1]
     if rt.is_float and fn not in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):

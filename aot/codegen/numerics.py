@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from ..ir import BinOpKind, CmpKind
 from ..ir.ops import Intrinsic
-from ..types import F64, I64, ArrayType, ListType, ScalarType, TupleType, Type, arith_type
+from ..types import F64, I64, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
 from . import optional
 from . import types as lt
 from .context import Emitter
@@ -47,6 +47,26 @@ def compare(em: Emitter, op: CmpKind, lhs: ir.Value, rhs: ir.Value, t: ScalarTyp
     if t.is_signed:
         return em.b.icmp_signed(pred, lhs, rhs)
     return em.b.icmp_unsigned(pred, lhs, rhs)
+
+
+def tuples_equal(em: Emitter, x: ir.Value, xt: TupleType, y: ir.Value, yt: TupleType) -> ir.Value:
+    """``x == y`` of two tuples (an i1): of one length and equal item by item (numbers compared in their
+    promoted type, nested tuples alike), as Python compares them; Python first tests identity, so a tuple
+    holding the very same NaN object equals itself there (``aot.infer.rules.tuple_equality_check``)."""
+    b = em.b
+    if len(xt.items) != len(yt.items):
+        return ir.Constant(ir.IntType(1), 0)
+    result: ir.Value = ir.Constant(ir.IntType(1), 1)
+    for k, (it, jt) in enumerate(zip(xt.items, yt.items)):
+        u, v = b.extract_value(x, k), b.extract_value(y, k)
+        if isinstance(it, TupleType) and isinstance(jt, TupleType):
+            same = tuples_equal(em, u, it, v, jt)
+        else:
+            assert isinstance(it, ScalarType) and isinstance(jt, ScalarType)
+            common = promote(it, jt)
+            same = compare(em, CmpKind.EQ, coerce(em, u, it, common), coerce(em, v, jt, common), common)
+        result = b.and_(result, same)
+    return result
 
 
 # ------------------------------------------------------------------------------------------ conversions

@@ -6,7 +6,8 @@
 An iterable becomes a ``Plan``: its trip count, computed once before the loop, and the item of iteration
 ``$k``: a variable, or a nested tuple of them for ``enumerate``/``zip``, bound straight to a target that
 unpacks it. ``range`` (forwards or ``reversed``), 1-D arrays and tuples are counted with ``range.len`` and
-``iter.len``; ``enumerate(it, start)`` adds ``start + $k``; ``zip`` stops at the shortest. A tuple display
+``iter.len``; ``a.flat`` (an array of any shape, C order) with ``flat.len`` and ``flat.item``;
+``enumerate(it, start)`` adds ``start + $k``; ``zip`` stops at the shortest. A tuple display
 ``for x in (a, 1.5, b)`` is unrolled (its items may differ in type). The same plans give ``x in range(…)``
 (arithmetic, no loop), ``x in (a, b)`` (short-circuit ``==``), ``x in t`` and ``sum min max any all`` over
 an iterable. Plain ``for i in range(…)`` and ``for x in a`` keep ``lower.py``'s own shapes, which
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Protocol, TypeAlias
 
 from ..diagnostics import Span
@@ -46,6 +48,8 @@ class Lowering(Protocol):
 
     b: Builder
     loops: list[Any]
+    globals: dict[str, Any]
+    locals: set[str]
 
     def span(self, node: ast.AST) -> Span: ...
     def error(self, node: ast.AST, message: str) -> None: ...
@@ -118,6 +122,11 @@ def plan(low: Lowering, node: ast.expr) -> Plan | None:
     """The plan of iterating over ``node``, its operands evaluated now; None after an error (reported)."""
     span = low.span(node)
     name = builtin_call(low, node, ("range", *ITERATORS))
+    if name is None and is_flat(low, node):  # a.flat: the elements of an array of any shape, in C order
+        assert isinstance(node, ast.Attribute)
+        array = low.b.emit_value(lambda d: Copy(d, low.expr(node.value), span))
+        size = low.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.FLAT_LEN, (array,), span))
+        return Plan(size, lambda k: low.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.FLAT_ITEM, (array, k), span)))
     if name is None:
         seq = low.b.emit_value(lambda d: Copy(d, low.expr(node), span))
         count = low.b.emit_value(lambda d: IntrinsicCall(d, Intrinsic.ITER_LEN, (seq,), span))
@@ -133,6 +142,16 @@ def plan(low: Lowering, node: ast.expr) -> Plan | None:
     if name == "zip":
         return zip_plan(low, node)
     return reversed_plan(low, node)
+
+
+def is_flat(low: Lowering, node: ast.expr) -> bool:
+    """Whether ``node`` is ``x.flat`` (NumPy's flat iterator of an array; not a ``flat`` of a module)."""
+    if not (isinstance(node, ast.Attribute) and node.attr == "flat"):
+        return False
+    base = node.value
+    return not (
+        isinstance(base, ast.Name) and base.id not in low.locals and isinstance(low.globals.get(base.id), ModuleType)
+    )
 
 
 def range_operands(low: Lowering, call: ast.Call) -> tuple[Var, Var, Var, int | None] | None:
@@ -313,7 +332,7 @@ def lower_for(low: Lowering, node: ast.For) -> bool:
     """``for`` over what ``lower.py``'s own two shapes do not cover; False to leave the loop to them."""
     simple = isinstance(node.target, ast.Name)
     it = node.iter
-    if simple and builtin_call(low, it, ITERATORS) is None and not isinstance(it, ast.Tuple):
+    if simple and builtin_call(low, it, ITERATORS) is None and not isinstance(it, ast.Tuple) and not is_flat(low, it):
         return False
     if not check_target(low, node.target):
         return True

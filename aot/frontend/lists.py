@@ -21,7 +21,12 @@ from ..diagnostics import Span
 from ..ir import Builder, IntrinsicCall, Var
 from ..ir.ops import Intrinsic
 
-METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP, "sort": Intrinsic.LIST_SORT}
+METHODS = {
+    "append": Intrinsic.LIST_APPEND,
+    "pop": Intrinsic.LIST_POP,
+    "sort": Intrinsic.LIST_SORT,
+    "reverse": Intrinsic.LIST_REVERSE,
+}
 
 
 class Lowering(Protocol):
@@ -51,7 +56,8 @@ def display(low: Lowering, node: ast.List, dest: Var | None = None) -> Var:
 
 
 def method_call(low: Lowering, node: ast.Call) -> Var | None:
-    """``name.append(x)`` / ``name.pop([i])`` / ``name.sort()`` on a local variable; None for any other call."""
+    """``name.append(x)`` / ``name.pop([i])`` / ``name.sort()`` / ``name.reverse()`` on a local variable; None
+    for any other call."""
     func = node.func
     if not (
         isinstance(func, ast.Attribute)

@@ -36,11 +36,16 @@ def string_type(value: str) -> PyValueType:
 
 
 # ------------------------------------------------------------------------------------------ intrinsics
-LOOP_INTRINSICS = frozenset({Intrinsic.ITER_LEN, Intrinsic.INDEX})
-"""The intrinsics of the frontend's loops (aot/frontend/iteration.py), one operand each."""
+LOOP_INTRINSICS = frozenset({Intrinsic.ITER_LEN, Intrinsic.INDEX, Intrinsic.FLAT_LEN, Intrinsic.FLAT_ITEM})
+"""The intrinsics of the frontend's loops (aot/frontend/iteration.py), typed by their first operand (the only
+one but for ``flat.item``'s counter)."""
 
 
 def intrinsic_type(fn: Intrinsic, arg: Type) -> Type:
+    if fn in (Intrinsic.FLAT_LEN, Intrinsic.FLAT_ITEM):  # (for x in a.flat: the elements of any array, C order)
+        if not isinstance(arg, ArrayType):
+            raise RuleError(f"'.flat' is supported on arrays only (iterated by a for loop), not on {_words(arg)}")
+        return I64 if fn is Intrinsic.FLAT_LEN else arg.dtype
     if fn is Intrinsic.ITER_LEN:
         if isinstance(arg, TupleType):
             return I64

@@ -40,13 +40,19 @@ INTRINSICS = frozenset(
         Intrinsic.LIST_TO_ARRAY,
         Intrinsic.LIST_SORT,
         Intrinsic.LIST_SORTED,
+        Intrinsic.LIST_REVERSE,
     }
 )
 STORES = frozenset({Intrinsic.LIST_APPEND})
 """What gives ``[]`` its item type. A list appended to only where the solver never goes (``if DEBUG:`` with a
 constant ``DEBUG = False``) stays ``list[bottom]``: always empty, so its length, its truth and the list itself
 are right; anything that needs its item (``lst[i]``, a loop over it) is a ``CompileError``."""
-METHODS = {"append": Intrinsic.LIST_APPEND, "pop": Intrinsic.LIST_POP, "sort": Intrinsic.LIST_SORT}
+METHODS = {
+    "append": Intrinsic.LIST_APPEND,
+    "pop": Intrinsic.LIST_POP,
+    "sort": Intrinsic.LIST_SORT,
+    "reverse": Intrinsic.LIST_REVERSE,
+}
 """The list methods the frontend lowers as intrinsics (``name.append(x)`` on a local variable)."""
 
 _ONE_TYPE = (
@@ -108,6 +114,10 @@ def list_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
         if len(args) == 2 and not (isinstance(args[1], ScalarType) and (args[1].is_int or args[1].kind == "b")):
             raise RuleError(f"list indices must be integers, not {args[1]}")
         return lst.item
+    if fn is Intrinsic.LIST_REVERSE:
+        if len(args) != 1:
+            raise RuleError(f"list.reverse() takes no arguments ({len(args) - 1} given)")
+        return NONE
     if fn in (Intrinsic.LIST_SORT, Intrinsic.LIST_SORTED):
         what = "list.sort()" if fn is Intrinsic.LIST_SORT else "sorted()"
         if len(args) != 1:
@@ -163,7 +173,10 @@ def attribute_message(attr: str) -> str:
             f"list.{attr}() is compiled when called on a local variable (name.{attr}(…)); assign the list "
             "to a name first"
         )
-    return f"lists have no method '{attr}' in compiled code (append, pop and sort; len(), indexing and loops work)"
+    return (
+        f"lists have no method '{attr}' in compiled code (append, pop, sort and reverse; len(), indexing and loops "
+        "work)"
+    )
 
 
 def unpack_checked(t: Type, count: Any) -> bool:

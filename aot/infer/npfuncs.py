@@ -32,6 +32,7 @@ from ..types import (
     U32,
     U64,
     ArrayType,
+    ListType,
     PyValueType,
     ScalarType,
     TupleType,
@@ -84,6 +85,11 @@ _LIBM = {
 
 _UNARY_FLOAT = "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan arcsin arccos arctan sinh cosh tanh fabs rint"
 _REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
+_NAN_REDUCTIONS = "nansum nanmean nanstd nanvar nanmin nanmax nanargmin nanargmax"  # (functions only)
+NAN_PLAIN: dict[Intrinsic, Intrinsic] = {
+    Intrinsic["NP_" + name.upper()]: Intrinsic["NP_" + name[3:].upper()] for name in _NAN_REDUCTIONS.split()
+}
+"""Each NaN-ignoring reduction → the plain one: what it is of arrays that cannot hold NaN (integers, booleans)."""
 
 TABLE: dict[str, Entry] = {
     **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
@@ -119,6 +125,7 @@ TABLE: dict[str, Entry] = {
     "arctan2": Entry(Intrinsic.NP_ARCTAN2, "binfloat", 2, libm=Intrinsic.ATAN2),
     "copysign": Entry(Intrinsic.NP_COPYSIGN, "binfloat", 2),
     **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _REDUCTIONS.split()},
+    **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _NAN_REDUCTIONS.split()},
     "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
     "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
     "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
@@ -128,9 +135,17 @@ TABLE: dict[str, Entry] = {
     "where": Entry(Intrinsic.NP_WHERE, "where", 3),
     "clip": Entry(Intrinsic.NP_CLIP, "clip", 3),
     "cumsum": Entry(Intrinsic.NP_CUMSUM, "cumsum", 1),
+    "cumprod": Entry(Intrinsic.NP_CUMPROD, "cumsum", 1),
     "sort": Entry(Intrinsic.NP_SORT, "sort", 1),
     "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
     "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
+    "diff": Entry(Intrinsic.NP_DIFF, "diff", 1),
+    "concatenate": Entry(Intrinsic.NP_CONCATENATE, "concatenate", 1),
+    "unique": Entry(Intrinsic.NP_UNIQUE, "unique", 1),
+    "bincount": Entry(Intrinsic.NP_BINCOUNT, "bincount", 1),  # (and a second argument: the weights)
+    "nonzero": Entry(Intrinsic.NP_NONZERO, "nonzero", 1),
+    "flatnonzero": Entry(Intrinsic.NP_FLATNONZERO, "nonzero", 1),
+    "count_nonzero": Entry(Intrinsic.NP_COUNT_NONZERO, "nonzero", 1),
 }
 
 _MODULES = {"norm": "numpy.linalg"}
@@ -140,12 +155,13 @@ LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.li
 """NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
 
 ARRAY_METHODS: dict[str, Intrinsic] = {
-    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "argsort", "clip"]
+    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "cumprod", "argsort", "clip"]
 }
 ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
 ARRAY_METHODS["round"] = Intrinsic.NP_ROUND
-"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)``, ``a.round(d)`` and
-``a.sort()`` (in place) as array methods."""
+ARRAY_METHODS["fill"] = Intrinsic.ARRAY_FILL
+"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)``, ``a.round(d)``,
+``a.sort()`` and ``a.fill(v)`` (in place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -237,7 +253,7 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
     of the element type, broadcast as ``aot.infer.elementwise`` says."""
     if entry.rule == "round":
         return round_type(args, name)
-    if len(args) != entry.arity and not (entry.rule == "reduce" and len(args) == 2):  # (np.sum(a, axis))
+    if len(args) != entry.arity and not (entry.rule in ("reduce", "bincount") and len(args) == 2):  # (axis, weights)
         plural = "s" if entry.arity > 1 else ""
         qualified = _MODULES.get(name, "numpy").replace("numpy", "np", 1) + "." + name
         raise RuleError(f"{qualified}() takes {entry.arity} argument{plural} here, got {len(args)}")
@@ -254,6 +270,16 @@ def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tupl
         return searchsorted_type(args[0], args[1])
     if entry.rule == "sort":
         return sort_call(entry.fn, args)[0]
+    if entry.rule == "diff":
+        return diff_type(_array(args[0], name))
+    if entry.rule == "concatenate":
+        return concatenate_type(args[0])
+    if entry.rule == "unique":  # (the elements flattened, sorted, each distinct one once)
+        return ArrayType(_array(args[0], name).dtype, 1, "C")
+    if entry.rule == "bincount":
+        return bincount_type(*args)
+    if entry.rule == "nonzero":
+        return nonzero_type(entry.fn, _array(args[0], name))
     if entry.rule in ("cumsum", "median"):
         return _sorting_type(entry.fn, _array(args[0], name), name)
     if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
@@ -292,7 +318,7 @@ def takes_decimals_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
 
 
 def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
-    if fn is Intrinsic.NP_CUMSUM:  # (flattened in C order; NumPy's sum dtype)
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD):  # (flattened in C order; NumPy's sum/prod dtype)
         return ArrayType(reduction_type(Intrinsic.NP_SUM, a, name), 1, "C")
     if fn is Intrinsic.NP_MEDIAN:
         if a.dtype.kind == "b":
@@ -362,6 +388,61 @@ def sort_call(fn: Intrinsic, args: tuple[Type, ...], keywords: tuple[str, ...] =
     return (NONE if fn is Intrinsic.ARRAY_SORT else ArrayType(dtype, a.ndim, "C")), order
 
 
+def nonzero_type(fn: Intrinsic, a: ArrayType) -> Type:
+    """``np.nonzero(a)`` / ``np.where(a)``: a tuple of one new i64 index array per axis; ``np.flatnonzero(a)``:
+    one array of C-order indices; ``np.count_nonzero(a)``: their count (an element is nonzero as ``bool()`` of
+    it is true: NaN is)."""
+    if fn is Intrinsic.NP_COUNT_NONZERO:
+        return I64
+    index = ArrayType(I64, 1, "C")
+    return TupleType((index,) * a.ndim) if fn is Intrinsic.NP_NONZERO else index
+
+
+def bincount_type(x: Type, weights: Type | None = None) -> ArrayType:
+    """``np.bincount(x[, weights])``: of a 1-D array of integers that fit in i64 (NumPy's safe cast; booleans
+    too), a new array of ``max(x) + 1`` counts (i64), or weight sums (f64) given a 1-D array of weights."""
+    a = _array(x, "bincount")
+    if a.ndim != 1:
+        raise RuleError("np.bincount() takes a 1-D array of non-negative integers")
+    if not (a.dtype.kind == "b" or (a.dtype.is_int and not (a.dtype.kind == "u" and a.dtype.bits == 64))):
+        raise RuleError(f"np.bincount() counts integers (NumPy cannot cast {a.dtype} to int64 safely)")
+    if weights is None:
+        return ArrayType(I64, 1, "C")
+    w = _array(weights, "bincount")
+    if w.ndim != 1 or not w.dtype.is_numeric:
+        raise RuleError("np.bincount()'s weights are a 1-D array of numbers here")
+    return ArrayType(F64, 1, "C")
+
+
+def concatenate_type(seq: Type) -> ArrayType:
+    """``np.concatenate(seq)`` of a tuple or a list of arrays of one number of axes, along the first axis: a new
+    C array of their promoted dtype (NumPy's ``result_type``)."""
+    if isinstance(seq, TupleType):
+        items = seq.items
+    elif isinstance(seq, ListType):
+        items = (seq.item,)
+    else:
+        raise RuleError(f"np.concatenate() takes a tuple or a list of arrays here, not {seq}")
+    if not items:
+        raise RuleError("np.concatenate() needs at least one array to concatenate")
+    arrays = [t for t in items if isinstance(t, ArrayType)]
+    if len(arrays) != len(items):
+        raise RuleError("np.concatenate() joins arrays here; make each item an array (np.array([x]) for a number)")
+    if len({t.ndim for t in arrays}) != 1:
+        raise RuleError("np.concatenate(): all the input arrays must have the same number of dimensions")
+    dtype = arrays[0].dtype
+    for t in arrays[1:]:
+        dtype = promote(dtype, t.dtype)
+    return ArrayType(dtype, arrays[0].ndim, "C")
+
+
+def diff_type(a: ArrayType) -> ArrayType:
+    """``np.diff(a)`` of a 1-D array: a new C array of ``a``'s dtype (booleans differ by ``!=``, as in NumPy)."""
+    if a.ndim != 1:
+        raise RuleError("np.diff is supported for 1-D arrays only here (NumPy differences along the last axis)")
+    return ArrayType(a.dtype, 1, "C")
+
+
 def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
     if entry.rule == "where":  # (the condition is a truth value; the values promote)
         return weak_promote(scalars[1], scalars[2], literal[1], literal[2])
@@ -400,6 +481,7 @@ def reduction_type(fn: Intrinsic, a: Type, name: str | None = None) -> ScalarTyp
     """The scalar a full reduction of an array gives (NumPy's rules: sums of integers in 64 bits)."""
     name = name or fn.value.split(".", 1)[1]
     d = _array(a, name).dtype
+    fn = NAN_PLAIN.get(fn, fn)  # (np.nansum's type is np.sum's …)
     if fn in (Intrinsic.NP_SUM, Intrinsic.NP_PROD):
         if d.is_float:
             return d
@@ -439,12 +521,16 @@ def outer_type(a: Type, b: Type) -> ArrayType:
     return ArrayType(promote(dtypes[0], dtypes[1]), 2, "C")
 
 
-def searchsorted_type(a: Type, x: Type) -> ScalarType:
+def searchsorted_type(a: Type, x: Type) -> Type:
+    """``np.searchsorted(a, x)``: an index (i64) for a number ``x``; for an array of numbers, a new C array of
+    ``x``'s shape holding the index of each of its elements (NumPy's ``intp`` array)."""
     arr = _array(a, "searchsorted")
     if arr.ndim != 1:
         raise RuleError("np.searchsorted needs a 1-D sorted array")
+    if isinstance(x, ArrayType) and x.dtype.is_numeric:
+        return ArrayType(I64, x.ndim, "C")
     if not (isinstance(x, ScalarType) and x.is_numeric):
-        raise RuleError(f"np.searchsorted(a, x) takes a scalar x here, not {x}")
+        raise RuleError(f"np.searchsorted(a, x) takes a number or an array of numbers as x, not {x}")
     return I64
 
 
@@ -454,15 +540,19 @@ def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
         return sort_call(fn, (obj, *args))[0]
     if fn is Intrinsic.NP_ROUND:
         return round_type((obj, *args))
-    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CLIP):
+    if fn is Intrinsic.ARRAY_FILL:  # (the number converted to the element type, as a[...] = v stores it)
+        if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_numeric):
+            raise RuleError("a.fill(v) takes one number here (to fill with an array, write a[...] = b)")
+        return NONE
+    if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
         return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))
     return reduction_call(fn, (obj, *args))[0]
 
 
-REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split())
-_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR)
+REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split()) | frozenset(NAN_PLAIN)
+_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR, Intrinsic.NP_NANSTD, Intrinsic.NP_NANVAR)
 
 
 def searchsorted_side(callee: Any, keywords: tuple[str, ...], side: Type | None) -> Intrinsic | None:
@@ -511,6 +601,8 @@ def reduction_call(
     scalar = reduction_type(fn, a, name)
     if "axis" not in where:
         return scalar, tuple(order)
+    if fn in NAN_PLAIN:
+        raise RuleError(f"np.{name}() with axis= is not supported here (only of the whole array); loop over the lines")
     axis = args[where["axis"]]
     if not (isinstance(axis, ScalarType) and axis.is_int):
         raise RuleError(f"np.{name}(): axis must be an integer here (one axis), not {axis}")

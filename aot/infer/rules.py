@@ -82,9 +82,23 @@ def unary_type(op: UnaryKind, a: Type) -> ScalarType:
 
 
 def compare_type(op: CmpKind, a: Type, b: Type) -> ScalarType:
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and op in (CmpKind.EQ, CmpKind.NE):
+        tuple_equality_check(a, b)  # (item by item: aot.codegen.numerics.tuples_equal)
+        return BOOL
     _scalar(a, "comparison")
     _scalar(b, "comparison")
     return BOOL
+
+
+def tuple_equality_check(a: TupleType, b: TupleType) -> None:
+    """``t == u`` / ``t != u`` compares tuples of numbers (and of such tuples) item by item, as Python does;
+    tuples of other lengths are unequal. Ordering tuples, and tuples holding arrays or other values, are not
+    supported."""
+    for x, y in zip(a.items, b.items):
+        if isinstance(x, TupleType) and isinstance(y, TupleType):
+            tuple_equality_check(x, y)
+        elif not (isinstance(x, ScalarType) and x.is_numeric and isinstance(y, ScalarType) and y.is_numeric):
+            raise RuleError(f"'==' between tuples compares numbers and tuples of numbers here, not {x} and {y}")
 
 
 def compare_operand_type(a: ScalarType, b: ScalarType, a_literal: bool, b_literal: bool) -> ScalarType:

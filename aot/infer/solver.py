@@ -1004,6 +1004,8 @@ class _BodyState:
             if found is None:
                 return None
             name, entry = found
+            if entry.fn is Intrinsic.NP_WHERE and len(op.args) == 1:  # (np.where(c) is np.nonzero(c))
+                name, entry = "nonzero", npfuncs.TABLE["nonzero"]
             literal = tuple(self.is_literal(a) for a in op.args)
             args = op.args
             if entry.rule == "reduce":  # (``axis``, ``ddof=``: npfuncs.reduction_call)

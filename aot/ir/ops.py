@@ -106,6 +106,9 @@ class Intrinsic(enum.Enum):
     NDIM = "array.ndim"
     RANGE_LEN = "range.len"
     ITER_LEN = "iter.len"  # the trip count of a for loop over a 1-D array or a tuple (aot/frontend/iteration.py)
+    # ``for x in a.flat`` (aot/frontend/iteration.py): the element count of the array, and its element k in C order
+    FLAT_LEN = "flat.len"
+    FLAT_ITEM = "flat.item"
     INDEX = "operator.index"  # an integer operand as itself (enumerate's start); a float is a CompileError
     # Views (aot/infer/views.py, aot/codegen/views.py): ``a.T``, ``a.reshape(shape)`` (a tuple of ints with at
     # most one negative), ``a.ravel()``. Each gives a view of its array, or for an array not C-contiguous at
@@ -177,6 +180,15 @@ class Intrinsic(enum.Enum):
     NP_ALL = "np.all"
     NP_ANY = "np.any"
     NP_DOT = "np.dot"
+    # NumPy's NaN-ignoring full reductions (float arrays: aot.codegen.nanreduce; others are the plain ones)
+    NP_NANSUM = "np.nansum"
+    NP_NANMEAN = "np.nanmean"
+    NP_NANSTD = "np.nanstd"
+    NP_NANVAR = "np.nanvar"
+    NP_NANMIN = "np.nanmin"
+    NP_NANMAX = "np.nanmax"
+    NP_NANARGMIN = "np.nanargmin"
+    NP_NANARGMAX = "np.nanargmax"
     NP_OUTER = "np.outer"  # (a new 2-D array: ``aot.codegen.nparrays``)
     NP_NORM = "np.linalg.norm"  # (``ord=None``: the 2-norm of the flattened array)
     NP_SEARCHSORTED = "np.searchsorted"
@@ -186,9 +198,19 @@ class Intrinsic(enum.Enum):
     NP_WHERE = "np.where"
     NP_CLIP = "np.clip"
     NP_CUMSUM = "np.cumsum"
+    NP_CUMPROD = "np.cumprod"  # (as np.cumsum, multiplying: NumPy's product dtype)
     NP_SORT = "np.sort"
     NP_ARGSORT = "np.argsort"
     NP_MEDIAN = "np.median"
+    # ``np.nonzero(a)`` (also ``np.where(a)``): a tuple of index arrays, one per axis; ``np.flatnonzero(a)`` the C-order
+    # indices; ``np.count_nonzero(a)`` their count (``aot.codegen.nparrays``)
+    NP_NONZERO = "np.nonzero"
+    NP_FLATNONZERO = "np.flatnonzero"
+    NP_COUNT_NONZERO = "np.count_nonzero"
+    NP_UNIQUE = "np.unique"  # (the sorted distinct elements, flattened; one NaN: ``aot.codegen.nparrays``)
+    NP_BINCOUNT = "np.bincount"  # (the count, or weight sum, of each non-negative integer)
+    NP_CONCATENATE = "np.concatenate"  # (of a tuple or a list of arrays, along axis 0: ``aot.codegen.nparrays``)
+    NP_DIFF = "np.diff"  # (of a 1-D array: a new array of its n - 1 differences, ``aot.codegen.nparrays``)
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
     # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
     # the GIL), so that the options live in the stored IR.
@@ -230,11 +252,13 @@ class Intrinsic(enum.Enum):
     LIST_TO_ARRAY = "list.to_array"
     LIST_SORT = "list.sort"  # ``lst.sort()`` (in place; a list of numbers), and ``sorted(lst)`` (a new list)
     LIST_SORTED = "list.sorted"
+    LIST_REVERSE = "list.reverse"  # ``lst.reverse()``: in place; gives None
     # ``a, b = x`` where ``x`` is not a tuple display: ``x`` must hold exactly that many items (operands: ``x``
     # and the constant count). A tuple's length is checked at compile time (the op is then dropped); a list's
     # or a 1-D array's at run time (``ValueError`` with Python's messages).
     UNPACK = "unpack"
     ARRAY_SORT = "array.sort"  # ``a.sort([axis])``: sorts in place along an axis (aot.codegen.nparrays); gives None
+    ARRAY_FILL = "array.fill"  # ``a.fill(v)``: stores the number v in every element, as ``a[...] = v``; gives None
     ARRAY_ASTYPE = "array.astype"  # ``a.astype(dtype)``: a converted C-ordered copy (the dtype in the result type)
     # ``a op= b`` on an array variable (``aot.infer.elementwise``): NumPy's in-place ufunc writes ``a``; the
     # result is ``a`` itself. (``a op b`` on arrays stays a ``binop`` whose result type is a new array.)
@@ -295,6 +319,13 @@ ALLOCATING = frozenset(
         Intrinsic.ARRAY_FLATTEN,
         Intrinsic.ARRAY_ASTYPE,
         Intrinsic.NP_CUMSUM,
+        Intrinsic.NP_CUMPROD,
+        Intrinsic.NP_DIFF,
+        Intrinsic.NP_UNIQUE,
+        Intrinsic.NP_BINCOUNT,
+        Intrinsic.NP_CONCATENATE,
+        Intrinsic.NP_NONZERO,
+        Intrinsic.NP_FLATNONZERO,
         Intrinsic.NP_SORT,
         Intrinsic.NP_ARGSORT,
     }
