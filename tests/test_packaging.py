@@ -572,6 +572,17 @@ def _in_venv(python: str, *args: str, env: dict[str, str] | None = None, cwd: Pa
     return subprocess.run([python, *args], capture_output=True, text=True, cwd=cwd, env=clean, timeout=600)
 
 
+def _venv_pip(python: str, *args: str) -> subprocess.CompletedProcess:
+    """This interpreter's pip acting on the venv of ``python`` (which has no pip), with nothing of this checkout
+    on the path: a PYTHONPATH naming the checkout would show pip its ``aot.egg-info`` (what ``pip install -e``
+    leaves there) as aot already installed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AOT_", "PYTHON"))}
+    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, *args], capture_output=True, text=True, env=env, timeout=600
+    )
+
+
 @pytest.fixture(scope="module")
 def fresh_venv(built, tmp_path_factory):
     """(python, bin folder, site-packages, files before the installs): aot's runtime wheel and numkit's wheel
@@ -608,7 +619,7 @@ def fresh_venv(built, tmp_path_factory):
     (site / "deps.pth").write_text(f"{deps}\n")
     before = _files(venv)
     for wheel in (aot_wheel, numkit_wheel):
-        done = _pip("--python", python, "install", "--no-index", "--no-deps", str(wheel))
+        done = _venv_pip(python, "install", "--no-index", "--no-deps", str(wheel))
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return python, venv / "bin", site, before
 
@@ -698,7 +709,7 @@ def test_fresh_venv_uninstall_leaves_nothing(fresh_venv, tmp_path):
     python, _, _, before = fresh_venv
     venv = Path(python).parents[1]
     for name in ("numkit", "aot"):
-        done = _pip("--python", python, "uninstall", "-y", name)
+        done = _venv_pip(python, "uninstall", "-y", name)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert _files(venv) - before == set()
     assert not [p for p in venv.rglob("numkit*")] and not [p for p in venv.rglob("aot*")]
