@@ -31,6 +31,18 @@ Typed = tuple[ir.Value, Type]
 P64 = lt.I64.as_pointer()
 
 
+def _while(b: ir.IRBuilder, fn: ir.Function, test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
+    """``while test(): body()`` in ``fn``, its blocks named ``name.test``, ``name.body``, ``name.done``."""
+    head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(test(), inside, done)
+    b.position_at_end(inside)
+    body()
+    b.branch(head)
+    b.position_at_end(done)
+
+
 def _i64(n: int) -> ir.Constant:
     return ir.Constant(lt.I64, n)
 
@@ -305,14 +317,7 @@ def _nocopy_function(ctx: ModuleContext) -> ir.Function:
         return b.gep(base, [i])
 
     def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-        head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        b.cbranch(test(), inside, done)
-        b.position_at_end(inside)
-        body()
-        b.branch(head)
-        b.position_at_end(done)
+        _while(b, fn, test, body, name)
 
     one = _i64(1)
     for name in ("k", "count", "oi", "ni"):
@@ -463,14 +468,7 @@ def _reshape_error_function(ctx: ModuleContext) -> ir.Function:
         b.store(b.select(b.icmp_signed("<", after, _i64(_RESHAPE_TEXT - 1)), after, _i64(_RESHAPE_TEXT - 1)), pos)
 
     def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-        head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        b.cbranch(test(), inside, done)
-        b.position_at_end(inside)
-        body()
-        b.branch(head)
-        b.position_at_end(done)
+        _while(b, fn, test, body, name)
 
     def dim() -> ir.Value:
         return b.load(b.gep(dims, [b.load(k)]))

@@ -339,16 +339,18 @@ def is_sort(callee: Any) -> bool:
     return found is not None and found[1].fn in _SORTS
 
 
+def _intrinsic_of(callee: Any) -> Intrinsic | None:
+    """The intrinsic a call's callee stands for: an array method's, or a NumPy function's; else None."""
+    if isinstance(callee, BoundMethod):
+        return callee.fn
+    found = function_entry(callee)
+    return found[1].fn if found is not None else None
+
+
 def takes_sort_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
     """Whether a call is a sort given ``axis=`` and/or ``kind=`` by keyword (``np.sort``, ``np.argsort``,
     ``a.sort``, ``a.argsort``)."""
-    if isinstance(callee, BoundMethod):
-        fn = callee.fn
-    else:
-        found = function_entry(callee)
-        if found is None:
-            return False
-        fn = found[1].fn
+    fn = _intrinsic_of(callee)
     return fn in _SORTS and bool(keywords) and set(keywords) <= {"axis", "kind"} and len(set(keywords)) == len(keywords)
 
 
@@ -568,13 +570,7 @@ def searchsorted_side(callee: Any, keywords: tuple[str, ...], side: Type | None)
 
 def takes_reduction_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
     """Whether a call is a reduction given ``axis=`` (and, for ``std``/``var``, ``ddof=``) by keyword."""
-    if isinstance(callee, BoundMethod):
-        fn = callee.fn
-    else:
-        found = function_entry(callee)
-        if found is None:
-            return False
-        fn = found[1].fn
+    fn = _intrinsic_of(callee)
     allowed = {"axis", "ddof"} if fn in _SPREAD else {"axis"}
     return fn in REDUCE_FNS and bool(keywords) and set(keywords) <= allowed and len(set(keywords)) == len(keywords)
 
