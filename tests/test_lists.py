@@ -617,3 +617,43 @@ def test_sorted_and_sort_match_python(a, n):
 def test_sorting_a_list_with_nan_is_a_value_error():
     with pytest.raises(ValueError, match="holding NaN"):
         sorts(np.array([1.0, NAN, 0.0]), 3)
+
+
+# ------------------------------------------------------------------------------------------ slices
+
+
+@aot.jit
+def list_slices(n, start, stop, step):
+    lst = [i * 1.5 for i in range(n)]
+    part = lst[start:stop:step]
+    part.append(-1.0)  # (a new list: lst is unchanged)
+    return part, lst[::-1], lst[1:], lst[:start], len(lst)
+
+
+@aot.jit
+def nested_slice(n):
+    rows = [[i, i * i] for i in range(n)]
+    tail = rows[1:]
+    tail[0][0] = 99 if tail else 0  # (the same inner lists: the change shows in rows too)
+    return rows, tail
+
+
+@aot.jit
+def assign_list_slice(n):
+    lst = [float(i) for i in range(n)]
+    lst[1:3] = [0.0, 0.0]
+    return lst
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_list_slices_are_new_lists(n):
+    for start, stop, step in [(0, n, 1), (1, -1, 2), (-100, 100, 3), (n, 0, -1), (-1, -5, -2), (5, 2, 1)]:
+        check(list_slices, n, start, stop, step)
+    check_raises(list_slices, n, 0, n, 0, exc=ValueError)
+    check(nested_slice, n)
+
+
+def test_assigning_to_a_list_slice_is_a_clean_error():
+    at = locate(assign_list_slice, "lst[1:3]")
+    err = expect_compile_error(assign_list_slice, 4, at=at, node_type=ast.Subscript)
+    assert "slice of a list" in str(err)

@@ -580,8 +580,11 @@ class FunctionCodegen(Emitter):
             self.select_advanced(op.dest, op.obj, plan, op.index)
             return
         obj_t, dest_t = self.t(op.obj), self.t(op.dest)
-        assert isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType)
         index = [(self.load(i), self.t(i)) for i in op.index]
+        if isinstance(obj_t, ListType):  # lst[a:b:c]: a new list
+            self.assign(op.dest.name, views.list_slice(self, self.load(op.obj), obj_t, index), fresh=True)
+            return
+        assert isinstance(obj_t, ArrayType) and isinstance(dest_t, ArrayType)
         self.store(op.dest, views.get_view(self, self.load(op.obj), obj_t, op.spec, index, dest_t), dest_t)
 
     # ------------------------------------------------------------------ calls and intrinsics

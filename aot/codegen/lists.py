@@ -426,6 +426,34 @@ def reverse(em: Emitter, lst: ir.Value, t: ListType) -> None:
     _loop(em, ir.Constant(lt.I64, 0), b.sdiv(n, ir.Constant(lt.I64, 2)), swap, "reverse")
 
 
+def slice_copy(em: Emitter, lst: ir.Value, t: ListType, first: ir.Value, step: ir.Value, count: ir.Value) -> ir.Value:
+    """``lst[start:stop:step]``, its items ``first``, ``first + step`` … (``count`` of them: Python's slice
+    semantics, worked out by ``aot.codegen.views.list_slice``): a new list (a new reference) holding another
+    reference to each item taken."""
+    b = em.b
+    header = b.call(alloc_function(em.ctx), [ir.Constant(lt.I64, 24)])
+    em.check(b.icmp_unsigned("==", header, _NULL), "MemoryError", "cannot allocate memory for a list")
+    cap = b.select(b.icmp_signed(">", count, ir.Constant(lt.I64, 0)), count, ir.Constant(lt.I64, 1))
+    data = b.call(_raw(em.ctx, "PyMem_RawMalloc"), [b.mul(cap, _item_size(b, t.item))])
+    failed = b.icmp_unsigned("==", data, _NULL)
+    with b.if_then(failed, likely=False):
+        b.call(_raw(em.ctx, "PyMem_RawFree"), [header])
+    em.check(failed, "MemoryError", "cannot allocate memory for a list")
+    _set_free(em, header, t.item)
+    b.store(count, _field(b, header, LEN))
+    b.store(cap, _field(b, header, CAP))
+    b.store(data, _field(b, header, ITEMS))
+    source, target = _items(b, lst, t.item), _items(b, header, t.item)
+
+    def take(i: ir.Value) -> None:
+        item = _load_item(b, b.gep(source, [b.add(first, b.mul(i, step))]), t.item)
+        incref(em.ctx, b, item, t.item)
+        _store_item(b, item, b.gep(target, [i]), t.item)
+
+    _loop(em, ir.Constant(lt.I64, 0), count, take, "listslice")
+    return header
+
+
 def sorted_copy(em: Emitter, lst: ir.Value, t: ListType) -> ir.Value:
     """``sorted(lst)`` of numbers: a new list (a new reference) of the items, sorted (``sort``)."""
     b = em.b

@@ -193,6 +193,14 @@ def _optional(em: Emitter, value: ir.Value, t: Type) -> ir.Value | None:
     return v
 
 
+def list_slice(em: Emitter, lst: ir.Value, t: ListType, index: list[Typed]) -> ir.Value:
+    """``lst[start:stop:step]`` (one slice: ``index`` its three parts): a new list of those items, as Python
+    slices a list (a copy, not a view)."""
+    start, stop, step = (_optional(em, value, vt) for value, vt in index)
+    first, step_value, count = slice_indices(em, start, stop, step, lists.length(em.b, lst))
+    return lists.slice_copy(em, lst, t, first, step_value, count)
+
+
 def index_view(em: Emitter, arr: ir.Value, at: ArrayType, index: list[Typed], result: ArrayType) -> ir.Value:
     """``a[i]`` (``a[i, j]``…) of an array with more axes than indices: the view of the remaining axes."""
     return get_view(em, arr, at, INT_INDEX * len(index), index, result)

@@ -142,10 +142,24 @@ def array_type(lst: ListType) -> ArrayType:
     return ArrayType(item, dims, "C")
 
 
+def slice_type(lst: ListType, spec: str, index: tuple[Type, ...]) -> ListType:
+    """``lst[start:stop:step]``: a new list of the same type (bounds and step integers, or left out)."""
+    if spec != "s":
+        raise RuleError("a list takes one index or one slice (lst[i], lst[a:b:c]); '...' and several are for arrays")
+    for t in index:
+        if t != NONE and not (isinstance(t, ScalarType) and (t.is_int or t.kind == "b")):
+            raise RuleError(f"slice indices of a list must be integers or None, not {t}")
+    if lst.item is BOTTOM:
+        raise RuleError(UNTYPED)
+    return lst
+
+
 def getitem_type(lst: ListType, index: tuple[Type, ...]) -> Type:
+    if not index:  # (lst[a:b] = v, lst[a:b] += v: the frontend's target is the slice)
+        raise RuleError("assigning to a slice of a list is not supported; assign its items one by one")
     if len(index) != 1 or not (isinstance(index[0], ScalarType) and (index[0].is_int or index[0].kind == "b")):
         got = ", ".join(map(str, index))
-        raise RuleError(f"list indices must be integers (one index; slices of lists are not supported), not {got}")
+        raise RuleError(f"list indices must be integers (one index), not {got}")
     if lst.item is BOTTOM:
         raise RuleError(UNTYPED)
     return lst.item

@@ -689,6 +689,8 @@ class _BodyState:
                 )
             k += {views.SLICE: 3, views.INT_INDEX: 1}.get(c, 0)
         obj_t = self.t(op.obj)
+        if isinstance(obj_t, ListType):  # lst[a:b:c]: a new list
+            return lists.slice_type(obj_t, op.spec, tuple(self.t(v) for v in op.index))
         if isinstance(obj_t, ArrayType):  # a[:, idx], a[1:, [k, p]]: a new array (written through by setitem)
             selected = elementwise.subscript_type(obj_t, op.spec, tuple(self.t(v) for v in op.index))
             if selected is not None:
