@@ -15,6 +15,7 @@ from __future__ import annotations
 from .diagnostics import CompileError
 from .parallel import prange
 from .runtime import Event, StrictModeError, jit, runtime
+from .runtime import jit as njit  # (what Numba users write: ``from aot import njit, prange``)
 from .types import BOOL as boolean
 from .types import F32 as f32
 from .types import F64 as f64
@@ -46,6 +47,7 @@ __all__ = [
     "i64",
     "jit",
     "kernel",
+    "njit",
     "prange",
     "stats",
     "strict",

@@ -470,7 +470,8 @@ def parse_type(text: str) -> Type:
 
 
 def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
-    """``"f64(f64[:], i64)"`` → ``(F64, (ArrayType(F64, 1), I64))``; the return type may be ``none``."""
+    """``"f64(f64[:], i64)"`` → ``(F64, (ArrayType(F64, 1), I64))``; the return type may be ``none``, or left
+    out (``"(f64[:], i64)"``: ``BOTTOM``, inferred)."""
     known = _PARSED.get(("sig", text))
     if known is not None:
         return known
@@ -480,6 +481,12 @@ def parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
 def _parse_signature(text: str) -> tuple[Type, tuple[Type, ...]]:
     parser = _TypeParser(text)
     ret = parser.type()
+    parser.skip()
+    if isinstance(ret, TupleType) and parser.pos == len(text):  # ``(args)``: the return type left to inference
+        for arg in ret.items:
+            if _holds_list(arg):
+                raise parser.fail("a list cannot be a parameter (pass a tuple or an array; lists may be returned)")
+        return BOTTOM, ret.items
     parser.expect("(")
     args: list[Type] = []
     if not parser.accept(")"):

@@ -100,21 +100,37 @@ def jit(
     func: Callable | None = None,
     *,
     signatures: Sequence[str] | None = None,
-    boundscheck: bool = True,
+    boundscheck: bool | None = True,
     parallel: bool = False,
     nogil: bool = False,
+    **numba_options: Any,
 ) -> Any:
     """Make a module-level function a compiled method (see the module docstring).
 
     This runs once per method at import, so it is kept to about a microsecond: it reads no image and
     makes no native code (the first call does), and signatures are parsed on the first call (``aot build``
-    reports malformed ones for every method)."""
+    reports malformed ones for every method). Numba's spelling (``@aot.jit("f8(f8[:])", cache=True)``) is
+    checked and translated at decoration by ``numbacompat``, imported only then."""
+    if numba_options or (func is not None and type(func) is not FunctionType):
+        from .numbacompat import check_numba_options, numba_signatures
+
+        check_numba_options(numba_options)
+        if isinstance(func, (str, list, tuple)):
+            if signatures is not None:
+                raise TypeError(
+                    "@aot.jit: give signatures once, positionally in Numba's spelling or as signatures=[...] in aot's"
+                )
+            func, signatures = None, numba_signatures(func)
+    if boundscheck is None:  # (Numba's default spelled out: aot's default, the checks kept)
+        boundscheck = True
     if func is None:
         if type(signatures) is str:
             raise TypeError("@aot.jit(signatures=...) takes a list of signature strings, not one string")
         return lambda f: jit(f, signatures=signatures, boundscheck=boundscheck, parallel=parallel, nogil=nogil)
     if type(func) is not FunctionType:
-        raise TypeError(f"@aot.jit needs a Python function, not {type(func).__name__}")
+        raise TypeError(
+            f"@aot.jit needs a Python function (or signature strings in Numba's spelling), not {type(func).__name__}"
+        )
     rt = runtime()
     obj = _METHOD_CLASS()
     table = rt.table
