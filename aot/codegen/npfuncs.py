@@ -144,9 +144,10 @@ def check_int_fits(em: Emitter, value: ir.Value, dtype: ScalarType) -> None:
     else:
         lo, hi = 0, (1 << dtype.bits) - 1
     b = em.b
-    bad = b.icmp_signed("<", value, ir.Constant(lt.I64, lo))
-    if hi < (1 << 63) - 1:
-        bad = b.or_(bad, b.icmp_signed(">", value, ir.Constant(lt.I64, hi)))
+    if hi < (1 << 63) - 1:  # (one unsigned compare: value - lo beyond hi - lo)
+        bad = b.icmp_unsigned(">", b.sub(value, ir.Constant(lt.I64, lo)), ir.Constant(lt.I64, hi - lo))
+    else:
+        bad = b.icmp_signed("<", value, ir.Constant(lt.I64, lo))
     em.check(bad, "OverflowError", f"Python integer out of bounds for {NUMPY_NAME.get(dtype.name, dtype.name)}")
 
 
