@@ -22,9 +22,10 @@ from llvmlite import ir
 from ..infer.npfuncs import LIBM as _LIBM
 from ..infer.npfuncs import NAN_PLAIN
 from ..ir.ops import BinOpKind, Intrinsic
-from ..types import BOOL, F64, I64, U64, ArrayType, ScalarType, Type, promote
+from ..types import BOOL, F64, I64, U32, U64, ArrayType, ScalarType, Type, promote
+from . import gil
 from . import types as lt
-from .context import Emitter
+from .context import Emitter, ModuleContext
 from .numerics import checked_float_to_int, coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod
 from .types import value_type
 
@@ -148,7 +149,29 @@ def check_int_fits(em: Emitter, value: ir.Value, dtype: ScalarType) -> None:
         bad = b.icmp_unsigned(">", b.sub(value, ir.Constant(lt.I64, lo)), ir.Constant(lt.I64, hi - lo))
     else:
         bad = b.icmp_signed("<", value, ir.Constant(lt.I64, lo))
-    em.check(bad, "OverflowError", f"Python integer out of bounds for {NUMPY_NAME.get(dtype.name, dtype.name)}")
+    text = f"Python integer %lld out of bounds for {NUMPY_NAME.get(dtype.name, dtype.name)}"
+    with b.if_then(bad, likely=False):
+        if em.ctx.target.raises_python_exceptions:  # (NumPy's message, with the value)
+            b.call(_overflow_function(em.ctx), [em.ctx.cstring(text), value])
+            em.error_return()
+        else:
+            em.raise_("OverflowError", text.replace(" %lld", ""))
+
+
+def _overflow_function(ctx: ModuleContext) -> ir.Function:
+    """``void aot_int_overflow(ptr format, i64)``: ``OverflowError`` with the value in its message (holding the GIL
+    for the moment it takes: ``aot.codegen.gil``)."""
+    fn, b = ctx.internal_function("aot_int_overflow", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I64]))
+    if b is None:
+        return fn
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    token = b.call(gil.acquire_function(ctx), [])
+    exc = b.load(b.bitcast(ctx.global_pointer("PyExc_OverflowError"), lt.PTR.as_pointer()))
+    b.call(ctx.declare("PyErr_Format", ir.FunctionType(lt.PTR, [lt.PTR, lt.PTR], var_arg=True)), [exc, *fn.args])
+    b.call(gil.release_function(ctx), [token])
+    b.ret_void()
+    return fn
 
 
 def store_convert(em: Emitter, value: ir.Value, src: Type, dst: ScalarType) -> ir.Value:
@@ -171,7 +194,7 @@ def store_convert(em: Emitter, value: ir.Value, src: Type, dst: ScalarType) -> i
         em.check(b.fcmp_unordered("uno", x, x), "ValueError", "cannot convert float NaN to integer")
         inf = b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [x]), ir.Constant(lt.F64, math.inf))
         em.check(inf, "OverflowError", "cannot convert float infinity to integer")
-        top = 18446744073709551616.0 if dst == U64 else 9223372036854775808.0
+        top = 18446744073709551616.0 if dst in (U32, U64) else 9223372036854775808.0  # (NumPy's u32: to 2**64)
         fits = b.and_(
             b.fcmp_ordered(">=", x, ir.Constant(lt.F64, -9223372036854775808.0)),
             b.fcmp_ordered("<", x, ir.Constant(lt.F64, top)),
@@ -179,8 +202,17 @@ def store_convert(em: Emitter, value: ir.Value, src: Type, dst: ScalarType) -> i
         em.check(b.not_(fits), "OverflowError", _C_LONG)
         if dst == U64:  # (0 <= x < 2**64, or a negative integer that does not fit)
             negative = b.fcmp_ordered("<=", x, ir.Constant(lt.F64, -1.0))
-            em.check(negative, "OverflowError", "Python integer out of bounds for uint64")
+            check_int_fits(em, b.select(negative, b.fptosi(x, lt.I64), ir.Constant(lt.I64, 0)), U64)
             return b.fptoui(x, lt.I64)
+        if dst == U32:  # (2**63 <= x < 2**64: out of bounds, the value shown unsigned)
+            high = b.fcmp_ordered(">=", x, ir.Constant(lt.F64, 9223372036854775808.0))
+            with b.if_then(high, likely=False):
+                text = "Python integer %llu out of bounds for uint32"
+                if em.ctx.target.raises_python_exceptions:
+                    b.call(_overflow_function(em.ctx), [em.ctx.cstring(text), b.fptoui(x, lt.I64)])
+                    em.error_return()
+                else:
+                    em.raise_("OverflowError", text.replace(" %llu", ""))
         n = b.fptosi(x, lt.I64)
     elif src == U64:  # (a NumPy uint64 into a signed dtype: beyond C long first)
         em.check(b.icmp_signed("<", value, ir.Constant(lt.I64, 0)), "OverflowError", _C_LONG)
