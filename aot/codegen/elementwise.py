@@ -57,30 +57,9 @@ def check_python_ints(em: Emitter, operands: list[tuple[ir.Value, Type]]) -> Non
     arrays_ = [t.dtype for _, t in operands if isinstance(t, ArrayType) and t.dtype.is_int and t.dtype != I64]
     if not arrays_:
         return
-    dtype = arrays_[0]
     for value, t in operands:
-        if not (isinstance(t, ScalarType) and t == I64):
-            continue
-        if dtype.is_signed:
-            lo, hi = -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
-        else:
-            lo, hi = 0, (1 << dtype.bits) - 1
-        b = em.b
-        bad = b.icmp_signed("<", value, ir.Constant(lt.I64, lo))
-        if hi < (1 << 63) - 1:
-            bad = b.or_(bad, b.icmp_signed(">", value, ir.Constant(lt.I64, hi)))
-        em.check(bad, "OverflowError", f"Python integer out of bounds for {_NUMPY_NAME.get(dtype.name, dtype.name)}")
-
-
-_NUMPY_NAME = {
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
-    "u64": "uint64",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-}
+        if isinstance(t, ScalarType) and t == I64:
+            npfuncs.check_int_fits(em, value, arrays_[0])
 
 
 def binop_element(em: Emitter, kind: BinOpKind, types: list[Type], rt: ScalarType) -> Element:
@@ -381,7 +360,8 @@ def assign_selection(
         def source(k: ir.Value) -> ir.Value:
             return _load(em, b.gep(copy_data, [b.mul(k, step)]), d)
     else:
-        fill = coerce(em, value, vt, d)
+        assert isinstance(vt, ScalarType)
+        fill = npfuncs.store_convert(em, value, vt, d)
 
         def source(k: ir.Value) -> ir.Value:
             return fill
@@ -646,7 +626,7 @@ def scatter(
             return coerce(em, _load(em, views.element(em, src, aligned, idx), vdtype), vdtype, d)
     else:
         copies.append(entries.unaliased(data, shape, strides, base_t))
-        fill = coerce(em, value, vt, d)
+        fill = npfuncs.store_convert(em, value, vt, d)
 
         def source(idx: list[ir.Value]) -> ir.Value:
             return fill

@@ -567,7 +567,7 @@ class FunctionCodegen(Emitter):
             views.assign(self, view, target, self.load(op.value), self.t(op.value))
             return
         ptr = self.element_pointer(self.load(op.obj), obj_t, [(self.load(i), self.t(i)) for i in op.index])
-        value = coerce(self, self.load(op.value), self.t(op.value), obj_t.dtype)
+        value = npfuncs.store_convert(self, self.load(op.value), self.t(op.value), obj_t.dtype)
         if obj_t.dtype.kind == "b":
             value = self.b.zext(value, lt.I8)
         self.b.store(value, ptr)

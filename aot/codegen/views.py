@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, gil, lists
+from . import arrays, gil, lists, npfuncs
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -610,6 +610,8 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
         b.store(b.zext(v, lt.I8) if tt.dtype.kind == "b" else v, ptr)
 
     if not isinstance(vt, ArrayType):
+        assert isinstance(vt, ScalarType)
+        value, vt = npfuncs.store_convert(em, value, vt, tt.dtype), tt.dtype  # (NumPy's checks, once)
         nd_loop(em, shape, lambda idx: store(element(em, data, strides, idx), value, vt))
         return
     src, src_shape, src_strides = parts(em, value, vt)
