@@ -511,12 +511,15 @@ def format_signature(ret: Type, args: tuple[Type, ...]) -> str:
     return f"{ret}({', '.join(map(str, args))})"
 
 
-class _TypeParser:
+class Scanner:
+    """A type or signature text read left to right: whitespace skipped, tokens accepted or expected, errors
+    naming the column (``fail``, which a parser words its own way)."""
+
     def __init__(self, text: str):
         self.text = text
         self.pos = 0
 
-    def fail(self, what: str) -> SignatureError:
+    def fail(self, what: str) -> ValueError:
         return SignatureError(f"bad type {self.text!r} at column {self.pos + 1}: {what}")
 
     def skip(self) -> None:
@@ -538,6 +541,10 @@ class _TypeParser:
         self.skip()
         if self.pos != len(self.text):
             raise self.fail("unexpected text")
+
+
+class _TypeParser(Scanner):
+    """aot's own spelling of types and signatures (``parse_type``, ``parse_signature``)."""
 
     def type(self) -> Type:
         t = self.plain_type()

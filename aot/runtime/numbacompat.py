@@ -11,7 +11,7 @@ A positional signature is always Numba's spelling (``i8`` is a 64-bit integer th
 
 from __future__ import annotations
 
-from ..types import BOTTOM, NONE, ArrayType, ScalarType, TupleType, Type, format_signature, parse_type
+from ..types import BOTTOM, NONE, ArrayType, ScalarType, Scanner, TupleType, Type, format_signature, parse_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,31 +83,12 @@ _REFUSED_NAMES = {
 _AOT_NAMES = {"f64", "f32", "i16", "i32", "i64", "u16", "u32", "u64", "int", "float", "bool"}
 
 
-class _NumbaSignatureParser:
+class _NumbaSignatureParser(Scanner):
     """A signature in Numba's spelling: ``ret(args)`` or ``(args)`` (the return type inferred), with scalar
     names, ``T[:]``/``T[:, ::1]``/``T[::1, :]`` arrays, ``UniTuple(T, n)`` and ``Tuple((T, U))``."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
     def fail(self, what: str) -> ValueError:
         return ValueError(f"Numba signature {self.text!r}, column {self.pos + 1}: {what}")
-
-    def skip(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos].isspace():
-            self.pos += 1
-
-    def accept(self, token: str) -> bool:
-        self.skip()
-        if self.text.startswith(token, self.pos):
-            self.pos += len(token)
-            return True
-        return False
-
-    def expect(self, token: str) -> None:
-        if not self.accept(token):
-            raise self.fail(f"expected {token!r}")
 
     def name(self) -> str:
         self.skip()
