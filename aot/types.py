@@ -542,6 +542,23 @@ class Scanner:
         if self.pos != len(self.text):
             raise self.fail("unexpected text")
 
+    def type(self) -> Type:
+        raise NotImplementedError  # (each parser reads a type in its own spelling)
+
+    def items(self) -> tuple[Type, ...]:
+        """Types separated by commas up to the closing ``)`` (the ``(`` already read; a trailing comma, as in
+        ``(f64,)``, is allowed)."""
+        items: list[Type] = []
+        if self.accept(")"):
+            return ()
+        while True:
+            items.append(self.type())
+            if self.accept(")"):
+                return tuple(items)
+            self.expect(",")
+            if self.accept(")"):
+                return tuple(items)
+
 
 class _TypeParser(Scanner):
     """aot's own spelling of types and signatures (``parse_type``, ``parse_signature``)."""
@@ -552,17 +569,7 @@ class _TypeParser(Scanner):
 
     def plain_type(self) -> Type:
         if self.accept("("):
-            items: list[Type] = []
-            if self.accept(")"):
-                return TupleType(())
-            while True:
-                items.append(self.type())
-                if self.accept(")"):
-                    break
-                self.expect(",")
-                if self.accept(")"):
-                    break
-            return TupleType(tuple(items))
+            return TupleType(self.items())
         self.skip()
         start = self.pos
         while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):

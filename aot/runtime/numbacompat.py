@@ -105,19 +105,11 @@ class _NumbaSignatureParser(Scanner):
         if not self.text.startswith("(", self.pos):
             ret = self.type()
         self.expect("(")
-        args: list[Type] = []
-        if not self.accept(")"):
-            while True:
-                args.append(self.type())
-                if self.accept(")"):
-                    break
-                self.expect(",")
-                if self.accept(")"):  # (``(float64,)``)
-                    break
+        args = self.items()
         self.skip()
         if self.pos != len(self.text):
             raise self.fail("unexpected text after the signature")
-        return ret, tuple(args)
+        return ret, args
 
     def type(self) -> Type:
         start = self.pos
@@ -139,17 +131,9 @@ class _NumbaSignatureParser(Scanner):
         if bare == "Tuple":
             self.expect("(")
             self.expect("(")
-            items: list[Type] = []
-            if not self.accept(")"):
-                while True:
-                    items.append(self.type())
-                    if self.accept(")"):
-                        break
-                    self.expect(",")
-                    if self.accept(")"):
-                        break
+            items = self.items()
             self.expect(")")
-            return TupleType(tuple(items))
+            return TupleType(items)
         if bare == "optional":
             self.pos = start
             raise self.fail(
