@@ -130,9 +130,14 @@ def test_a_device_older_than_every_image_compiles_with_the_cause(built: Path) ->
     assert run["ptx"]
 
 
-def test_a_changed_callee_makes_exactly_its_kernels_stale(project: Path) -> None:
+def change_horner(project: Path) -> None:
+    """Edit ``gpukit.devices.horner``, the device function ``shade`` calls (``saxpy`` does not)."""
     devices = project / "gpukit" / "devices.py"
     devices.write_text(devices.read_text().replace("return c0 + x * (c1 + x * c2)", "return c0 + x * (c1 - x * c2)"))
+
+
+def test_a_changed_callee_makes_exactly_its_kernels_stale(project: Path) -> None:
+    change_horner(project)
     run = probe(project, 'dev = use("sm_90"); saxpy(); shade(); report()')
     assert ptx_events(run) == [
         ("loaded", "gpukit.kernels:saxpy", ""),
@@ -266,8 +271,7 @@ def test_a_damaged_or_foreign_image_is_rejected_with_its_cause(project: Path, sp
 
 
 def test_strict_mode_raises_where_a_kernel_would_compile_and_not_where_it_loads(project: Path) -> None:
-    devices = project / "gpukit" / "devices.py"
-    devices.write_text(devices.read_text().replace("return c0 + x * (c1 + x * c2)", "return c0 + x * (c1 - x * c2)"))
+    change_horner(project)
     run = probe(
         project,
         """
@@ -291,8 +295,7 @@ BLOCK_LLVMLITE = "import sys as _s; _s.modules['llvmlite'] = None; _s.modules['l
 
 
 def test_a_runtime_only_install_launches_valid_kernels_and_says_what_to_install_for_stale_ones(project: Path) -> None:
-    devices = project / "gpukit" / "devices.py"
-    devices.write_text(devices.read_text().replace("return c0 + x * (c1 + x * c2)", "return c0 + x * (c1 - x * c2)"))
+    change_horner(project)
     run = probe(
         project,
         """
