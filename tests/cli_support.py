@@ -24,14 +24,12 @@ MAX_WORLD = 2**64 - 1
 
 
 def aot_command() -> list[str]:
-    """The console script installed with the project (``pip install -e .``), else the same entry point
-    through the interpreter (``python -m`` cannot run a top-level module's click group)."""
+    """The console script installed beside this interpreter (``pip install -e .`` in its venv), else the same
+    entry point through the interpreter (``python -m`` cannot run a top-level module's click group). Never an
+    ``aot`` found on PATH: that may belong to another interpreter or an older install."""
     beside = Path(sys.executable).parent / "aot"
     if beside.is_file() and os.access(beside, os.X_OK):
         return [str(beside)]
-    found = shutil.which("aot")
-    if found:
-        return [found]
     return [sys.executable, "-c", "import cli; cli.main()"]
 
 

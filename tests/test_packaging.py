@@ -44,9 +44,11 @@ TAG = f"{interpreter_tag()}-{_LINUX_TAGS if _PLATFORM.startswith('linux_') else 
 PYPROJECT_BACKEND = 'build-backend = "aot.build_meta"'
 
 
-def _pip(*args: str, cwd: Path | None = None, python: str = sys.executable) -> subprocess.CompletedProcess:
+def _pip(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = base_env({"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"})
-    return subprocess.run([python, "-m", "pip", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "pip", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
+    )
 
 
 def _project(dst: Path, backend: str | None = None, manifest: str | None = None) -> Path:
@@ -396,16 +398,62 @@ def test_nothing_is_written_into_site_packages_at_run_time(installed, tmp_path):
     assert after == before
 
 
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, name
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _in_venv(python: str, *args: str, env: dict[str, str] | None = None, cwd: Path) -> subprocess.CompletedProcess:
+    """Run in the fresh venv: no PYTHONPATH (nothing of this checkout), no aot switches but ``env``."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AOT_", "PYTHON"))}
+    clean.update(PYTHONDONTWRITEBYTECODE="1", **(env or {}))
+    return subprocess.run([python, *args], capture_output=True, text=True, cwd=cwd, env=clean, timeout=600)
+
+
+def _venv_pip(python: str, *args: str) -> subprocess.CompletedProcess:
+    """This interpreter's pip acting on the venv of ``python`` (which has no pip), with nothing of this checkout
+    on the path: a PYTHONPATH naming the checkout would show pip its ``aot.egg-info`` (what ``pip install -e``
+    leaves there) as aot already installed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AOT_", "PYTHON"))}
+    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, *args], capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+def isolated_venv(root: Path) -> tuple[str, Path]:
+    """(python, site-packages) of a new venv at ``root / "venv"`` that sees nothing of the interpreter running
+    the suite (no ``--system-site-packages``: inside a venv that would mean the *base* interpreter's, which
+    need not have aot's requirements) but numpy and msgpack, linked from this interpreter. It has no pip of its
+    own: ``_venv_pip`` installs into it."""
+    if tuple(int(p) for p in __import__("pip").__version__.split(".")[:2]) < (22, 3):
+        pytest.skip("pip < 22.3 has no --python option (to install into a venv that has no pip of its own)")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    site = Path(
+        _in_venv(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=root).stdout.strip()
+    )
+    deps = root / "deps"
+    deps.mkdir()
+    for name in ("numpy", "msgpack"):
+        folder = _package_dir(name)
+        (deps / name).symlink_to(folder, target_is_directory=True)
+        libs = folder.parent / f"{name}.libs"  # (where a manylinux wheel keeps its vendored libraries)
+        if libs.is_dir():
+            (deps / libs.name).symlink_to(libs, target_is_directory=True)
+    (site / "deps.pth").write_text(f"{deps}\n")
+    return python, site
+
+
 @builds_wheels
 def test_uninstall_removes_every_file(built, tmp_path):
     _, wheel = built
+    python, _ = isolated_venv(tmp_path)  # (aot itself comes from this checkout, through base_env's PYTHONPATH)
     venv = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True, timeout=120
-    )
-    python = str(venv / "bin" / "python")
     before = _files(venv)
-    done = _pip("install", "--no-index", "--no-deps", str(wheel), python=python)
+    done = _venv_pip(python, "install", "--no-index", "--no-deps", str(wheel))
     assert done.returncode == 0, done.stderr[-3000:]
     added = _files(venv) - before
     assert any(p.endswith("numkit/__aot__/numkit.cpu.so") for p in added), sorted(added)
@@ -418,7 +466,7 @@ def test_uninstall_removes_every_file(built, tmp_path):
         cwd=tmp_path,
     )
     assert run.returncode == 0 and run.stdout.strip() == "1", run.stderr
-    done = _pip("uninstall", "-y", "numkit", python=python)
+    done = _venv_pip(python, "uninstall", "-y", "numkit")
     assert done.returncode == 0, done.stderr[-3000:]
     left = _files(venv) - before
     assert left == set()
@@ -559,37 +607,11 @@ print(json.dumps({"results": results, "stats": aot.stats(), "loaded": loaded,
 """
 
 
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    assert spec is not None and spec.submodule_search_locations, name
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def _in_venv(python: str, *args: str, env: dict[str, str] | None = None, cwd: Path) -> subprocess.CompletedProcess:
-    """Run in the fresh venv: no PYTHONPATH (nothing of this checkout), no aot switches but ``env``."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AOT_", "PYTHON"))}
-    clean.update(PYTHONDONTWRITEBYTECODE="1", **(env or {}))
-    return subprocess.run([python, *args], capture_output=True, text=True, cwd=cwd, env=clean, timeout=600)
-
-
-def _venv_pip(python: str, *args: str) -> subprocess.CompletedProcess:
-    """This interpreter's pip acting on the venv of ``python`` (which has no pip), with nothing of this checkout
-    on the path: a PYTHONPATH naming the checkout would show pip its ``aot.egg-info`` (what ``pip install -e``
-    leaves there) as aot already installed."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AOT_", "PYTHON"))}
-    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
-    return subprocess.run(
-        [sys.executable, "-m", "pip", "--python", python, *args], capture_output=True, text=True, env=env, timeout=600
-    )
-
-
 @pytest.fixture(scope="module")
 def fresh_venv(built, tmp_path_factory):
     """(python, bin folder, site-packages, files before the installs): aot's runtime wheel and numkit's wheel
     installed into a venv without the system site-packages (no llvmlite, no click there)."""
     _, numkit_wheel = built
-    if tuple(int(p) for p in __import__("pip").__version__.split(".")[:2]) < (22, 3):
-        pytest.skip("pip < 22.3 has no --python option (to install into a venv that has no pip of its own)")
     root = tmp_path_factory.mktemp("fresh")
     source = root / "aot-src"  # (a copy: building in the checkout would leave build/ and *.egg-info there)
     source.mkdir()
@@ -602,21 +624,8 @@ def fresh_venv(built, tmp_path_factory):
     (aot_wheel,) = (root / "dist").glob("aot-*.whl")
     assert aot_wheel.name == f"aot-{aot.__version__}-py3-none-any.whl"  # the runtime is pure Python
 
+    python, site = isolated_venv(root)
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = str(venv / "bin" / "python")
-    site = Path(
-        _in_venv(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=root).stdout.strip()
-    )
-    deps = root / "deps"
-    deps.mkdir()
-    for name in ("numpy", "msgpack"):
-        folder = _package_dir(name)
-        (deps / name).symlink_to(folder, target_is_directory=True)
-        libs = folder.parent / f"{name}.libs"  # (where a manylinux wheel keeps its vendored libraries)
-        if libs.is_dir():
-            (deps / libs.name).symlink_to(libs, target_is_directory=True)
-    (site / "deps.pth").write_text(f"{deps}\n")
     before = _files(venv)
     for wheel in (aot_wheel, numkit_wheel):
         done = _venv_pip(python, "install", "--no-index", "--no-deps", str(wheel))
