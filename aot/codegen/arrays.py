@@ -47,6 +47,7 @@ from llvmlite import ir
 from ..diagnostics import CompileError, Diagnostic, Span
 from ..ir.ops import Intrinsic
 from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
+from . import sizes
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -241,18 +242,13 @@ def allocate(em: Emitter, t: ArrayType, dims: list[ir.Value]) -> tuple[ir.Value,
     for a negative dimension and ``MemoryError`` when the block cannot be had."""
     b = em.b
     ctx = em.ctx
-    mul = ctx.declare(
-        "llvm.umul.with.overflow.i64", ir.FunctionType(ir.LiteralStructType([lt.I64, lt.I1]), [lt.I64, lt.I64])
-    )
-    nbytes: ir.Value = ir.Constant(lt.I64, t.dtype.itemsize)
-    overflow: ir.Value = ir.Constant(lt.I1, 0)
     for d in dims:
         em.check(b.icmp_signed("<", d, ir.Constant(lt.I64, 0)), "ValueError", "negative dimensions are not allowed")
-        product = b.call(mul, [nbytes, d])
-        nbytes = b.extract_value(product, 0)
-        overflow = b.or_(overflow, b.extract_value(product, 1))
-    too_big = b.or_(overflow, b.icmp_unsigned(">", nbytes, ir.Constant(lt.I64, (1 << 62))))
-    em.check(too_big, "ValueError", "array is too big; the number of bytes it needs exceeds what can be allocated")
+    em.check(sizes.shape_overflows(em, dims, t.dtype.itemsize), "ValueError", sizes.TOO_BIG)
+    nbytes = b.mul(_element_count(b, dims), ir.Constant(lt.I64, t.dtype.itemsize))  # (fits: checked above)
+    em.check(
+        b.icmp_unsigned(">", nbytes, ir.Constant(lt.I64, 1 << 62)), "MemoryError", "cannot allocate memory for an array"
+    )
     header = b.call(alloc_function(ctx), [nbytes])
     em.check(b.icmp_unsigned("==", header, _NULL), "MemoryError", "cannot allocate memory for an array")
     data = b.gep(header, [ir.Constant(lt.I64, HEADER_SIZE)])

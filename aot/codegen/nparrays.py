@@ -27,7 +27,7 @@ from llvmlite import ir
 
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, lists, npfuncs, views
+from . import arrays, lists, npfuncs, sizes, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .npfuncs import _element as element
@@ -357,7 +357,9 @@ def concatenate(em: Emitter, seq: ir.Value, st: Type, result: ArrayType) -> ir.V
         em.check(
             bad, "ValueError", "all the input array dimensions except for the concatenation axis must match exactly"
         )
-        b.store(b.add(b.load(total), shape[0]), total)
+        grown, wrapped = sizes.checked_sum(em, [shape[0]], b.load(total))
+        em.check(wrapped, "ValueError", sizes.TOO_BIG)
+        b.store(grown, total)
 
     each(measure)
     out, _ = arrays.allocate(em, result, [b.load(total), *rest])

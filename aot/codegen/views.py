@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, gil, lists, npfuncs
+from . import arrays, gil, lists, npfuncs, sizes
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -224,7 +224,7 @@ def method(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type
         size = b.mul(size, n)
     new_shape = [size]
     if fn is Intrinsic.RESHAPE:
-        new_shape = _resolve_unknown(em, _reshape_dims(em, args[1:], argtypes[1:]), size)
+        new_shape = _resolve_unknown(em, _reshape_dims(em, args[1:], argtypes[1:]), size, at.dtype.itemsize)
     if may_copy(em, fn, at):
         return _view_or_copy(em, fn, arr, at, new_shape, result)
     if at.layout != "C":  # (a device: no allocator to copy with)
@@ -413,22 +413,26 @@ def _reshape_dims(em: Emitter, args: list[ir.Value], argtypes: list[Type]) -> li
     return [coerce(em, a, t, I64) for a, t in zip(args, argtypes)]
 
 
-def _resolve_unknown(em: Emitter, dims: list[ir.Value], size: ir.Value) -> list[ir.Value]:
+def _resolve_unknown(em: Emitter, dims: list[ir.Value], size: ir.Value, itemsize: int) -> list[ir.Value]:
     """The new shape with its ``-1`` (at most one negative entry) worked out; a shape of another size raises
-    ``ValueError``."""
+    ``ValueError``, and so does one whose size does not fit an ``int64`` (checked, never wrapped: a wrapped
+    product could match ``size``)."""
     b = em.b
     unknowns: ir.Value = _i64(0)
-    known: ir.Value = _i64(1)
+    given: list[ir.Value] = []
     for d in dims:
         is_unknown = b.icmp_signed("<", d, _i64(0))  # (NumPy 2 takes any negative entry for the unknown one)
         unknowns = b.add(unknowns, b.zext(is_unknown, lt.I64))
-        known = b.mul(known, b.select(is_unknown, _i64(1), d))
+        given.append(b.select(is_unknown, _i64(1), d))
     em.check(b.icmp_signed(">", unknowns, _i64(1)), "ValueError", "can only specify one unknown dimension")
+    known, _ = sizes.checked_product(em, given)
+    too_big = sizes.shape_overflows(em, given, itemsize)
     has_unknown = b.icmp_signed("==", unknowns, _i64(1))
     safe = b.select(b.icmp_signed("==", known, _i64(0)), _i64(1), known)
     missing = b.sdiv(size, safe)
     wrong = b.icmp_signed("!=", b.mul(b.select(has_unknown, missing, _i64(1)), known), size)
-    _size_mismatch(em, b.or_(b.and_(has_unknown, b.icmp_signed("==", known, _i64(0))), wrong), size, dims)
+    unsolvable = b.and_(has_unknown, b.icmp_signed("==", known, _i64(0)))
+    _size_mismatch(em, b.or_(too_big, b.or_(unsolvable, wrong)), size, dims)
     return [b.select(b.icmp_signed("<", d, _i64(0)), missing, d) for d in dims]
 
 
