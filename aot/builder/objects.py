@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import msgpack
 
+from .. import forksafe
 from ..world.instances import StoredKey
 
 
@@ -218,17 +219,18 @@ def _emit(text: str, target, name: str, build_id: str | None, verify: bool) -> b
 
     from ..codegen.module import optimize
 
-    tm = target.target_machine(jit=False)
-    llmod = llvm.parse_assembly(text)
-    llmod.name = name
-    if llmod.data_layout != str(tm.target_data):  # (the variants of one triple share one: never here)
-        raise ValueError(f"{target.cpu}: data layout {tm.target_data} is not the module's {llmod.data_layout}")
-    if build_id is not None:
-        _add_build_id(llmod, build_id)
-    if verify:
-        llmod.verify()
-    optimize(llmod, tm, target.opt)
-    return tm.emit_object(llmod)
+    with forksafe.LLVM:
+        tm = target.target_machine(jit=False)
+        llmod = llvm.parse_assembly(text)
+        llmod.name = name
+        if llmod.data_layout != str(tm.target_data):  # (the variants of one triple share one: never here)
+            raise ValueError(f"{target.cpu}: data layout {tm.target_data} is not the module's {llmod.data_layout}")
+        if build_id is not None:
+            _add_build_id(llmod, build_id)
+        if verify:
+            llmod.verify()
+        optimize(llmod, tm, target.opt)
+        return tm.emit_object(llmod)
 
 
 def _add_build_id(llmod, info: str) -> None:

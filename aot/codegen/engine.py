@@ -14,6 +14,7 @@ import ctypes
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from .. import forksafe
 from ..targets.cpu import CpuTarget
 from .module import optimize
 
@@ -51,19 +52,20 @@ class JitEngine:
         return llmod
 
     def add(self, module: ir.Module, optimized: bool = True):
-        llmod = self.parse(module)
-        for gv in module.global_values:
-            if isinstance(gv, ir.GlobalVariable):
-                if gv.initializer is None:
-                    _resolve(gv.name, is_data=True)
-            elif gv.is_declaration and not gv.name.startswith("llvm."):
-                _resolve(gv.name, is_data=False)
-        if optimized:
-            optimize(llmod, self.tm, self.target.opt)
-        self.ee.add_module(llmod)
-        self.ee.finalize_object()
-        self.modules.append(llmod)
-        return llmod
+        with forksafe.LLVM:
+            llmod = self.parse(module)
+            for gv in module.global_values:
+                if isinstance(gv, ir.GlobalVariable):
+                    if gv.initializer is None:
+                        _resolve(gv.name, is_data=True)
+                elif gv.is_declaration and not gv.name.startswith("llvm."):
+                    _resolve(gv.name, is_data=False)
+            if optimized:
+                optimize(llmod, self.tm, self.target.opt)
+            self.ee.add_module(llmod)
+            self.ee.finalize_object()
+            self.modules.append(llmod)
+            return llmod
 
     def address(self, name: str) -> int:
         address = self.ee.get_function_address(name) or self.ee.get_global_value_address(name)

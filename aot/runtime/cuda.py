@@ -17,9 +17,9 @@ from __future__ import annotations
 import builtins
 import ctypes
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
+from .. import forksafe
 from ..types import ArrayType, ScalarType, TupleType, Type
 
 _COMPUTE_CAPABILITY_MAJOR, _COMPUTE_CAPABILITY_MINOR = 75, 76
@@ -159,9 +159,19 @@ def _store(target: Any, t: ArrayType, data: bytes) -> None:
     arr[...] = np.frombuffer(data, dtype=dtype).reshape(arr.shape)
 
 
-@lru_cache(maxsize=1)
+_DEVICE: list[Device | None] = []  # the answer of ``device()``, once asked
+_FORKED: list[bool] = []  # [True] in a process forked after its parent had a device: CUDA cannot be used there
+
+
 def device() -> Device | None:
-    """The first CUDA device, or None when there is no driver, no device, or it cannot be initialised."""
+    """The first CUDA device, or None when there is no driver, no device, it cannot be initialised, or this
+    process was forked from one that had initialised it."""
+    if not _DEVICE:
+        _DEVICE.append(None if _FORKED else _open_device())
+    return _DEVICE[0]
+
+
+def _open_device() -> Device | None:
     try:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError:
@@ -175,8 +185,20 @@ def device() -> Device | None:
         return None
 
 
+def _after_fork_in_child() -> None:
+    """A CUDA context does not survive a fork: a child of a process that had a device has none."""
+    if _DEVICE and _DEVICE[0] is not None:
+        _FORKED.append(True)
+    _DEVICE.clear()
+
+
+forksafe.reset_in_child(_after_fork_in_child)
+
+
 def no_device_reason() -> str | None:
     """Why ``device()`` is None (for skipped tests), or None when there is a device."""
+    if _FORKED:
+        return "this process was forked after its parent initialised CUDA (use the 'spawn' start method)"
     try:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError:

@@ -15,10 +15,10 @@ Hot path (every first call), guarded by ``tests/bench/instructions.py`` and
 
 from __future__ import annotations
 
-import _thread
 import sys
 
 from ..diagnostics import CompileError, SourceChangedError
+from ..forksafe import FIRST_CALLS
 from ..types import Type, parse_type
 from ..world import MethodDef
 from .methodtype import builtin_from_def
@@ -88,7 +88,7 @@ class Specialization:
         return f"<specialization ({', '.join(map(str, self.argtypes))}) -> {self.return_type} from {self.origin}>"
 
 
-_OBTAINING = _thread.RLock()  # held while a specialization is loaded or compiled (see ``obtain``)
+_OBTAINING = FIRST_CALLS  # held while a specialization is loaded or compiled (see ``obtain``); a fork waits for it
 
 
 def obtain(

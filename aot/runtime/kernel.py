@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import gpu
+from .. import forksafe, gpu
 from ..diagnostics import CompileError, Span
 from ..types import ArrayType, Type, accepts, parse_type, typeof
 from ..world import MethodOptions, method_key
@@ -100,6 +100,7 @@ class Kernel:
         self._device: dict[tuple[str, tuple[Type, ...]], Any] = {}
         self._threads: dict[tuple[Type, ...], bool] = {}
         self._lock = threading.Lock()  # a CPU grid's module has one grid context: one launch at a time
+        forksafe.reset_in_child(self._lock._at_fork_reinit)  # type: ignore[attr-defined]
 
     @property
     def key(self) -> str:

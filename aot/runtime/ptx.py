@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from .. import forksafe
 from ..codegen.engine import DATA_PREFIX
 from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
@@ -160,7 +161,8 @@ class PtxCompiler:
         target = PtxTarget(arch=arch, opt=opt)
         module, entries, errors = self.llvm_module(roots, target)
         text = str(module)
-        ptx = link_ptx([text], arch, [e.symbol for e in entries] + ["aot_status"], opt=opt)
+        with forksafe.LLVM:
+            ptx = link_ptx([text], arch, [e.symbol for e in entries] + ["aot_status"], opt=opt)
         return PtxProgram(arch, ptx, tuple(entries), errors, text, time.perf_counter() - started)
 
 

@@ -26,6 +26,7 @@ import sys
 import threading
 from typing import Any
 
+from .. import forksafe
 from ..image.header import incompatibility
 from ..world.causes import NATIVE_CHECKSUM_MISMATCH, NATIVE_MISSING, NO_ENTRY, Cause
 from ..world.edges import EdgeKind
@@ -115,6 +116,7 @@ class PtxImage:
         self.errors: tuple[tuple[str, str], ...] = ()
         self.modules: dict[Any, Any] = {}  # (device, kind) → the module loaded there
         self.lock = threading.Lock()
+        forksafe.reset_in_child(self.lock._at_fork_reinit)  # type: ignore[attr-defined]
         from serializer import ImageError, open_image
 
         try:
