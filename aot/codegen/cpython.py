@@ -25,6 +25,7 @@ from llvmlite import ir
 
 from .. import abi
 from ..types import NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
+from . import recursion
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
@@ -257,10 +258,12 @@ def emit_try_wrapper(
     ret: Type,
     writes: frozenset[int],
     nogil: bool = False,
+    copy_recursion_limit: bool = False,
 ) -> ir.Function:
     """The ``try_`` wrapper of ``impl``; with ``nogil`` the GIL is released around the call of ``impl`` (the
     arguments are unboxed and the result boxed while holding it; an exception raised without it is set
-    through ``aot.codegen.gil``)."""
+    through ``aot.codegen.gil``); with ``copy_recursion_limit`` (its module has recursive functions), the
+    interpreter's recursion limit is copied for them first (``aot.codegen.recursion``)."""
     fn = ir.Function(ctx.module, _TRY_TYPE, name)
     args, nargs, result_slot = fn.args
     entry = fn.append_basic_block("entry")
@@ -279,6 +282,8 @@ def emit_try_wrapper(
         obj = b.load(b.gep(argv, [ir.Constant(lt.I64, i)]))
         values.append(unboxer.unbox(obj, t, i in writes))
     out = b.alloca(impl.args[0].type.pointee)
+    if copy_recursion_limit:
+        recursion.copy_limit(ctx, b)
     if nogil:
         released = b.call(_Api(ctx).fn("PyEval_SaveThread", lt.PTR), [])
     status = b.call(impl, [out] + values)

@@ -56,7 +56,7 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, elementwise, gpu_intrinsics, lists, nanreduce, nparrays, npfuncs, parallel, views
+from . import arrays, elementwise, gpu_intrinsics, lists, nanreduce, nparrays, npfuncs, parallel, recursion, views
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .elementwise import Element
@@ -74,6 +74,7 @@ from .numerics import (
     truth,
     tuples_equal,
 )
+from .recursion import Recursion
 from .types import value_type
 
 
@@ -92,11 +93,13 @@ class FunctionCodegen(Emitter):
         llfn: ir.Function,
         callee: Callable[[str, tuple[Type, ...]], ir.Function],
         options: CodegenOptions,
+        recursion: Recursion | None = None,
     ):
         super().__init__(ctx, llfn)
         self.fn = fn
         self.callee = callee
         self.options = options
+        self.recursion = recursion  # a function on a cycle of calls: its depth and guard (codegen/recursion.py)
         self.slots: dict[str, ir.AllocaInstr] = {}
         self.flags: dict[str, ir.AllocaInstr] = {}
         self.blocks: dict[str, ir.Block] = {}
@@ -146,6 +149,8 @@ class FunctionCodegen(Emitter):
                 flag = self.b.alloca(lt.I1, name=_llname(name) + ".set")
                 self.b.store(ir.Constant(lt.I1, 0), flag)
                 self.flags[name] = flag
+        if self.recursion is not None:  # (before any reference is taken: nothing to release yet)
+            recursion.emit_check(self, self.recursion)
         for name, arg in zip(self.fn.params, self.llfn.args[1:]):
             self.b.store(arg, self.slots[name])
             if name in self.owned:  # arguments are borrowed: the parameter's slot holds its own reference
@@ -591,8 +596,15 @@ class FunctionCodegen(Emitter):
     def op_Call(self, op: Call) -> None:
         argtypes = tuple(self.t(a) for a in op.args)
         fn = self.callee(op.callee, argtypes)
-        out = self.b.alloca(fn.args[0].type.pointee if hasattr(fn.args[0].type, "pointee") else lt.I8)
-        status = self.b.call(fn, [self.b.bitcast(out, fn.args[0].type)] + [self.load(a) for a in op.args])
+        with self.b.goto_entry_block():  # (in a loop, an alloca in place would grow the stack at each call)
+            out = self.b.alloca(fn.args[0].type.pointee if hasattr(fn.args[0].type, "pointee") else lt.I8)
+        args = [self.b.bitcast(out, fn.args[0].type)] + [self.load(a) for a in op.args]
+        rec = self.recursion
+        body = rec.guarded.get((op.callee, argtypes)) if rec is not None else None
+        if rec is not None and body is not None and self.b.function is self.llfn:  # (not from a prange body)
+            status = recursion.guarded_call(self.b, body, args, rec.depth, rec.guard)
+        else:
+            status = self.b.call(fn, args)
         with self.b.if_then(self.b.icmp_unsigned("!=", status, ir.Constant(lt.STATUS, 0)), likely=False):
             self.error_return()
         if op.dest.name in self.fn.types:

@@ -27,7 +27,7 @@ from .context import ModuleContext
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper
 from .function import FunctionCodegen, declare_function
 from .gpu_intrinsics import GRID_ACTIVE, GRID_FIELDS, grid_context, grid_field
-from .module import reachable, written_params
+from .module import hoist_allocas, reachable, written_params
 from .types import memory_type, symbol_name, value_type
 
 DIM3_TYPE = TupleType((I64, I64, I64))
@@ -209,6 +209,7 @@ def build_ptx_module(
         symbol = symbol_name(inst.method.key, inst.argtypes, target.owner)
         emit_ptx_kernel(ctx, symbol, functions[inst.key], inst.argtypes)
         entries.append(KernelEntry(inst.method.key, inst.argtypes, symbol))
+    hoist_allocas(module)
     return module, entries, tuple(ctx.errors)
 
 
@@ -225,4 +226,5 @@ def build_grid_module(
     argtypes = tuple(kernel.argtypes) + (DIM3_TYPE, DIM3_TYPE)
     try_fn = emit_try_wrapper(ctx, f"try_{symbol}", grid, argtypes, NONE, written_params(kernel, lookup))
     emit_fastcall_wrapper(ctx, symbol, try_fn, format_signature(NONE, argtypes))
+    hoist_allocas(module)
     return module, f"def_{symbol}"

@@ -23,6 +23,7 @@ from ..ir import Call, GetItem, GetView, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import Type, format_signature
 from ..world.instances import InstanceKey
+from . import recursion
 from .context import ModuleContext
 from .cpython import emit_fastcall_wrapper, emit_try_wrapper, emit_vectorcall_entry
 from .function import CodegenOptions, FunctionCodegen, declare_function
@@ -140,8 +141,20 @@ def build_module(
     def callee(key: str, argtypes: tuple[Type, ...]) -> ir.Function:
         return functions[(key, argtypes)]
 
+    # Functions on a cycle of calls get a guard (RecursionError, not a crash) where errors are Python's.
+    by_key = {i.key: i for i in reachable(roots, lookup)}
+    loops = recursion.cycles({k: i.callees for k, i in by_key.items()}) if target.raises_python_exceptions else []
+    recursive: dict[InstanceKey, recursion.Recursion] = {}
+    for loop in loops if code else ():
+        guarded = {key: recursion.declare_guarded(module, functions[key]) for key in loop}
+        jump = recursion.jumps(by_key[key].function for key in loop)
+        recursive.update({key: recursion.Recursion.of(body, guarded, jump) for key, body in guarded.items()})
     for inst in instances if code else ():
-        FunctionCodegen(ctx, inst.function, functions[inst.key], callee, options(inst.method.key)).lower()
+        rec = recursive.get(inst.key)
+        body = functions[inst.key] if rec is None else rec.guarded[inst.key]
+        FunctionCodegen(ctx, inst.function, body, callee, options(inst.method.key), rec).lower()
+        if rec is not None:
+            recursion.emit_entry(ctx, functions[inst.key], body, rec.jump)
     exports = []
     for root in roots:
         export = Export(root.key, symbols[root.key])
@@ -149,12 +162,42 @@ def build_module(
             writes = written_params(root, lookup)
             nogil = any(isinstance(op, IntrinsicCall) and op.fn is Intrinsic.NOGIL for _, op in root.function.ops())
             try_fn = emit_try_wrapper(
-                ctx, export.try_symbol, functions[root.key], root.argtypes, root.return_type, writes, nogil
+                ctx,
+                export.try_symbol,
+                functions[root.key],
+                root.argtypes,
+                root.return_type,
+                writes,
+                nogil,
+                copy_recursion_limit=bool(loops),
             )
             emit_fastcall_wrapper(ctx, export.symbol, try_fn, format_signature(root.return_type, root.argtypes))
             emit_vectorcall_entry(ctx, export.vectorcall_symbol, try_fn)
         exports.append(export)
+    hoist_allocas(module)
     return module, exports
+
+
+def hoist_allocas(module: ir.Module) -> None:
+    """Move every fixed-size ``alloca`` into its function's entry block. An ``alloca`` elsewhere takes new stack
+    each time it runs: in a loop (a call's result slot, a tuple indexed at run time, a count kept by a helper)
+    it grows the stack until the process dies. In the entry block it is one slot of the frame, which LLVM
+    also promotes to registers. Emitters may place their slots anywhere; this is the one place that fixes it."""
+    for fn in module.functions:
+        if not fn.blocks:
+            continue
+        entry = fn.blocks[0]
+        moved: list[ir.Instruction] = []
+        for block in fn.blocks[1:]:
+            kept = []
+            for instr in block.instructions:
+                if isinstance(instr, ir.AllocaInstr) and not instr.operands:
+                    instr.parent = entry
+                    moved.append(instr)
+                else:
+                    kept.append(instr)
+            block.instructions[:] = kept
+        entry.instructions[:0] = moved
 
 
 def optimize(llmod, target_machine, level: int = 3) -> None:
