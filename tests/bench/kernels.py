@@ -76,3 +76,23 @@ def stencil(a, out):
     for i in range(1, a.shape[0] - 1):
         for j in range(1, a.shape[1] - 1):
             out[i, j] = 0.2 * (a[i, j] + a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+
+@aot.jit
+def fib(n: int) -> int:
+    """Plain recursion on a cycle of one: guarded (``aot.codegen.recursion``), its error unwinding by a jump."""
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@aot.jit(boundscheck=False)
+def halves(a: aot.f64[:]) -> float:
+    """Divide and conquer over views: a guarded cycle whose frames hold arrays (its error returns)."""
+    if len(a) <= 8:
+        s = 0.0
+        for i in range(len(a)):
+            s += a[i]
+        return s
+    m = len(a) // 2
+    return halves(a[:m]) + halves(a[m:])
