@@ -221,7 +221,7 @@ def _emit(text: str, target, name: str, build_id: str | None, verify: bool) -> b
 
     with forksafe.LLVM:
         tm = target.target_machine(jit=False)
-        llmod = llvm.parse_assembly(text)
+        llmod = llvm.parse_assembly(first_glibc_versions(text, target.triple))
         llmod.name = name
         if llmod.data_layout != str(tm.target_data):  # (the variants of one triple share one: never here)
             raise ValueError(f"{target.cpu}: data layout {tm.target_data} is not the module's {llmod.data_layout}")
@@ -231,6 +231,23 @@ def _emit(text: str, target, name: str, build_id: str | None, verify: bool) -> b
             llmod.verify()
         optimize(llmod, tm, target.opt)
         return tm.emit_object(llmod)
+
+
+_FIRST_GLIBC = {"x86_64": "GLIBC_2.2.5", "aarch64": "GLIBC_2.17"}
+"""The version of glibc's first symbols, by architecture."""
+_REVERSIONED = ("pthread_getattr_np", "pthread_attr_getstack")
+"""Functions compiled code calls that later glibcs gave a new default version (2.32, 2.34) without changing
+what they do for it: an object binds to their first version, so that its library runs on, and keeps the
+manylinux tag of, the oldest glibc it needs otherwise (``aot.builder.platform_tag``)."""
+
+
+def first_glibc_versions(text: str, triple: str) -> str:
+    """LLVM IR ``text`` with a ``.symver`` for each of ``_REVERSIONED`` it declares, on a glibc ``triple``."""
+    base = _FIRST_GLIBC.get(triple.split("-", 1)[0]) if triple.endswith("-gnu") else None
+    if base is None:
+        return text
+    lines = [f'module asm ".symver {f},{f}@{base}"' for f in _REVERSIONED if f'declare i32 @"{f}"(' in text]
+    return text + "".join(f"\n{line}" for line in lines) + ("\n" if lines else "")
 
 
 def _add_build_id(llmod, info: str) -> None:

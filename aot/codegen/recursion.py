@@ -10,15 +10,14 @@ guarded function has two definitions:
                                                             functions call it); starts a guard, calls
     i32 @f.guarded(ptr out, args…, i64 depth, ptr guard)    the body; calls on its cycle pass depth + 1
 
-    guard = { i64 limit, i64 floor, jmp_buf }               on the entry's stack, for the whole recursion
+    guard = { i64 limit, i64 floor, i64 entry, jmp_buf }    on the entry's stack, for the whole recursion
 
 At each guarded call the body checks, before anything else, ``depth > guard.limit`` (Python's limit,
 ``sys.getrecursionlimit()``: each module's CPython wrappers copy it into ``aot_recursion_limit`` while they
 hold the GIL) and ``sp < guard.floor`` (the thread's stack). Either raises Python's ``RecursionError``. So the
 limit that binds first wins: Python's depth, or the thread's stack. ``floor`` starts 64 KiB below the entry
-(a thread entering compiled code has that much); a recursion that goes deeper asks once for the thread's real
-stack (``aot_stack_floor``: ``pthread_getattr_np``; the first thread to ask keeps its answer for later entries,
-since for the main thread glibc reads ``/proc/self/maps``) and may go on until 64 KiB above its end.
+(a thread entering compiled code has that much); a recursion that goes deeper works out once where the
+thread's stack ends (``aot_stack_floor``) and may go on until 64 KiB above that.
 
 How the error unwinds depends on the cycle:
 - **jump** (its functions hold no counted references: scalars, tuples of scalars): the entry ``_setjmp``s
@@ -41,24 +40,30 @@ from . import types as lt
 from .context import ModuleContext
 
 _JMP_BUF_WORDS = 64  # (glibc's jmp_buf: 200 bytes on x86-64, 312 on aarch64)
-GUARD = ir.LiteralStructType([lt.I64, lt.I64, ir.ArrayType(lt.I64, _JMP_BUF_WORDS)])
-"""``{limit, floor, jmp_buf}``: the depth at which the recursion stops, the lowest stack address it may use,
-and (jump cycles) where its error lands."""
+GUARD = ir.LiteralStructType([lt.I64, lt.I64, lt.I64, ir.ArrayType(lt.I64, _JMP_BUF_WORDS)])
+"""``{limit, floor, entry, jmp_buf}``: the depth at which the recursion stops, the lowest stack address it
+may use, the entry's stack pointer, and (jump cycles) where its error lands."""
 LIMIT_SYMBOL = "aot_recursion_limit"
 DEFAULT_LIMIT = 1000  # (CPython's default, until a wrapper has copied the interpreter's)
 _START = 64 * 1024  # bytes below the entry that need no look at the thread's stack
 _MARGIN = 64 * 1024  # bytes kept above the end of the stack: the error's own path runs there
-_ATTR_BYTES = 128  # room for a pthread_attr_t (56 or 64 bytes on Linux)
+_RLIMIT_STACK = 3  # (Linux, every architecture)
+_BIGGEST = 1 << 32  # a stack limit above this (RLIM_INFINITY among them) is not taken as the stack's size
+_UNLIMITED = 8 << 20  # the stack size taken when the limit is not one: 8 MiB
+_ATTR_WORDS = 16  # room for a pthread_attr_t (56 or 64 bytes on Linux)
+_USED = 256 * 1024  # stack a thread is taken to have used before it entered compiled code
 
 
-def cycles(edges: dict[InstanceKey, Iterable[InstanceKey]]) -> list[frozenset[InstanceKey]]:
-    """The cycles of ``edges`` (caller → callees) as their instances: Tarjan's strongly connected components,
-    iteratively; a component counts when it has two members or one that calls itself."""
+def cycles(edges: dict[InstanceKey, Iterable[InstanceKey]]) -> list[tuple[InstanceKey, ...]]:
+    """The cycles of ``edges`` (caller → callees) as their instances, in the order of ``edges`` (so that a
+    build's output does not depend on hashing): Tarjan's strongly connected components, iteratively; a
+    component counts when it has two members or one that calls itself."""
     index: dict[InstanceKey, int] = {}
     low: dict[InstanceKey, int] = {}
     on_stack: set[InstanceKey] = set()
     stack: list[InstanceKey] = []
-    found: list[frozenset[InstanceKey]] = []
+    found: list[tuple[InstanceKey, ...]] = []
+    order = {key: n for n, key in enumerate(edges)}
     for root in edges:
         if root in index:
             continue
@@ -93,7 +98,7 @@ def cycles(edges: dict[InstanceKey, Iterable[InstanceKey]]) -> list[frozenset[In
                     if member == node:
                         break
                 if len(component) > 1 or node in edges.get(node, ()):
-                    found.append(frozenset(component))
+                    found.append(tuple(sorted(component, key=order.__getitem__)))
     return found
 
 
@@ -136,7 +141,7 @@ def _field(b: ir.IRBuilder, guard: ir.Value, k: int) -> ir.Value:
 
 
 def _jump_buffer(b: ir.IRBuilder, guard: ir.Value) -> ir.Value:
-    return b.bitcast(_field(b, guard, 2), lt.PTR)
+    return b.bitcast(_field(b, guard, 3), lt.PTR)
 
 
 def emit_entry(ctx: ModuleContext, public: ir.Function, guarded: ir.Function, jump: bool) -> None:
@@ -145,7 +150,9 @@ def emit_entry(ctx: ModuleContext, public: ir.Function, guarded: ir.Function, ju
     b = ir.IRBuilder(public.append_basic_block("entry"))
     guard = b.alloca(GUARD, name="guard")
     b.store(b.load_atomic(limit_global(ctx), "monotonic", 8), _field(b, guard, 0))
-    b.store(b.sub(_stack_pointer(b), ir.Constant(lt.I64, _START)), _field(b, guard, 1))
+    sp = _stack_pointer(b)
+    b.store(b.sub(sp, ir.Constant(lt.I64, _START)), _field(b, guard, 1))
+    b.store(sp, _field(b, guard, 2))
     if jump:
         public.attributes.add("noinline")  # (a caller holding the _setjmp would lose optimisations)
         setjmp = ctx.declare("_setjmp", ir.FunctionType(lt.I32, [lt.PTR]))
@@ -195,63 +202,53 @@ def jumps(functions: Iterable) -> bool:
 
 
 def _stack_floor_function(ctx: ModuleContext) -> ir.Function:
-    """``i1 aot_stack_floor(ptr guard, i64 sp)``: the guard's floor made the thread's real one (its stack's
-    lowest address plus the margin) the first time a recursion passes the start; whether ``sp`` is below it.
-    The first thread to look keeps its floor in ``aot_stack_owner``/``aot_stack_low`` for later entries."""
+    """``i1 aot_stack_floor(ptr guard, i64 sp)``: the guard's floor made the thread's own the first time a
+    recursion passes the start (the lowest address of the thread's stack plus the margin); whether ``sp`` is
+    below it.
+
+    The main thread's stack ends ``getrlimit(RLIMIT_STACK)`` below ``__libc_stack_end`` (its top): a system
+    call, where glibc's ``pthread_getattr_np`` would read ``/proc/self/maps`` each time. Another thread's
+    stack is what ``pthread_getattr_np`` says (bound to glibc's first version of it when built into an image:
+    ``aot.builder.objects``, so a library keeps its manylinux tag); should it fail, the thread is taken to have
+    the main thread's size, 256 KiB of it used before the entry."""
     fn, b = ctx.internal_function("aot_stack_floor", ir.FunctionType(lt.I1, [GUARD.as_pointer(), lt.I64]))
     if b is None:
         return fn
     fn.attributes.add("cold")
     fn.attributes.add("noinline")
     guard, sp = fn.args
-    floor_ptr = _field(b, guard, 1)
-    zero = ir.Constant(lt.I64, 0)
-
-    def cached(name: str) -> ir.GlobalVariable:
-        gv = ctx.module.globals.get(name)
-        if gv is None:
-            gv = ir.GlobalVariable(ctx.module, lt.I64, name)
-            gv.initializer = zero
-            gv.linkage = "internal"
-        return gv
-
-    owner, low, ready = cached("aot_stack_owner"), cached("aot_stack_low"), cached("aot_stack_ready")
-    self_fn = ctx.declare("pthread_self", ir.FunctionType(lt.I64, []))
-    me = b.call(self_fn, [])
-    slot = b.alloca(lt.I64, name="low")
-    known = b.and_(
-        b.icmp_unsigned("!=", b.load_atomic(ready, "acquire", 8), zero),
-        b.icmp_unsigned("==", b.load_atomic(owner, "monotonic", 8), me),
-    )
-    with b.if_else(known) as (then, otherwise):
-        with then:
-            b.store(b.load_atomic(low, "monotonic", 8), slot)
-        with otherwise:
-            attr = b.alloca(ir.ArrayType(lt.I8, _ATTR_BYTES), name="attr")
-            attr_ptr = b.bitcast(attr, lt.PTR)
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    zero32 = ir.Constant(lt.I32, 0)
+    limits = b.alloca(ir.ArrayType(lt.I64, 2), name="rlimit")
+    getrlimit = ctx.declare("getrlimit", ir.FunctionType(lt.I32, [lt.I32, lt.PTR]))
+    rc = b.call(getrlimit, [ir.Constant(lt.I32, _RLIMIT_STACK), b.bitcast(limits, lt.PTR)])
+    size = b.load(b.gep(limits, [i64(0), i64(0)]))
+    known = b.and_(b.icmp_signed("==", rc, zero32), b.icmp_unsigned("<=", size, i64(_BIGGEST)))
+    size = b.select(known, size, i64(_UNLIMITED))  # (RLIM_INFINITY, or too large to trust)
+    top = b.ptrtoint(b.load(ctx.global_pointer("__libc_stack_end")), lt.I64)
+    on_main = b.and_(b.icmp_unsigned("<=", sp, top), b.icmp_unsigned(">", sp, b.sub(top, size)))
+    low = b.alloca(lt.I64, name="low")
+    with b.if_else(on_main) as (main, other):
+        with main:
+            b.store(b.sub(top, size), low)
+        with other:
+            entry = b.load(_field(b, guard, 2))
+            b.store(b.add(b.sub(entry, size), i64(_USED)), low)  # (unless the thread says better)
+            attr = b.bitcast(b.alloca(ir.ArrayType(lt.I64, _ATTR_WORDS), name="attr"), lt.PTR)
             where = b.alloca(lt.PTR, name="stack")
-            size = b.alloca(lt.I64, name="size")
+            length = b.alloca(lt.I64, name="size")
             getattr_np = ctx.declare("pthread_getattr_np", ir.FunctionType(lt.I32, [lt.I64, lt.PTR]))
             getstack = ctx.declare(
                 "pthread_attr_getstack", ir.FunctionType(lt.I32, [lt.PTR, lt.PTR.as_pointer(), lt.I64.as_pointer()])
             )
             destroy = ctx.declare("pthread_attr_destroy", ir.FunctionType(lt.I32, [lt.PTR]))
-            b.store(zero, slot)  # (unknown: the start stays the floor)
-            ok = b.icmp_signed("==", b.call(getattr_np, [me, attr_ptr]), ir.Constant(lt.I32, 0))
-            with b.if_then(ok):
-                got = b.icmp_signed("==", b.call(getstack, [attr_ptr, where, size]), ir.Constant(lt.I32, 0))
-                with b.if_then(got):
-                    b.store(b.ptrtoint(b.load(where), lt.I64), slot)
-                    claimed = b.extract_value(b.cmpxchg(owner, zero, me, "monotonic", "monotonic"), 1)
-                    with b.if_then(claimed):
-                        b.store_atomic(b.load(slot), low, "monotonic", 8)
-                        b.store_atomic(ir.Constant(lt.I64, 1), ready, "release", 8)
-                b.call(destroy, [attr_ptr])
-    lowest = b.load(slot)
-    floor = b.select(
-        b.icmp_unsigned("==", lowest, zero), b.load(floor_ptr), b.add(lowest, ir.Constant(lt.I64, _MARGIN))
-    )
-    b.store(floor, floor_ptr)
+            me = b.call(ctx.declare("pthread_self", ir.FunctionType(lt.I64, [])), [])
+            with b.if_then(b.icmp_signed("==", b.call(getattr_np, [me, attr]), zero32)):
+                with b.if_then(b.icmp_signed("==", b.call(getstack, [attr, where, length]), zero32)):
+                    b.store(b.ptrtoint(b.load(where), lt.I64), low)
+                b.call(destroy, [attr])
+    floor = b.add(b.load(low), i64(_MARGIN))
+    b.store(floor, _field(b, guard, 1))
     b.ret(b.icmp_unsigned("<", sp, floor))
     return fn
 

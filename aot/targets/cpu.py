@@ -28,6 +28,7 @@ def _llvm():
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()  # (module asm: the objects' .symver lines, aot.builder.objects)
     return llvm
 
 
