@@ -119,7 +119,7 @@ def _signature_width() -> int:
 
 @main.command("inspect")
 @click.argument("path")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object (SPEC.md §5)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object (its schema: docs/CI.md)")
 @click.option("--verify", is_flag=True, help="check every entry against the current sources")
 @click.option("--ir", "ir_method", metavar="METHOD", help="print the stored typed IR of METHOD")
 @click.option("--llvm", "llvm_method", metavar="METHOD", help="print the LLVM IR of METHOD (from the stored IR)")

@@ -1,5 +1,5 @@
 """Helpers for the command-line tests: run ``aot`` as a console script and in-process, build numkit copies,
-and check ``aot inspect --json`` against SPEC.md §5 by hand (no jsonschema dependency).
+and check ``aot inspect --json`` against its schema (docs/CI.md) by hand (no jsonschema dependency).
 
     project = build_copy(tmp_path)                  # fixtures/numkit copied, then `aot build` (~2 s)
     proc = run_aot("verify", str(project))          # subprocess: the installed console script
@@ -128,7 +128,7 @@ EDGE_KINDS = {"call", "global", "lookup", "overlay", "plugin"}
 
 
 def schema_problems(doc: Any, verify: bool = False) -> list[str]:
-    """Everything in ``doc`` that differs from SPEC.md §5's ``aot inspect --json`` schema."""
+    """Everything in ``doc`` that differs from the ``aot inspect --json`` schema (docs/CI.md, "The JSON")."""
     out: list[str] = []
 
     def keys(where: str, obj: Any, required: set[str], optional: set[str] = frozenset(), extra: bool = False):

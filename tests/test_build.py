@@ -1,5 +1,5 @@
 """``aot build`` end to end: the image of fixtures/numkit, its tables, damage, reproducibility, concurrency,
-failures, incremental rebuilds and configuration errors (SPEC.md §4-§6, issue 3).
+failures, incremental rebuilds and configuration errors (README.md "Build", docs/CI.md; issue 3).
 
     aot build <copy of fixtures/numkit> --json
       → numkit/__aot__/numkit.cpu.aotimg + numkit.cpu.so; last stdout line {"built": 75, "reused": 0, ...}
@@ -113,7 +113,7 @@ def current(project):
 def test_cold_build_summary(cold, contents):
     project, done = cold
     summary = done.summary
-    assert set(summary) == SUMMARY_KEYS, "the --json line has exactly the keys of SPEC.md §5"
+    assert set(summary) == SUMMARY_KEYS, "the --json line has exactly the keys docs/CI.md lists"
     assert type(summary["built"]) is int and type(summary["reused"]) is int and type(summary["failed"]) is int
     assert type(summary["seconds"]) is float and summary["seconds"] > 0
     assert summary["built"] == len(contents.code) >= 61 and summary["reused"] == 0 and summary["failed"] == 0

@@ -1,4 +1,4 @@
-"""What a first call trusts an image and its library for, and what it checks (SPEC.md §6, issue 23).
+"""What a first call trusts an image and its library for, and what it checks (docs/TRUST.md, issue 23).
 
 Each case rewrites a built copy of numkit with its checksums recomputed (``serializer.write_image``), so the
 damage reaches past the CRCs, then calls in a fresh interpreter and compares with ``.py_func``:

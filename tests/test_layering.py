@@ -162,7 +162,7 @@ def test_codegen_asks_targets_through_their_hooks() -> None:
 
 
 def test_importing_the_runtime_imports_no_heavy_standard_module() -> None:
-    """SPEC (packaging): ``import aot`` costs a few milliseconds; it must not import ``inspect``, ``typing``,
+    """docs/PACKAGING.md: ``import aot`` costs a few milliseconds; it must not import ``inspect``, ``typing``,
     ``dataclasses``, ``ast`` or ``pathlib`` (nor ``re``, ``enum``, ``contextlib``), which only compiling needs;
     nor ``collections``, ``functools``, ``weakref`` or ``operator``, which cost about 2 ms together and which
     the first call imports when it needs them (``-S``: not even ``site`` has imported them)."""

@@ -1,5 +1,5 @@
-"""What is compiled is what was imported (SPEC.md §2, issue 23): a method's source file saved after Python
-imported it is never compiled.
+"""What is compiled is what was imported (docs/ARCHITECTURE.md, "How it works"; issue 23): a method's source
+file saved after Python imported it is never compiled.
 
     import sqpkg.m; <m.py saved: x * x becomes x * x + 1.0>; m.sq(3.0)
         → 9.0, as m.sq.py_func(3.0): an "invalidated" event with cause "source-changed", one stderr line

@@ -1,4 +1,4 @@
-"""CPU variants in one image (``[tool.aot.cpu] variants``, SPEC.md §7, issue 18 item 3).
+"""CPU variants in one image (``[tool.aot.cpu] variants``, docs/CPU_VARIANTS.md, issue 18 item 3).
 
 the choice (``usable_variants``), with this CPU's flags made up   → the best it runs; an override first;
                                                                      one line for a name it cannot use

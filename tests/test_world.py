@@ -621,7 +621,7 @@ def test_foreign_image_rejected_with_one_warning(numkit, why):
 
 
 def test_foreign_image_cause_has_the_prefix_once(numkit):
-    """``image-incompatible:<why>`` (SPEC.md §2), not ``image-incompatible:image-incompatible:…``."""
+    """``image-incompatible:<why>`` (the cause's text), not ``image-incompatible:image-incompatible:…``."""
     _rewrite_header(numkit, **FOREIGN["compiler-version"])
     run = run_python(numkit, "from numkit import core\ncore.lerp(1.0, 2.0, 0.5)\nreport()")
     (e,) = run["events"]

@@ -92,7 +92,8 @@ ERRORS = record("errors", "exception", "message")
 #: Tables whose records are read one at a time (``serializer.ImageFile.records``).
 INDEXED_TABLES = ("code", "ir")
 
-# The explicit validity states written at build time (DESIGN.md, validation step 2).
+# The explicit validity states written at build time: a loader never infers validity from missing edges or
+# world numbers (the bug that made Julia re-infer valid precompiled code).
 STATE_NO_OUTSIDE_EDGES = "valid-no-outside-edges"
 STATE_NEEDS_REVALIDATION = "needs-revalidation"
 

@@ -199,7 +199,7 @@ class Runtime:
         """An event; ``argtypes`` are types or their texts."""
         if argtypes and type(argtypes[0]) is not str:  # (all types, or all texts)
             argtypes = tuple(map(str, argtypes))
-        text = cause.text if cause is not None else ""  # (events carry the cause's text: SPEC.md §2)
+        text = cause.text if cause is not None else ""  # (events carry the cause's text, e.g. edge-changed:pkg.mod:g)
         self._events += (kind, method, argtypes, owner, text, spurious)
         if self.env.log:  # AOT_LOG=1: every event, one line on stderr (spurious ones say so)
             print(str(_new_tuple(Event, self._events[-_EVENT_FIELDS:])), file=sys.stderr)

@@ -1,4 +1,4 @@
-"""The object ``aot inspect --json`` prints (SPEC.md §5): every entry of the selected images.
+"""The object ``aot inspect --json`` prints (its schema: docs/CI.md): every entry of the selected images.
 
 inspect_json(select("fixtures/numkit"))
   → {"format_version": 2, "compiler_version": "0.10.0", "python": "cpython-311-linux",
@@ -57,7 +57,7 @@ def entry_json(image: AuditedImage, entry: CodeEntry, native: int | None, verdic
 
 
 def inspect_json(sel: Selection, report: VerifyReport | None = None) -> dict[str, Any]:
-    """The object ``aot inspect --json`` prints (SPEC.md §5)."""
+    """The object ``aot inspect --json`` prints (its schema: docs/CI.md, "The JSON")."""
     images = []
     for image in sel.images:
         sizes = image.native_sizes()

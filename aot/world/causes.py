@@ -6,7 +6,7 @@
     cause.kind is CauseKind.EDGE_CHANGED, cause.detail == "numkit.core:mean"
 
 A cause is a value with a kind and a detail; its text (``str(cause)``) is what ``aot.Event.cause``, ``aot
-inspect --json``'s ``reason`` and the reports carry (SPEC.md §2). Code that needs the kind or the detail reads
+inspect --json``'s ``reason`` and the reports carry (docs/CI.md). Code that needs the kind or the detail reads
 the fields, never the text.
 """
 

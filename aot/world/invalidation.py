@@ -8,13 +8,13 @@ closes.
         → [(("numkit.core:mean", …), Cause(REDEFINED)),
            (("numkit.stats:zscore", ("f64[:]",)), Cause(EDGE_CHANGED, "numkit.core:mean"))]
 
-DESIGN.md, "World age": redefining a method closes every code instance that depends on it, transitively
-through backedges, and nothing else. Instances are named by their stored key (method key, argument types'
-texts). Two sources feed the backedges: instances compiled in this process (``add``, with every callee their
-code inlines) and specializations loaded from an image, whose callees are worked out only when a redefinition
-asks (``add_loaded``: a first call stays cheap). Each owner's compiler (the CPU JIT, the ``ptx`` compiler)
-``subscribe``s: on a redefinition it forgets what it inferred from the old definition and names the
-instances it dropped.
+World age (a counter that grows by one whenever a method is defined or redefined): redefining a method
+closes every code instance that depends on it, transitively through backedges, and nothing else. Instances
+are named by their stored key (method key, argument types' texts). Two sources feed the backedges: instances
+compiled in this process (``add``, with every callee their code inlines) and specializations loaded from an
+image, whose callees are worked out only when a redefinition asks (``add_loaded``: a first call stays cheap).
+Each owner's compiler (the CPU JIT, the ``ptx`` compiler) ``subscribe``s: on a redefinition it forgets what
+it inferred from the old definition and names the instances it dropped.
 """
 
 from __future__ import annotations

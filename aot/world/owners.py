@@ -4,8 +4,9 @@
     Owner.parse("ptx:sm_80+ad")                → Owner(target="ptx", arch="sm_80", plugins=("ad",))
     str(Owner("cpu", "", ("ad",)))             → "cpu+ad"
 
-An owner's text is ``target[:arch](+plugin)*`` (SPEC.md §2d). Events, image headers and entries carry the text;
-code that asks which target an owner is for compares with the constants here (or asks the target's hooks).
+An owner's text is ``target[:arch](+plugin)*`` (``cpu``, ``ptx:sm_80``, ``cpu+ad``). Events, image headers and
+entries carry the text; code that asks which target an owner is for compares with the constants here (or asks
+the target's hooks).
 """
 
 from __future__ import annotations

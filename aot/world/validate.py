@@ -1,4 +1,4 @@
-"""Validation of image entries against the current definitions (DESIGN.md, "Validation on load").
+"""Validation of image entries against the current definitions (docs/ARCHITECTURE.md, "Follow a first call").
 
     v = Validator(contents, CurrentWorld(table))
     v.check(("numkit.stats:zscore", ("f64", "f64", "f64")))
