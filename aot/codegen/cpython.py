@@ -25,7 +25,7 @@ from llvmlite import ir
 
 from .. import abi
 from ..types import NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
-from . import recursion
+from . import interrupt, recursion
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
@@ -259,11 +259,14 @@ def emit_try_wrapper(
     writes: frozenset[int],
     nogil: bool = False,
     copy_recursion_limit: bool = False,
+    install_signal_handler: bool = False,
 ) -> ir.Function:
     """The ``try_`` wrapper of ``impl``; with ``nogil`` the GIL is released around the call of ``impl`` (the
     arguments are unboxed and the result boxed while holding it; an exception raised without it is set
     through ``aot.codegen.gil``); with ``copy_recursion_limit`` (its module has recursive functions), the
-    interpreter's recursion limit is copied for them first (``aot.codegen.recursion``)."""
+    interpreter's recursion limit is copied for them first (``aot.codegen.recursion``); with
+    ``install_signal_handler`` (its loops look for signals), the first call installs the handler that raises
+    their flag (``aot.codegen.interrupt``)."""
     fn = ir.Function(ctx.module, _TRY_TYPE, name)
     args, nargs, result_slot = fn.args
     entry = fn.append_basic_block("entry")
@@ -284,6 +287,8 @@ def emit_try_wrapper(
     out = b.alloca(impl.args[0].type.pointee)
     if copy_recursion_limit:
         recursion.copy_limit(ctx, b)
+    if install_signal_handler:
+        interrupt.install_once(ctx, b)
     if nogil:
         released = b.call(_Api(ctx).fn("PyEval_SaveThread", lt.PTR), [])
     status = b.call(impl, [out] + values)

@@ -23,6 +23,7 @@ from typing import Any
 from llvmlite import ir
 
 from ..analysis.definite import maybe_unassigned
+from ..analysis.interrupts import poll_edges
 from ..analysis.ranges import Fact, LoopVersion, loop_versions
 from ..infer import elementwise as elementwise_rules
 from ..infer.rules import fold_int_binop
@@ -56,7 +57,19 @@ from ..ir import (
 )
 from ..ir.ops import ALLOCATING, Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
-from . import arrays, elementwise, gpu_intrinsics, lists, nanreduce, nparrays, npfuncs, parallel, recursion, views
+from . import (
+    arrays,
+    elementwise,
+    gpu_intrinsics,
+    interrupt,
+    lists,
+    nanreduce,
+    nparrays,
+    npfuncs,
+    parallel,
+    recursion,
+    views,
+)
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .elementwise import Element
@@ -100,6 +113,10 @@ class FunctionCodegen(Emitter):
         self.callee = callee
         self.options = options
         self.recursion = recursion  # a function on a cycle of calls: its depth and guard (codegen/recursion.py)
+        # Back edges that look for a signal (Ctrl-C: codegen/interrupt.py), where errors are Python's.
+        self.poll_edges = poll_edges(fn) if ctx.target.raises_python_exceptions else frozenset()
+        self.in_chunk = False  # (the outlined body of a prange loop: codegen/parallel.py sets it)
+        self.label = ""  # the IR block being lowered
         self.slots: dict[str, ir.AllocaInstr] = {}
         self.flags: dict[str, ir.AllocaInstr] = {}
         self.blocks: dict[str, ir.Block] = {}
@@ -179,6 +196,7 @@ class FunctionCodegen(Emitter):
     ) -> None:
         self.b.position_at_end(llblock)
         self.targets = targets
+        self.label = block.label
         for i, op in enumerate(block.ops):
             self.fact = facts.get((block.label, i))
             self.op(op)
@@ -779,10 +797,22 @@ class FunctionCodegen(Emitter):
 
     # ------------------------------------------------------------------ terminators
     def op_Jump(self, op: Jump) -> None:
+        if (self.label, op.target) in self.poll_edges:
+            interrupt.poll(self, self.in_chunk)
         self.b.branch(self.targets[op.target])
 
     def op_Branch(self, op: Branch) -> None:
-        self.b.cbranch(self.load(op.cond), self.targets[op.if_true], self.targets[op.if_false])
+        cond = self.load(op.cond)
+        arms = [self.targets[op.if_true], self.targets[op.if_false]]
+        for k, target in enumerate((op.if_true, op.if_false)):
+            if (self.label, target) in self.poll_edges:  # (only on that edge: the other may be an inner loop's)
+                here = self.b.block
+                self.b.position_at_end(self.llfn.append_basic_block(f"{self.label}.poll"))
+                arms[k] = self.b.block
+                interrupt.poll(self, self.in_chunk)
+                self.b.branch(self.targets[target])
+                self.b.position_at_end(here)
+        self.b.cbranch(cond, arms[0], arms[1])
 
     def op_Return(self, op: Return) -> None:
         ret = self.fn.return_type

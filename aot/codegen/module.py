@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from ..analysis.interrupts import poll_edges
 from ..infer import InferredInstance
 from ..infer.elementwise import KIND_OF_INPLACE, selects
 from ..infer.views import aliases, holds_array
@@ -145,6 +146,7 @@ def build_module(
     by_key = {i.key: i for i in reachable(roots, lookup)}
     loops = recursion.cycles({k: i.callees for k, i in by_key.items()}) if target.raises_python_exceptions else []
     recursive: dict[InstanceKey, recursion.Recursion] = {}
+    polls = target.raises_python_exceptions and any(poll_edges(i.function) for i in by_key.values())
     for loop in loops if code else ():
         guarded = {key: recursion.declare_guarded(module, functions[key]) for key in loop}
         jump = recursion.jumps(by_key[key].function for key in loop)
@@ -170,6 +172,7 @@ def build_module(
                 writes,
                 nogil,
                 copy_recursion_limit=bool(loops),
+                install_signal_handler=polls,
             )
             emit_fastcall_wrapper(ctx, export.symbol, try_fn, format_signature(root.return_type, root.argtypes))
             emit_vectorcall_entry(ctx, export.vectorcall_symbol, try_fn)

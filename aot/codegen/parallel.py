@@ -44,7 +44,7 @@ from ..analysis.definite import maybe_unassigned
 from ..analysis.parallel import ParallelLoop, parallel_loops
 from ..ir import Const, Copy, Intrinsic, IntrinsicCall, Var
 from ..types import ScalarType
-from . import arrays, gil
+from . import arrays, gil, interrupt
 from . import types as lt
 from .intrinsics import lower_intrinsic
 from .types import value_type
@@ -137,6 +137,7 @@ class ParallelLowering:
         llfn.linkage = "internal"
         em = type(parent)(parent.ctx, fn, llfn, parent.callee, parent.options)
         em.parallel = None  # (a prange nested in this loop runs serially in each chunk)
+        em.in_chunk = True  # (its polls also stop when another chunk raised: codegen/interrupt.py)
         em.owned -= set(loop.borrowed)  # (views of shared arrays: the function holds those through the loop)
         em.plain_counts = set(loop.own)  # (arrays of the iteration: no other thread counts them)
         em.versions = tuple(v for v in self.all_versions if set(v.blocks) <= loop.blocks and v.preheader in loop.blocks)
@@ -652,6 +653,12 @@ def driver_function(ctx: Any) -> ir.Function:
                             b.call(decref, [e])
 
         each(0, hand_over)
+        interrupt.clear_abort(ctx, b)  # (chunks stopped by a signal another chunk raised for: this loop's)
+        occurred = ctx.declare("PyErr_Occurred", ir.FunctionType(lt.PTR, []))
+        with b.if_then(b.icmp_unsigned("==", b.call(occurred, []), ir.Constant(lt.PTR, None)), likely=False):
+            # (stopped by another loop's chunk that raised for a signal: a loop of another thread, at once)
+            slot = ctx.global_pointer("PyExc_KeyboardInterrupt")
+            b.call(ctx.raise_function(), [slot.bitcast(lt.PTR), ctx.cstring("a signal stopped a parallel loop")])
         b.call(gil.release_function(ctx), [token])
         b.ret(ir.Constant(lt.STATUS, 1))
     b.ret(ir.Constant(lt.STATUS, 0))

@@ -129,7 +129,7 @@ def copy_limit(ctx: ModuleContext, b: ir.IRBuilder) -> None:
     b.store_atomic(b.sext(b.call(get, []), lt.I64), limit_global(ctx), "monotonic", 8)
 
 
-def _stack_pointer(b: ir.IRBuilder) -> ir.Value:
+def stack_pointer(b: ir.IRBuilder) -> ir.Value:
     """An address in the current frame (a byte of it), as an integer."""
     with b.goto_entry_block():
         here = b.alloca(lt.I8, name="frame")
@@ -150,7 +150,7 @@ def emit_entry(ctx: ModuleContext, public: ir.Function, guarded: ir.Function, ju
     b = ir.IRBuilder(public.append_basic_block("entry"))
     guard = b.alloca(GUARD, name="guard")
     b.store(b.load_atomic(limit_global(ctx), "monotonic", 8), _field(b, guard, 0))
-    sp = _stack_pointer(b)
+    sp = stack_pointer(b)
     b.store(b.sub(sp, ir.Constant(lt.I64, _START)), _field(b, guard, 1))
     b.store(sp, _field(b, guard, 2))
     if jump:
@@ -167,7 +167,7 @@ def emit_check(em, rec: Recursion) -> None:
     """At the start of a guarded body (``em``: its emitter): ``RecursionError`` past the limit or the stack."""
     b = em.b
     _fail(em, rec, b.icmp_signed(">", rec.depth, b.load(_field(b, rec.guard, 0))), "maximum recursion depth exceeded")
-    sp = _stack_pointer(b)
+    sp = stack_pointer(b)
     with b.if_then(b.icmp_unsigned("<", sp, b.load(_field(b, rec.guard, 1))), likely=False):
         overflow = b.call(_stack_floor_function(em.ctx), [rec.guard, sp])
         _fail(em, rec, overflow, "maximum recursion depth exceeded (the thread's stack is used up)")
@@ -201,6 +201,23 @@ def jumps(functions: Iterable) -> bool:
     return not any(owns_references(t) for fn in functions for t in fn.types.values())
 
 
+def main_stack(ctx: ModuleContext, b: ir.IRBuilder, sp: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """(whether ``sp`` is on the main thread's stack, that stack's top, its size): the top is glibc's
+    ``__libc_stack_end``, the size ``getrlimit(RLIMIT_STACK)`` (8 MiB when unlimited). A system call: for
+    cold paths only."""
+    i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
+    with b.goto_entry_block():
+        limits = b.alloca(ir.ArrayType(lt.I64, 2), name="rlimit")
+    getrlimit = ctx.declare("getrlimit", ir.FunctionType(lt.I32, [lt.I32, lt.PTR]))
+    rc = b.call(getrlimit, [ir.Constant(lt.I32, _RLIMIT_STACK), b.bitcast(limits, lt.PTR)])
+    size = b.load(b.gep(limits, [i64(0), i64(0)]))
+    known = b.and_(b.icmp_signed("==", rc, ir.Constant(lt.I32, 0)), b.icmp_unsigned("<=", size, i64(_BIGGEST)))
+    size = b.select(known, size, i64(_UNLIMITED))  # (RLIM_INFINITY, or too large to trust)
+    top = b.ptrtoint(b.load(ctx.global_pointer("__libc_stack_end")), lt.I64)
+    on_main = b.and_(b.icmp_unsigned("<=", sp, top), b.icmp_unsigned(">", sp, b.sub(top, size)))
+    return on_main, top, size
+
+
 def _stack_floor_function(ctx: ModuleContext) -> ir.Function:
     """``i1 aot_stack_floor(ptr guard, i64 sp)``: the guard's floor made the thread's own the first time a
     recursion passes the start (the lowest address of the thread's stack plus the margin); whether ``sp`` is
@@ -219,14 +236,7 @@ def _stack_floor_function(ctx: ModuleContext) -> ir.Function:
     guard, sp = fn.args
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
     zero32 = ir.Constant(lt.I32, 0)
-    limits = b.alloca(ir.ArrayType(lt.I64, 2), name="rlimit")
-    getrlimit = ctx.declare("getrlimit", ir.FunctionType(lt.I32, [lt.I32, lt.PTR]))
-    rc = b.call(getrlimit, [ir.Constant(lt.I32, _RLIMIT_STACK), b.bitcast(limits, lt.PTR)])
-    size = b.load(b.gep(limits, [i64(0), i64(0)]))
-    known = b.and_(b.icmp_signed("==", rc, zero32), b.icmp_unsigned("<=", size, i64(_BIGGEST)))
-    size = b.select(known, size, i64(_UNLIMITED))  # (RLIM_INFINITY, or too large to trust)
-    top = b.ptrtoint(b.load(ctx.global_pointer("__libc_stack_end")), lt.I64)
-    on_main = b.and_(b.icmp_unsigned("<=", sp, top), b.icmp_unsigned(">", sp, b.sub(top, size)))
+    on_main, top, size = main_stack(ctx, b, sp)
     low = b.alloca(lt.I64, name="low")
     with b.if_else(on_main) as (main, other):
         with main:

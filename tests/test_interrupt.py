@@ -1,0 +1,123 @@
+"""Ctrl-C reaches compiled loops (``aot.codegen.interrupt``): a signal Python handles stops a long compiled loop
+within a fraction of a second, in a serial loop, a ``nogil`` function and a ``prange`` loop; the function
+unwinds as from any error and is callable again with right results; the handler Python or the user installed
+still runs (a handler that does not raise lets the loop finish).
+
+Each case runs in a child interpreter that another process signals (``kill``), as a terminal does: a thread of
+the child could not, since the compiled loop holds the GIL.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from buildsupport import base_env
+
+_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, subprocess, sys, time
+    import aot
+
+    @aot.jit
+    def spin(n: int) -> int:
+        s = 0
+        i = 0
+        while i < n:
+            s += i % 7
+            i += 1
+        return s
+
+    @aot.jit
+    def nested(n: int, m: int) -> float:
+        s = 0.0
+        for i in range(n):
+            for j in range(m):
+                s += (i * j) % 3
+        return s
+
+    @aot.jit(nogil=True)
+    def spin_nogil(n: int) -> int:
+        s = 0
+        i = 0
+        while i < n:
+            s += i % 7
+            i += 1
+        return s
+
+    @aot.jit(parallel=True)
+    def rows(n: int, m: int) -> float:
+        s = 0.0
+        for i in aot.prange(n):
+            for j in range(m):
+                s += (i * j) % 3
+        return s
+
+    mode, sig, handler = sys.argv[1], getattr(signal, sys.argv[2]), sys.argv[3]
+    f, big, small = {
+        "serial": (spin, (10**13,), (1000,)),
+        "nested": (nested, (10**8, 10**6), (30, 20)),
+        "nogil": (spin_nogil, (10**13,), (1000,)),
+        "prange": (rows, (10**8, 10**6), (30, 20)),
+    }[mode]
+    seen = []
+    if handler == "raising":  # (a user's handler, installed before the first call)
+        class Stop(Exception):
+            pass
+        def on_signal(signum, frame):
+            seen.append(signum)
+            raise Stop
+        signal.signal(sig, on_signal)
+        stops = (Stop,)
+    elif handler == "quiet":  # (one that does not raise: the loop goes on)
+        signal.signal(sig, lambda signum, frame: seen.append(signum))
+        stops = ()
+        big = {"serial": (3 * 10**8,), "nogil": (3 * 10**8,)}.get(mode, (8000, 10**5))  # (about a second)
+    else:
+        stops = (KeyboardInterrupt,)
+    assert f(*small) == f.py_func(*small)  # (compiled, the handler installed)
+    start = time.perf_counter()
+    subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -{int(sig)} {os.getpid()}"])
+    try:
+        result = f(*big)
+        outcome = "returned"
+    except stops as e:
+        outcome = type(e).__name__
+    late = time.perf_counter() - start - 0.3
+    again = f(*small) == f.py_func(*small)
+    print(outcome, round(late, 3), seen == [sig] if handler != "python" else True, again)
+    """
+)
+
+
+def _run(tmp_path, mode: str, sig: str = "SIGINT", handler: str = "python") -> list[str]:
+    script = tmp_path / "interrupted.py"
+    script.write_text(_SCRIPT)
+    env = base_env({"AOT_NUM_THREADS": "2"})
+    done = subprocess.run(
+        [sys.executable, str(script), mode, sig, handler], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize("mode", ["serial", "nested", "nogil", "prange"])
+def test_ctrl_c_stops_a_compiled_loop_within_half_a_second(tmp_path, mode):
+    outcome, late, _, again = _run(tmp_path, mode)
+    assert outcome == "KeyboardInterrupt" and float(late) < 0.5, (outcome, late)
+    assert again == "True"
+
+
+@pytest.mark.parametrize("mode", ["serial", "prange"])
+def test_the_users_handler_runs_for_any_signal_python_handles(tmp_path, mode):
+    outcome, late, seen, again = _run(tmp_path, mode, "SIGTERM", "raising")
+    assert outcome == "Stop" and float(late) < 0.5 and seen == "True" and again == "True", (outcome, late)
+
+
+@pytest.mark.parametrize("mode", ["serial", "nested"])
+def test_a_handler_that_does_not_raise_lets_the_loop_finish(tmp_path, mode):
+    outcome, _, seen, again = _run(tmp_path, mode, "SIGINT", "quiet")
+    assert (outcome, seen, again) == ("returned", "True", "True")
