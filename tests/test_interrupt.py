@@ -121,3 +121,85 @@ def test_the_users_handler_runs_for_any_signal_python_handles(tmp_path, mode):
 def test_a_handler_that_does_not_raise_lets_the_loop_finish(tmp_path, mode):
     outcome, _, seen, again = _run(tmp_path, mode, "SIGINT", "quiet")
     assert (outcome, seen, again) == ("returned", "True", "True")
+
+
+def test_a_prebuilt_loop_is_interrupted_in_every_cpu_variant(tmp_path):
+    from buildsupport import aot_build, pyproject, run_python, write_project
+
+    variants = {"x86_64": ["generic", "x86-64-v2"], "aarch64": ["generic", "armv8.2-a"]}.get(
+        __import__("platform").machine(), ["generic"]
+    )
+    project = write_project(
+        tmp_path / "ik",
+        {
+            "pyproject.toml": pyproject("ik") + f"\n[tool.aot.cpu]\nvariants = {variants!r}\n",
+            "ik/__init__.py": """
+                import aot
+
+                @aot.jit(signatures=["i64(i64)"])
+                def spin(n):
+                    s = 0
+                    i = 0
+                    while i < n:
+                        s += i % 7
+                        i += 1
+                    return s
+            """,
+        },
+    )
+    assert aot_build(project).rc == 0
+    run = run_python(
+        project,
+        """
+        import os, subprocess, time, ik
+        assert ik.spin(100) == ik.spin.py_func(100)
+        start = time.perf_counter()
+        subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -2 {os.getpid()}"])
+        try:
+            ik.spin(10**13)
+            outcome = "returned"
+        except KeyboardInterrupt:
+            outcome = "KeyboardInterrupt"
+        report(outcome=outcome, late=time.perf_counter() - start - 0.3, again=ik.spin(100))
+        """,
+        env={"AOT_STRICT": "1"},
+    )
+    assert run["outcome"] == "KeyboardInterrupt" and run["late"] < 0.5 and run["again"] == ik_spin(100)
+    assert run["stats"]["inferred"] == 0
+
+
+def ik_spin(n: int) -> int:
+    return sum(i % 7 for i in range(n))
+
+
+_THREAD = textwrap.dedent(
+    """
+    import os, signal, subprocess, threading
+    import aot
+
+    @aot.jit
+    def spin(n: int) -> int:
+        s = 0
+        i = 0
+        while i < n:
+            s += i % 7
+            i += 1
+        return s
+
+    signal.signal(signal.SIGINT, lambda signum, frame: None)  # (the main thread goes on)
+    spin(10)
+    out = []
+    worker = threading.Thread(target=lambda: out.append(spin(7 * 4 * 10**7)))
+    worker.start()
+    subprocess.Popen(["sh", "-c", f"sleep 0.2; kill -2 {os.getpid()}"]).wait()
+    worker.join()
+    print(out == [21 * 4 * 10**7])  # (0 + 1 + … + 6 for each 7 numbers)
+    """
+)
+
+
+def test_a_loop_on_another_thread_runs_to_its_end_through_a_signal(tmp_path):
+    script = tmp_path / "thread.py"
+    script.write_text(_THREAD)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=base_env())
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stdout + done.stderr[-3000:]

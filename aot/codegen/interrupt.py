@@ -1,7 +1,8 @@
 """Ctrl-C in compiled loops: a signal handler that raises a flag, and polls of it at loops' back edges.
 
-    signal ─▶ aot_on_signal: aot_interrupt = 1, then the handler it replaced (Python's): Python's own flag
-    loop back edge (``aot.analysis.interrupts``):  if (aot_interrupt) { if (aot_interrupted(in_chunk)) → error }
+    signal ─▶ aot_on_signal: aot_interrupt += 1, then the handler it replaced (Python's): Python's own flag
+    loop back edge (``aot.analysis.interrupts``):  if (aot_interrupt != seen) { seen = aot_interrupt;
+                                                       if (aot_interrupted(in_chunk)) → error }
     aot_interrupted, on the main thread: aot_interrupt = 0; PyErr_CheckSignals() (GIL held for the moment)
 
 Python runs a signal's handler only between bytecodes of its main thread, so a long compiled loop held Ctrl-C
@@ -61,13 +62,21 @@ def _shared_function(ctx: ModuleContext, name: str, fnty: ir.FunctionType) -> tu
 
 
 def poll(em, in_chunk: bool) -> None:
-    """At a back edge (``em``: the function's emitter): look at the flag; when raised, ask
-    ``aot_interrupted`` and unwind if it says the function must stop."""
+    """At a back edge (``em``: the function's emitter): look at the flag; when it moved since this call of the
+    function last looked, ask ``aot_interrupted`` and unwind if it says the function must stop. (The flag
+    counts signals; a thread other than the main one leaves it to the main thread, and looks again only at the
+    next signal.)"""
     b, ctx = em.b, em.ctx
-    raised = b.load_atomic(_shared(ctx, FLAG, lt.I32), "monotonic", 4)
+    with b.goto_entry_block():
+        seen = b.alloca(lt.I32, name="signals.seen")
+        b.store(ir.Constant(lt.I32, 0), seen)
+    count = b.load_atomic(_shared(ctx, FLAG, lt.I32), "monotonic", 4)
+    moved = b.icmp_unsigned("!=", count, b.load(seen))
     if in_chunk:
-        raised = b.or_(raised, b.load_atomic(_shared(ctx, ABORT, lt.I32), "monotonic", 4))
-    with b.if_then(b.icmp_unsigned("!=", raised, ir.Constant(lt.I32, 0)), likely=False):
+        aborted = b.load_atomic(_shared(ctx, ABORT, lt.I32), "monotonic", 4)
+        moved = b.or_(moved, b.icmp_unsigned("!=", aborted, ir.Constant(lt.I32, 0)))
+    with b.if_then(moved, likely=False):
+        b.store(count, seen)
         stop = b.call(_interrupted_function(ctx), [ir.Constant(lt.I1, in_chunk)])
         with b.if_then(stop, likely=False):
             em.error_return()
@@ -107,13 +116,14 @@ def clear_abort(ctx: ModuleContext, b: ir.IRBuilder) -> None:
 
 
 def _handler_function(ctx: ModuleContext) -> ir.Function:
-    """``void aot_on_signal(i32 sig, ptr info, ptr context)``: raise the flag, then call the handler this one
-    replaced (its three arguments: a one-argument handler ignores the other two) as a tail call."""
+    """``void aot_on_signal(i32 sig, ptr info, ptr context)``: count the signal in the flag, then call the
+    handler this one replaced (its three arguments: a one-argument handler ignores the other two) as a tail
+    call."""
     fn, b = _shared_function(ctx, "aot_on_signal", _HANDLER)
     if b is None:
         return fn
     sig, info, context = fn.args
-    b.store_atomic(ir.Constant(lt.I32, 1), _shared(ctx, FLAG, lt.I32), "monotonic", 4)
+    b.atomic_rmw("add", _shared(ctx, FLAG, lt.I32), ir.Constant(lt.I32, 1), "monotonic")
     previous = _shared(ctx, "aot_signal_previous", ir.ArrayType(lt.PTR, _NSIG))
     before = b.load(b.gep(previous, [ir.Constant(lt.I64, 0), b.zext(sig, lt.I64)]))  # (set for each sig here)
     real = b.icmp_unsigned(">", b.ptrtoint(before, lt.I64), ir.Constant(lt.I64, 1))  # (not SIG_DFL, SIG_IGN)
