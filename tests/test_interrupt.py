@@ -13,8 +13,12 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
+import aot
+from aot.analysis.interrupts import poll_edges
+from aot.ir import parse_function
 from buildsupport import base_env
 
 _SCRIPT = textwrap.dedent(
@@ -26,7 +30,7 @@ _SCRIPT = textwrap.dedent(
     def spin(n: int) -> int:
         s = 0
         i = 0
-        while i < n:
+        while i != n:  # (no trip count: polled at each iteration)
             s += i % 7
             i += 1
         return s
@@ -43,7 +47,7 @@ _SCRIPT = textwrap.dedent(
     def spin_nogil(n: int) -> int:
         s = 0
         i = 0
-        while i < n:
+        while i != n:  # (no trip count: polled at each iteration)
             s += i % 7
             i += 1
         return s
@@ -140,7 +144,7 @@ def test_a_prebuilt_loop_is_interrupted_in_every_cpu_variant(tmp_path):
                 def spin(n):
                     s = 0
                     i = 0
-                    while i < n:
+                    while i != n:  # (no trip count: polled at each iteration)
                         s += i % 7
                         i += 1
                     return s
@@ -181,7 +185,7 @@ _THREAD = textwrap.dedent(
     def spin(n: int) -> int:
         s = 0
         i = 0
-        while i < n:
+        while i != n:  # (no trip count: polled at each iteration)
             s += i % 7
             i += 1
         return s
@@ -203,3 +207,47 @@ def test_a_loop_on_another_thread_runs_to_its_end_through_a_signal(tmp_path):
     script.write_text(_THREAD)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=base_env())
     assert done.returncode == 0 and done.stdout.strip() == "True", done.stdout + done.stderr[-3000:]
+
+
+# ------------------------------------------------------------------------------------------ where loops look
+
+
+@aot.jit
+def counted_loops(a: aot.i64[:], n: int) -> int:
+    s = 0
+    for i in range(n):  # (innermost and counted: not polled)
+        s += a[i % len(a)]
+    i = 0
+    while i < n:  # (counted too: i only grows by a constant, n is not changed)
+        s += a[i % len(a)]
+        i += 2
+    return s
+
+
+@aot.jit
+def uncounted_loops(a: aot.i64[:], n: int) -> int:
+    s = 0
+    i = 0
+    while i != n:  # (may never end: polled)
+        s += a[i % len(a)]
+        i += 1
+    j = 0
+    while j < n:  # (n changes in the loop: polled)
+        j += 1
+        n -= 1
+    while True:  # (polled)
+        s += 1
+        if s > 100:
+            break
+    for _ in range(3):  # (an outer loop: polled; its inner counted loop is not)
+        for m in range(n):
+            s += m
+    return s
+
+
+@pytest.mark.parametrize(("method", "polls"), [("counted_loops", 0), ("uncounted_loops", 4)])
+def test_which_loops_look_for_signals(method, polls):
+    f = globals()[method]
+    a = np.arange(5)
+    assert f(a, 20) == f.py_func(a, 20)
+    assert len(poll_edges(parse_function(f.inspect_ir("i64[:]", "i64")))) == polls
