@@ -22,9 +22,18 @@ _process = ctypes.PyDLL(None)
 DATA_PREFIX = "aotjit."
 
 
-def _resolve(name: str, is_data: bool) -> int:
+_ZERO = ctypes.c_void_p(0)  # what a weak data symbol the process lacks reads as (``__libc_stack_end`` off glibc)
+
+
+def _resolve(name: str, is_data: bool, weak: bool = False) -> int:
     if llvm.address_of_symbol(name):
         return llvm.address_of_symbol(name)
+    if weak and is_data:
+        try:
+            return _resolve(name, is_data)
+        except RuntimeError:
+            llvm.add_symbol(name, ctypes.addressof(_ZERO))
+            return ctypes.addressof(_ZERO)
     try:
         if is_data:
             address = ctypes.addressof(ctypes.c_char.in_dll(_process, name.removeprefix(DATA_PREFIX)))
@@ -57,7 +66,7 @@ class JitEngine:
             for gv in module.global_values:
                 if isinstance(gv, ir.GlobalVariable):
                     if gv.initializer is None:
-                        _resolve(gv.name, is_data=True)
+                        _resolve(gv.name, is_data=True, weak=gv.linkage == "extern_weak")
                 elif gv.is_declaration and not gv.name.startswith("llvm."):
                     _resolve(gv.name, is_data=False)
             if optimized:

@@ -213,7 +213,14 @@ def main_stack(ctx: ModuleContext, b: ir.IRBuilder, sp: ir.Value) -> tuple[ir.Va
     size = b.load(b.gep(limits, [i64(0), i64(0)]))
     known = b.and_(b.icmp_signed("==", rc, ir.Constant(lt.I32, 0)), b.icmp_unsigned("<=", size, i64(_BIGGEST)))
     size = b.select(known, size, i64(_UNLIMITED))  # (RLIM_INFINITY, or too large to trust)
-    top = b.ptrtoint(b.load(ctx.global_pointer("__libc_stack_end")), lt.I64)
+    end = ctx.global_pointer("__libc_stack_end")
+    end.linkage = "extern_weak"  # (glibc's: elsewhere NULL, and no thread is taken for the main one)
+    with b.goto_entry_block():
+        top_slot = b.alloca(lt.I64, name="top")
+    b.store(i64(0), top_slot)
+    with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(end, lt.I64), i64(0))):
+        b.store(b.ptrtoint(b.load(end), lt.I64), top_slot)
+    top = b.load(top_slot)
     on_main = b.and_(b.icmp_unsigned("<=", sp, top), b.icmp_unsigned(">", sp, b.sub(top, size)))
     return on_main, top, size
 
