@@ -70,9 +70,8 @@ def _loop(header: str, source: str, preds: dict[str, list[str]]) -> set[str]:
     return body
 
 
-def _counted(fn: Function, header: str, counts: set[str]) -> bool:
-    """Whether ``header`` heads a counted loop: ``$k < count; branch`` with ``count`` a ``range.len``."""
-    ops = fn.block_map()[header].ops
+def _counted(ops: list, counts: set[str]) -> bool:
+    """Whether a header of ``ops`` heads a counted loop: ``$k < count; branch`` with ``count`` a ``range.len``."""
     if len(ops) != 2 or not isinstance(ops[0], Compare) or not isinstance(ops[1], Branch):
         return False
     test = ops[0]
@@ -82,11 +81,11 @@ def _counted(fn: Function, header: str, counts: set[str]) -> bool:
 _UP = {CmpKind.LT: 1, CmpKind.LE: 1, CmpKind.GT: -1, CmpKind.GE: -1}
 
 
-def _stepped(fn: Function, header: str, body: set[str], defs: dict[str, list]) -> bool:
+def _stepped(fn: Function, blocks: dict, header: str, body: set[str], defs: dict[str, list]) -> bool:
     """Whether ``header`` heads ``while i < n`` (or ``<=``, ``>``, ``>=``) that stays in the loop while the test
     holds, with ``i`` changed in the loop only to itself plus a constant of the test's direction (directly or
     through a copy) and ``n`` not changed in it: LLVM counts its trips as it counts a ``range``'s."""
-    ops = fn.block_map()[header].ops
+    ops = blocks[header].ops
     branch = ops[-1] if ops else None
     if not isinstance(branch, Branch) or branch.if_true not in body or branch.if_false in body:
         return False
@@ -98,7 +97,7 @@ def _stepped(fn: Function, header: str, body: set[str], defs: dict[str, list]) -
     if test is None or test.op not in _UP or fn.types.get(test.lhs.name) != I64:
         return False
     i, n, direction = test.lhs.name, test.rhs.name, _UP[test.op]
-    in_loop = {id(op) for label in body for op in fn.block_map()[label].ops}
+    in_loop = {id(op) for label in body for op in blocks[label].ops}
     if n in fn.types and any(id(op) in in_loop for op in defs.get(n, ())):
         return False
 
@@ -129,13 +128,14 @@ def poll_edges(fn: Function) -> frozenset[tuple[str, str]]:
     for _, op in fn.ops():
         if op.dest_var is not None:
             defs.setdefault(op.dest_var.name, []).append(op)
+    blocks = fn.block_map()
     loops: dict[str, set[str]] = {}
     for source, header in edges:
         loops.setdefault(header, set()).update(_loop(header, source, preds))
     polled = set()
     for source, header in edges:
         inner = any(other != header and other in loops[header] for other in loops)
-        counted = _counted(fn, header, counts) or _stepped(fn, header, loops[header], defs)
+        counted = _counted(blocks[header].ops, counts) or _stepped(fn, blocks, header, loops[header], defs)
         if inner or not counted:
             polled.add((source, header))
     return frozenset(polled)
