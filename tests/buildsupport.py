@@ -56,6 +56,26 @@ def write_project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def build_two_variants(root: Path, package: str, source: str) -> Path:
+    """A one-module package ``package`` (``source``, dedented) built with two CPU variants of this machine's
+    architecture (one where no second is offered), so that its code and its wrappers are separate objects."""
+    import platform
+
+    variants = {"x86_64": ["generic", "x86-64-v2"], "aarch64": ["generic", "armv8.2-a"]}.get(
+        platform.machine(), ["generic"]
+    )
+    project = write_project(
+        root / package,
+        {
+            "pyproject.toml": pyproject(package) + f"\n[tool.aot.cpu]\nvariants = {variants!r}\n",
+            f"{package}/__init__.py": source,
+        },
+    )
+    done = aot_build(project)
+    assert done.rc == 0, done.stderr
+    return project
+
+
 def copy_project(src: Path, dst: Path, *, images: bool = False) -> Path:
     """A copy of a project; its images come along only with ``images=True`` (never __pycache__)."""
     ignore = ["__pycache__", ".pytest_cache"] + ([] if images else ["__aot__"])

@@ -19,21 +19,24 @@ import pytest
 import aot
 from aot.analysis.interrupts import poll_edges
 from aot.ir import parse_function
-from buildsupport import base_env
+from buildsupport import base_env, build_two_variants, run_python
+
+_SPIN = """@aot.jit
+def spin(n: int) -> int:
+    s = 0
+    i = 0
+    while i != n:  # (no trip count: polled at each iteration)
+        s += i % 7
+        i += 1
+    return s
+"""
 
 _SCRIPT = textwrap.dedent(
     """
     import os, signal, subprocess, sys, time
     import aot
 
-    @aot.jit
-    def spin(n: int) -> int:
-        s = 0
-        i = 0
-        while i != n:  # (no trip count: polled at each iteration)
-            s += i % 7
-            i += 1
-        return s
+    {SPIN}
 
     @aot.jit
     def nested(n: int, m: int) -> float:
@@ -94,7 +97,7 @@ _SCRIPT = textwrap.dedent(
     again = f(*small) == f.py_func(*small)
     print(outcome, round(late, 3), seen == [sig] if handler != "python" else True, again)
     """
-)
+).replace("{SPIN}", _SPIN)
 
 
 def _run(tmp_path, mode: str, sig: str = "SIGINT", handler: str = "python") -> list[str]:
@@ -128,30 +131,19 @@ def test_a_handler_that_does_not_raise_lets_the_loop_finish(tmp_path, mode):
 
 
 def test_a_prebuilt_loop_is_interrupted_in_every_cpu_variant(tmp_path):
-    from buildsupport import aot_build, pyproject, run_python, write_project
+    source = """
+        import aot
 
-    variants = {"x86_64": ["generic", "x86-64-v2"], "aarch64": ["generic", "armv8.2-a"]}.get(
-        __import__("platform").machine(), ["generic"]
-    )
-    project = write_project(
-        tmp_path / "ik",
-        {
-            "pyproject.toml": pyproject("ik") + f"\n[tool.aot.cpu]\nvariants = {variants!r}\n",
-            "ik/__init__.py": """
-                import aot
-
-                @aot.jit(signatures=["i64(i64)"])
-                def spin(n):
-                    s = 0
-                    i = 0
-                    while i != n:  # (no trip count: polled at each iteration)
-                        s += i % 7
-                        i += 1
-                    return s
-            """,
-        },
-    )
-    assert aot_build(project).rc == 0
+        @aot.jit(signatures=["i64(i64)"])
+        def spin(n):
+            s = 0
+            i = 0
+            while i != n:  # (no trip count: polled at each iteration)
+                s += i % 7
+                i += 1
+            return s
+    """
+    project = build_two_variants(tmp_path, "ik", source)
     run = run_python(
         project,
         """
@@ -181,14 +173,7 @@ _THREAD = textwrap.dedent(
     import os, signal, subprocess, threading
     import aot
 
-    @aot.jit
-    def spin(n: int) -> int:
-        s = 0
-        i = 0
-        while i != n:  # (no trip count: polled at each iteration)
-            s += i % 7
-            i += 1
-        return s
+    {SPIN}
 
     signal.signal(signal.SIGINT, lambda signum, frame: None)  # (the main thread goes on)
     spin(10)
@@ -199,7 +184,7 @@ _THREAD = textwrap.dedent(
     worker.join()
     print(out == [21 * 4 * 10**7])  # (0 + 1 + … + 6 for each 7 numbers)
     """
-)
+).replace("{SPIN}", _SPIN)
 
 
 def test_a_loop_on_another_thread_runs_to_its_end_through_a_signal(tmp_path):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import aot
-from buildsupport import aot_build, base_env, pyproject, run_python, write_project
+from buildsupport import base_env, build_two_variants, run_python
 
 
 @aot.jit
@@ -198,26 +198,16 @@ def test_the_threads_stack_binds_first_when_the_limit_is_high(tmp_path):
 
 
 def test_prebuilt_recursion_is_guarded_in_every_cpu_variant(tmp_path):
-    variants = {"x86_64": ["generic", "x86-64-v2"], "aarch64": ["generic", "armv8.2-a"]}.get(
-        __import__("platform").machine(), ["generic"]
-    )
-    project = write_project(
-        tmp_path / "rk",
-        {
-            "pyproject.toml": pyproject("rk") + f"\n[tool.aot.cpu]\nvariants = {variants!r}\n",
-            "rk/__init__.py": """
-                import aot
+    source = """
+        import aot
 
-                @aot.jit(signatures=["i64(i64)"])
-                def depth(n):
-                    if n <= 0:
-                        return 0
-                    return depth(n - 1) + 1
-            """,
-        },
-    )
-    done = aot_build(project)
-    assert done.rc == 0, done.stderr
+        @aot.jit(signatures=["i64(i64)"])
+        def depth(n):
+            if n <= 0:
+                return 0
+            return depth(n - 1) + 1
+    """
+    project = build_two_variants(tmp_path, "rk", source)
     run = run_python(
         project,
         """
