@@ -74,6 +74,11 @@ class ModuleContext:
             self._strings[text] = gv
         return self._strings[text].bitcast(lt.PTR)
 
+    def set_exception(self, b: ir.IRBuilder, exc: str, message: str) -> None:
+        """Set ``exc(message)`` as Python's current exception (CPU; the GIL taken for the moment if needed)."""
+        slot = self.global_pointer(f"PyExc_{exc}")
+        b.call(self.raise_function(), [slot.bitcast(lt.PTR), self.cstring(message)])
+
     def raise_function(self) -> ir.Function:
         """``void aot_raise(ptr exc_slot, ptr msg)``: sets a Python exception (CPU) — one per module."""
         name = "aot_raise"
@@ -131,8 +136,7 @@ class Emitter:
             )
             self.error_return()
             return
-        slot = self.ctx.global_pointer(f"PyExc_{exc}")
-        self.b.call(self.ctx.raise_function(), [slot.bitcast(lt.PTR), self.ctx.cstring(message)])
+        self.ctx.set_exception(self.b, exc, message)
         self.error_return()
 
     def error_return(self) -> None:

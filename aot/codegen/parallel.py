@@ -657,8 +657,7 @@ def driver_function(ctx: Any) -> ir.Function:
         occurred = ctx.declare("PyErr_Occurred", ir.FunctionType(lt.PTR, []))
         with b.if_then(b.icmp_unsigned("==", b.call(occurred, []), ir.Constant(lt.PTR, None)), likely=False):
             # (stopped by another loop's chunk that raised for a signal: a loop of another thread, at once)
-            slot = ctx.global_pointer("PyExc_KeyboardInterrupt")
-            b.call(ctx.raise_function(), [slot.bitcast(lt.PTR), ctx.cstring("a signal stopped a parallel loop")])
+            ctx.set_exception(b, "KeyboardInterrupt", "a signal stopped a parallel loop")
         b.call(gil.release_function(ctx), [token])
         b.ret(ir.Constant(lt.STATUS, 1))
     b.ret(ir.Constant(lt.STATUS, 0))

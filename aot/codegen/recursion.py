@@ -130,10 +130,8 @@ def copy_limit(ctx: ModuleContext, b: ir.IRBuilder) -> None:
 
 
 def stack_pointer(b: ir.IRBuilder) -> ir.Value:
-    """An address in the current frame (a byte of it), as an integer."""
-    with b.goto_entry_block():
-        here = b.alloca(lt.I8, name="frame")
-    return b.ptrtoint(here, lt.I64)
+    """An address in the current frame (a byte of it: its slot is hoisted into the frame), as an integer."""
+    return b.ptrtoint(b.alloca(lt.I8, name="frame"), lt.I64)
 
 
 def _field(b: ir.IRBuilder, guard: ir.Value, k: int) -> ir.Value:
@@ -179,8 +177,7 @@ def _fail(em, rec: Recursion, failed: ir.Value, message: str) -> None:
         return
     b, ctx = em.b, em.ctx
     with b.if_then(failed, likely=False):
-        slot = ctx.global_pointer("PyExc_RecursionError")
-        b.call(ctx.raise_function(), [slot.bitcast(lt.PTR), ctx.cstring(message)])
+        ctx.set_exception(b, "RecursionError", message)
         longjmp = ctx.declare("_longjmp", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I32]))
         longjmp.attributes.add("noreturn")
         b.call(longjmp, [_jump_buffer(b, rec.guard), ir.Constant(lt.I32, 1)])
@@ -206,8 +203,7 @@ def main_stack(ctx: ModuleContext, b: ir.IRBuilder, sp: ir.Value) -> tuple[ir.Va
     ``__libc_stack_end``, the size ``getrlimit(RLIMIT_STACK)`` (8 MiB when unlimited). A system call: for
     cold paths only."""
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
-    with b.goto_entry_block():
-        limits = b.alloca(ir.ArrayType(lt.I64, 2), name="rlimit")
+    limits = b.alloca(ir.ArrayType(lt.I64, 2), name="rlimit")
     getrlimit = ctx.declare("getrlimit", ir.FunctionType(lt.I32, [lt.I32, lt.PTR]))
     rc = b.call(getrlimit, [ir.Constant(lt.I32, _RLIMIT_STACK), b.bitcast(limits, lt.PTR)])
     size = b.load(b.gep(limits, [i64(0), i64(0)]))
