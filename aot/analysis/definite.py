@@ -11,18 +11,13 @@ exactly those, so compiled code raises ``UnboundLocalError`` where Python does a
 
 from __future__ import annotations
 
-from ..ir import Function, successors, uses
+from ..ir import Function, predecessors, uses
 
 
 def maybe_unassigned(fn: Function) -> frozenset[str]:
     everything = {name for name in fn.types} | set(fn.params)
     blocks = fn.block_map()
-    preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
-    for b in fn.blocks:
-        if b.ops:
-            for s in successors(b.ops[-1]):
-                if s in preds:
-                    preds[s].append(b.label)
+    preds = predecessors(fn.blocks)
     # Forward "definitely assigned on entry" sets; start from "everything" (top) except at the entry.
     entry = fn.blocks[0].label
     into: dict[str, set[str]] = {b.label: set(everything) for b in fn.blocks}

@@ -13,7 +13,18 @@ counted loop without an outer one runs to its end.
 
 from __future__ import annotations
 
-from ..ir import BinOp, Branch, Compare, Copy, Function, Intrinsic, IntrinsicCall, Jump
+from ..ir import (
+    BinOp,
+    Branch,
+    Compare,
+    Copy,
+    Function,
+    Intrinsic,
+    IntrinsicCall,
+    natural_loop,
+    predecessors,
+    successor_map,
+)
 from ..ir.ops import BinOpKind, CmpKind, Truth
 from ..types import I64
 from .ranges import constant_int
@@ -21,20 +32,7 @@ from .ranges import constant_int
 _COUNTS = (Intrinsic.RANGE_LEN, Intrinsic.PRANGE_LEN)
 
 
-def _successors(fn: Function) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for block in fn.blocks:
-        last = block.ops[-1] if block.ops else None
-        if isinstance(last, Jump):
-            out[block.label] = [last.target]
-        elif isinstance(last, Branch):
-            out[block.label] = [last.if_true, last.if_false]
-        else:
-            out[block.label] = []
-    return out
-
-
-def _back_edges(fn: Function, succ: dict[str, list[str]]) -> list[tuple[str, str]]:
+def _back_edges(fn: Function, succ: dict[str, tuple[str, ...]]) -> list[tuple[str, str]]:
     """Edges to a block on the depth-first path from the entry (to a loop's header), in a fixed order."""
     if not fn.blocks:
         return []
@@ -56,18 +54,6 @@ def _back_edges(fn: Function, succ: dict[str, list[str]]) -> list[tuple[str, str
             state[nxt] = 1
             work.append((nxt, list(reversed(succ[nxt]))))
     return found
-
-
-def _loop(header: str, source: str, preds: dict[str, list[str]]) -> set[str]:
-    """The natural loop of the back edge ``source → header``."""
-    body = {header, source}
-    stack = [source] if source != header else []
-    while stack:
-        for p in preds.get(stack.pop(), ()):
-            if p not in body:
-                body.add(p)
-                stack.append(p)
-    return body
 
 
 def _counted(ops: list, counts: set[str]) -> bool:
@@ -115,14 +101,11 @@ def _stepped(fn: Function, blocks: dict, header: str, body: set[str], defs: dict
 
 def poll_edges(fn: Function) -> frozenset[tuple[str, str]]:
     """The back edges of ``fn`` that poll for a signal (see the module docstring)."""
-    succ = _successors(fn)
+    succ = successor_map(fn.blocks)
     edges = _back_edges(fn, succ)
     if not edges:
         return frozenset()
-    preds: dict[str, list[str]] = {label: [] for label in succ}
-    for label, targets in succ.items():
-        for t in targets:
-            preds.setdefault(t, []).append(label)
+    preds = predecessors(fn.blocks)
     counts = {op.dest.name for _, op in fn.ops() if isinstance(op, IntrinsicCall) and op.fn in _COUNTS}
     defs: dict[str, list] = {}
     for _, op in fn.ops():
@@ -131,7 +114,7 @@ def poll_edges(fn: Function) -> frozenset[tuple[str, str]]:
     blocks = fn.block_map()
     loops: dict[str, set[str]] = {}
     for source, header in edges:
-        loops.setdefault(header, set()).update(_loop(header, source, preds))
+        loops.setdefault(header, set()).update(natural_loop(preds, header, [source]))
     polled = set()
     for source, header in edges:
         inner = any(other != header and other in loops[header] for other in loops)

@@ -50,6 +50,9 @@ from ..ir import (
     Jump,
     UnaryKind,
     UnaryOp,
+    natural_loop,
+    predecessors,
+    reachable,
     successors,
 )
 from ..types import I64
@@ -104,7 +107,7 @@ class _RangeLoop:
 
 def loop_versions(fn: Function) -> tuple[LoopVersion, ...]:
     """The loops of ``fn`` worth lowering with facts, outermost first; no two of them nest."""
-    preds, defs = _predecessors(fn), _definitions(fn)
+    preds, defs = predecessors(fn.blocks), _definitions(fn)
     loops = [
         loop
         for loop in (
@@ -127,15 +130,6 @@ def loop_versions(fn: Function) -> tuple[LoopVersion, ...]:
 
 
 # ----------------------------------------------------------------------------------------- loop shape
-
-
-def _predecessors(fn: Function) -> dict[str, list[str]]:
-    preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
-    for b in fn.blocks:
-        if b.ops:
-            for s in successors(b.ops[-1]):
-                preds.setdefault(s, []).append(b.label)
-    return preds
 
 
 def _definitions(fn: Function) -> dict[str, list]:
@@ -253,27 +247,9 @@ def _range_value(ops: list, start: str, step: str, k: str) -> int | None:
 def _natural_loop(fn: Function, preds: dict[str, list[str]], header: str) -> set[str]:
     """The header and every block that reaches one of its back edges (from a block the header dominates)
     without passing through the header."""
-    blocks = fn.block_map()
-
-    def reachable(avoid: str | None) -> set[str]:
-        seen, stack = set(), [fn.blocks[0].label]
-        while stack:
-            label = stack.pop()
-            if label in seen or label == avoid:
-                continue
-            seen.add(label)
-            stack.extend(successors(blocks[label].ops[-1]))
-        return seen
-
-    dominated = reachable(None) - reachable(header)  # every path from the entry to these passes the header
-    loop, stack = {header}, [p for p in preds[header] if p in dominated]
-    while stack:
-        label = stack.pop()
-        if label in loop:
-            continue
-        loop.add(label)
-        stack.extend(p for p in preds[label] if p in dominated)
-    return loop
+    # Every path from the entry to one of these passes the header.
+    dominated = reachable(fn.blocks) - reachable(fn.blocks, avoid=header)
+    return natural_loop(preds, header, preds[header], within=dominated)
 
 
 # ----------------------------------------------------------------------------------------- guards

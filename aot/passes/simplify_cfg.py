@@ -12,7 +12,7 @@ or have a single predecessor. Removing them keeps printed IR short and gives cod
 
 from __future__ import annotations
 
-from ..ir import Block, Branch, Function, Jump, successors
+from ..ir import Block, Branch, Function, Jump, predecessors, reachable, successors
 from ..ir.ops import Op
 
 
@@ -44,20 +44,10 @@ def run(fn: Function, context: object = None) -> Function:
     for b in blocks:
         b.ops[-1] = _retarget(b.ops[-1], forward)
     # 2. Drop what is no longer reachable.
-    by_label = {b.label: b for b in blocks}
-    reachable, stack = set(), [entry]
-    while stack:
-        label = stack.pop()
-        if label in reachable:
-            continue
-        reachable.add(label)
-        stack.extend(successors(by_label[label].ops[-1]))
-    blocks = [b for b in blocks if b.label in reachable]
+    live = reachable(blocks)
+    blocks = [b for b in blocks if b.label in live]
     # 3. Merge a block into its only predecessor when that predecessor jumps to it unconditionally.
-    preds: dict[str, list[str]] = {b.label: [] for b in blocks}
-    for b in blocks:
-        for s in successors(b.ops[-1]):
-            preds[s].append(b.label)
+    preds = predecessors(blocks)
     by_label = {b.label: b for b in blocks}
     merged: set[str] = set()
     for b in blocks:
