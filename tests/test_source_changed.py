@@ -282,7 +282,7 @@ def _forms(tmp_path, name):
 def _as_imported(funcs) -> list[bool]:
     import ast
 
-    from aot.frontend.lower import compile_parsed, parse_source
+    from aot.frontend.source import compile_parsed, parse_source
     from aot.world.fingerprint import same_code
 
     out = []
