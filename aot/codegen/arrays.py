@@ -47,7 +47,7 @@ from llvmlite import ir
 from ..diagnostics import CompileError, Diagnostic, Span
 from ..ir.ops import Intrinsic
 from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
-from . import sizes
+from . import loops, sizes
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -218,25 +218,6 @@ def _each_owner(
 # --------------------------------------------------------------------------------- allocation
 
 
-def _loop(em: Emitter, start: ir.Value, stop: ir.Value, body: Callable[[ir.Value], None], name: str = "fill") -> None:
-    """``for i in range(start, stop): body(i)`` (i64)."""
-    b = em.b
-    pre = b.block
-    head = em.llfn.append_basic_block(f"{name}.head")
-    loop = em.llfn.append_basic_block(f"{name}.body")
-    done = em.llfn.append_basic_block(f"{name}.done")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(lt.I64)
-    i.add_incoming(start, pre)
-    b.cbranch(b.icmp_signed("<", i, stop), loop, done)
-    b.position_at_end(loop)
-    body(i)
-    i.add_incoming(b.add(i, ir.Constant(lt.I64, 1)), b.block)
-    b.branch(head)
-    b.position_at_end(done)
-
-
 def allocate(em: Emitter, t: ArrayType, dims: list[ir.Value]) -> tuple[ir.Value, ir.Value]:
     """A new C-contiguous array of shape ``dims`` (uninitialised), and its byte size. Raises ``ValueError``
     for a negative dimension and ``MemoryError`` when the block cannot be had."""
@@ -267,7 +248,7 @@ def _element_count(b: ir.IRBuilder, dims: list[ir.Value]) -> ir.Value:
     return n
 
 
-def _store_element(em: Emitter, arr: ir.Value, t: ArrayType, index: ir.Value, value: ir.Value) -> None:
+def store_element(em: Emitter, arr: ir.Value, t: ArrayType, index: ir.Value, value: ir.Value) -> None:
     """``arr.flat[index] = value`` on a C-contiguous array (``value`` already of the element type)."""
     b = em.b
     if t.dtype.kind == "b":
@@ -277,10 +258,10 @@ def _store_element(em: Emitter, arr: ir.Value, t: ArrayType, index: ir.Value, va
 
 def _fill(em: Emitter, arr: ir.Value, t: ArrayType, dims: list[ir.Value], value: ir.Value) -> None:
     n = _element_count(em.b, dims)
-    _loop(em, ir.Constant(lt.I64, 0), n, lambda i: _store_element(em, arr, t, i, value))
+    loops.counted_loop(em.b, ir.Constant(lt.I64, 0), n, lambda i: store_element(em, arr, t, i, value), "fill")
 
 
-def _zero(em: Emitter, arr: ir.Value, nbytes: ir.Value) -> None:
+def zero(em: Emitter, arr: ir.Value, nbytes: ir.Value) -> None:
     b = em.b
     memset = em.ctx.declare("llvm.memset.p0i8.i64", ir.FunctionType(ir.VoidType(), [lt.PTR, lt.I8, lt.I64, lt.I1]))
     data = b.bitcast(b.extract_value(arr, DATA), lt.PTR)
@@ -298,7 +279,7 @@ def _one(t: ScalarType) -> ir.Constant:
 def lower_allocation(
     em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: Type, span: Span
 ) -> ir.Value:
-    """A new array (a new reference) for one of ``ops.ALLOCATING``."""
+    """A new array (a new reference) for an allocation (``aot/intrinsics/arrays.py``: ``np.zeros`` …, ``a.copy()``)."""
     if not refcounted(em.ctx):
         raise CompileError(
             [
@@ -330,11 +311,11 @@ def lower_allocation(
         arr, _ = allocate(em, result, [total])
         src_t = argtypes[0]
         assert isinstance(src_t, ArrayType)
-        _copy(em, args[0], src_t, arr, result, dims)
+        copy(em, args[0], src_t, arr, result, dims)
         return arr
     arr, nbytes = allocate(em, result, dims)
     if fn in (Intrinsic.NP_ZEROS, Intrinsic.NP_ZEROS_LIKE, Intrinsic.NP_EYE):
-        _zero(em, arr, nbytes)
+        zero(em, arr, nbytes)
     elif fn in (Intrinsic.NP_ONES, Intrinsic.NP_ONES_LIKE):
         _fill(em, arr, result, dims, _one(result.dtype))
     elif fn in (Intrinsic.NP_FULL, Intrinsic.NP_FULL_LIKE):
@@ -342,7 +323,7 @@ def lower_allocation(
     elif fn is Intrinsic.ARRAY_COPY:
         src_t = argtypes[0]
         assert isinstance(src_t, ArrayType)
-        _copy(em, args[0], src_t, arr, result, dims)
+        copy(em, args[0], src_t, arr, result, dims)
     if fn is Intrinsic.NP_EYE:
         _eye_diagonal(em, arr, result, dims, args, argtypes)
     return arr
@@ -354,7 +335,7 @@ def _shape_dims(em: Emitter, shape: ir.Value, t: Type) -> list[ir.Value]:
     return [coerce(em, shape, t, I64)]
 
 
-def _copy(em: Emitter, src: ir.Value, src_t: ArrayType, dst: ir.Value, dst_t: ArrayType, dims: list[ir.Value]) -> None:
+def copy(em: Emitter, src: ir.Value, src_t: ArrayType, dst: ir.Value, dst_t: ArrayType, dims: list[ir.Value]) -> None:
     """Element by element in C order: one loop per dimension, the source read through its strides."""
     b = em.b
     data = b.bitcast(b.extract_value(src, DATA), lt.PTR)
@@ -371,7 +352,7 @@ def _copy(em: Emitter, src: ir.Value, src_t: ArrayType, dst: ir.Value, dst_t: Ar
         def body(i: ir.Value) -> None:
             level(k + 1, b.add(offset, b.mul(i, stride)), b.add(b.mul(flat, dims[k]), i))
 
-        _loop(em, ir.Constant(lt.I64, 0), dims[k], body, f"copy{k}")
+        loops.counted_loop(em.b, ir.Constant(lt.I64, 0), dims[k], body, f"copy{k}")
 
     level(0, ir.Constant(lt.I64, 0), ir.Constant(lt.I64, 0))
 
@@ -388,7 +369,9 @@ def _eye_diagonal(
     m_minus_k = b.sub(m, k)
     stop = b.select(b.icmp_signed("<", m_minus_k, n), m_minus_k, n)
     one = _one(t.dtype)
-    _loop(em, start, stop, lambda i: _store_element(em, arr, t, b.add(b.mul(i, m), b.add(i, k)), one), "eye")
+    loops.counted_loop(
+        em.b, start, stop, lambda i: store_element(em, arr, t, b.add(b.mul(i, m), b.add(i, k)), one), "eye"
+    )
 
 
 def _ranges(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type], result: ArrayType) -> ir.Value:
@@ -419,9 +402,9 @@ def _ranges(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Typ
         def body(i: ir.Value) -> None:
             value = b.fadd(first, b.fmul(b.sitofp(i, value_type(rt)), delta))
             at_zero = b.icmp_signed("==", i, ir.Constant(lt.I64, 0))
-            _store_element(em, arr, result, i, b.select(at_zero, first, value))
+            store_element(em, arr, result, i, b.select(at_zero, first, value))
 
-        _loop(em, ir.Constant(lt.I64, 0), count, body, "arange")
+        loops.counted_loop(em.b, ir.Constant(lt.I64, 0), count, body, "arange")
         return arr
     ints = [coerce(em, a, t, I64) for a, t in zip(args, argtypes)]
     if len(ints) == 1:
@@ -440,9 +423,9 @@ def _ranges(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Typ
 
     def int_body(i: ir.Value) -> None:
         value = coerce(em, b.add(start, b.mul(i, step)), I64, rt)
-        _store_element(em, arr, result, i, value)
+        store_element(em, arr, result, i, value)
 
-    _loop(em, zero, count, int_body, "arange")
+    loops.counted_loop(em.b, zero, count, int_body, "arange")
     return arr
 
 
@@ -469,7 +452,7 @@ def _linspace(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: A
         scaled = b.select(step_zero, b.fmul(b.fdiv(fi, fdiv), delta), b.fmul(fi, b.select(has_div, step, delta)))
         value = b.fadd(scaled, start)
         value = b.select(b.and_(pin_last, b.icmp_signed("==", i, last)), stop, value)
-        _store_element(em, arr, result, i, coerce(em, value, F64, result.dtype))
+        store_element(em, arr, result, i, coerce(em, value, F64, result.dtype))
 
-    _loop(em, ir.Constant(lt.I64, 0), num, body, "linspace")
+    loops.counted_loop(em.b, ir.Constant(lt.I64, 0), num, body, "linspace")
     return arr

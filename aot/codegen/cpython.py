@@ -25,7 +25,7 @@ from llvmlite import ir
 
 from .. import abi
 from ..types import NONE, ArrayType, ListType, OptionalType, ScalarType, TupleType, Type
-from . import interrupt, recursion
+from . import interrupt, loops, recursion
 from . import types as lt
 from .arraybox import box_array
 from .arrays import make_array
@@ -435,20 +435,10 @@ def emit_binder(ctx: ModuleContext, name: str = abi.BINDER_SYMBOL) -> ir.Functio
         return b.gep(full, [ir.Constant(i64, 0), i])
 
     def loop(start: ir.Value, stop: ir.Value, body: Callable[[ir.Value], None], tag: str) -> None:
-        """``for i in range(start, stop): body(i)``, with a counter of its own."""
+        """``for i in range(start, stop): body(i)``, with a counter of its own (a slot in the entry block)."""
         with b.goto_entry_block():
             counter = b.alloca(i64, name=tag)
-        b.store(start, counter)
-        head, step, done = (fn.append_basic_block(f"{tag}.{part}") for part in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.load(counter)
-        b.cbranch(b.icmp_signed("<", i, stop), step, done)
-        b.position_at_end(step)
-        body(i)
-        b.store(b.add(i, ir.Constant(i64, 1)), counter)
-        b.branch(head)
-        b.position_at_end(done)
+        loops.counted_loop(b, start, stop, body, tag, counter=counter)
 
     def bail_if(cond: ir.Value) -> None:
         ok = fn.append_basic_block("ok")

@@ -25,10 +25,10 @@ from llvmlite import ir
 from ..infer.elementwise import Advanced
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, Type
-from . import arrays, gil, lists, npfuncs, views
+from . import arrays, gil, lists, loops, npfuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
-from .npfuncs import _element
+from .npfuncs import element
 from .numerics import FLOAT_PLAIN_OPS, WRAPPING_INT_OPS, coerce, compare
 from .types import memory_type
 
@@ -184,7 +184,7 @@ def lower(
                 ]
                 store(b.gep(out_data, [i], inbounds=True), element(values))
 
-            arrays._loop(em, ir.Constant(lt.I64, 0), size, flat, "ewise")
+            loops.counted_loop(em.b, ir.Constant(lt.I64, 0), size, flat, "ewise")
         with strided:
             aligned: list[list[ir.Value] | None] = []
             for (_, t), got in zip(operands, parts):
@@ -347,11 +347,11 @@ def assign_selection(
         )
         copy_t = ArrayType(d, 1, "C")
         copy, _ = arrays.allocate(em, copy_t, [n])
-        arrays._loop(
-            em,
+        loops.counted_loop(
+            em.b,
             _i64(0),
             n,
-            lambda k: arrays._store_element(em, copy, copy_t, k, coerce(em, _element(b, value, vt, k), vt.dtype, d)),
+            lambda k: arrays.store_element(em, copy, copy_t, k, coerce(em, element(b, value, vt, k), vt.dtype, d)),
             "selcopy",
         )
         copy_data = b.extract_value(copy, arrays.DATA)
@@ -480,14 +480,14 @@ class _Entries:
         return _load(self.em, views.element(self.em, self.data, [self.stride], [k]), self.dtype)
 
     def _scan(self, body: Callable[[ir.Value], None]) -> None:
-        arrays._loop(self.em, _i64(0), self.length, body, "index")
+        loops.counted_loop(self.em.b, _i64(0), self.length, body, "index")
 
     def unaliased(self, data: ir.Value, shape: list[ir.Value], strides: list[ir.Value], tt: ArrayType) -> ir.Value:
         """Read the entries from a copy where they lie in the memory an assignment writes (``idx[idx] = 0``
         uses the indices as they were); the copy's pointer, to ``views.release_copy``."""
         vt = ArrayType(self.dtype, 1, "A")
         lengths, strides_ = [self.length], [self.stride]
-        self.data, (self.stride,), temp = views._unaliased(
+        self.data, (self.stride,), temp = views.unaliased(
             self.em, data, shape, strides, tt, self.data, lengths, strides_, [self.stride], vt
         )
         return temp
@@ -616,9 +616,7 @@ def scatter(
             aligned.append(b.select(b.icmp_signed("==", m, _i64(1)), _i64(0), src_strides[k]))
         em.check(bad, "ValueError", "shape mismatch: value array could not be broadcast to indexing result")
         copies.append(entries.unaliased(data, shape, strides, base_t))
-        src, aligned, temp = views._unaliased(
-            em, data, shape, strides, base_t, src, src_shape, src_strides, aligned, vt
-        )
+        src, aligned, temp = views.unaliased(em, data, shape, strides, base_t, src, src_shape, src_strides, aligned, vt)
         copies.append(temp)
         vdtype = vt.dtype
 

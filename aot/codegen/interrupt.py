@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from . import gil, recursion
+from . import gil, loops, recursion
 from . import types as lt
 from .context import ModuleContext
 
@@ -162,24 +162,18 @@ def _install_function(ctx: ModuleContext) -> ir.Function:
     previous = _shared(ctx, "aot_signal_previous", ir.ArrayType(lt.PTR, _NSIG))
     handler = b.bitcast(_handler_function(ctx), lt.PTR)
     slot = b.alloca(lt.I32, name="sig")
-    b.store(i32(1), slot)
-    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
-    b.branch(head)
-    b.position_at_end(head)
-    sig = b.load(slot)
-    b.cbranch(b.icmp_signed("<", sig, i32(_NSIG)), body, done)
-    b.position_at_end(body)
-    got = b.icmp_signed("==", b.call(sigaction, [sig, null, b.bitcast(current, lt.PTR)]), i32(0))
-    ours = b.icmp_unsigned("==", b.load(b.gep(current, [i32(0), i32(0)])), python)
-    with b.if_then(b.and_(got, ours)):
-        b.store(python, b.gep(previous, [ir.Constant(lt.I64, 0), b.zext(sig, lt.I64)]))
-        b.store(b.load(current), mine)
-        b.store(handler, b.gep(mine, [i32(0), i32(0)]))
-        flags = b.gep(mine, [i32(0), i32(2)])
-        b.store(b.or_(b.load(flags), i32(_SA_SIGINFO)), flags)
-        b.call(sigaction, [sig, b.bitcast(mine, lt.PTR), null])
-    b.store(b.add(sig, i32(1)), slot)
-    b.branch(head)
-    b.position_at_end(done)
+
+    def take_over(sig: ir.Value) -> None:
+        got = b.icmp_signed("==", b.call(sigaction, [sig, null, b.bitcast(current, lt.PTR)]), i32(0))
+        ours = b.icmp_unsigned("==", b.load(b.gep(current, [i32(0), i32(0)])), python)
+        with b.if_then(b.and_(got, ours)):
+            b.store(python, b.gep(previous, [ir.Constant(lt.I64, 0), b.zext(sig, lt.I64)]))
+            b.store(b.load(current), mine)
+            b.store(handler, b.gep(mine, [i32(0), i32(0)]))
+            flags = b.gep(mine, [i32(0), i32(2)])
+            b.store(b.or_(b.load(flags), i32(_SA_SIGINFO)), flags)
+            b.call(sigaction, [sig, b.bitcast(mine, lt.PTR), null])
+
+    loops.counted_loop(b, i32(1), i32(_NSIG), take_over, "sig", counter=slot)  # signals 1 … _NSIG-1
     b.ret_void()
     return fn

@@ -57,7 +57,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
     if fn is Intrinsic.FLAT_ITEM:  # (for x in a.flat: element k in C order, of any strides)
         at = argtypes[0]
         assert isinstance(at, ArrayType)
-        return npfuncs._element(b, args[0], at, args[1])
+        return npfuncs.element(b, args[0], at, args[1])
     if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):

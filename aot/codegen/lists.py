@@ -23,13 +23,13 @@ from llvmlite import ir
 from ..diagnostics import CompileError, Diagnostic, Span
 from ..ir.ops import Intrinsic
 from ..types import BOTTOM, I64, ArrayType, ListType, ScalarType, Type
+from . import loops
 from . import types as lt
 from .arrays import (
     DATA,
     HEADER_SIZE,
     SHAPE,
     STRIDES,
-    _loop,
     alloc_function,
     allocate,
     decref,
@@ -112,18 +112,11 @@ def free_function(ctx: ModuleContext, item: Type) -> ir.Function:
     if counted:
         items = _items(b, header, item)
         n = length(b, header)
-        pre = b.block
-        head, body, done = (fn.append_basic_block(s) for s in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(lt.I64)
-        i.add_incoming(ir.Constant(lt.I64, 0), pre)
-        b.cbranch(b.icmp_signed("<", i, n), body, done)
-        b.position_at_end(body)
-        decref(ctx, b, b.load(b.gep(items, [i])), item)
-        i.add_incoming(b.add(i, ir.Constant(lt.I64, 1)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+
+        def drop(i: ir.Value) -> None:
+            decref(ctx, b, b.load(b.gep(items, [i])), item)
+
+        loops.counted_loop(b, ir.Constant(lt.I64, 0), n, drop, "free")
     b.call(_raw(ctx, "PyMem_RawFree"), [b.load(_field(b, header, ITEMS))])
     b.call(_raw(ctx, "PyMem_RawFree"), [header])
     b.ret_void()
@@ -388,7 +381,7 @@ def _no_nan(em: Emitter, lst: ir.Value, t: ListType) -> None:
             x = b.load(b.gep(items, [k]))
             em.check(b.fcmp_unordered("uno", x, x), "ValueError", _NAN_SORT)
 
-        _loop(em, ir.Constant(lt.I64, 0), length(b, lst), check, "sortnan")
+        loops.counted_loop(em.b, ir.Constant(lt.I64, 0), length(b, lst), check, "sortnan")
 
 
 def sort(em: Emitter, lst: ir.Value, t: ListType, owned: bool = False) -> None:
@@ -423,7 +416,7 @@ def reverse(em: Emitter, lst: ir.Value, t: ListType) -> None:
         b.store(y, p)
         b.store(x, q)
 
-    _loop(em, ir.Constant(lt.I64, 0), b.sdiv(n, ir.Constant(lt.I64, 2)), swap, "reverse")
+    loops.counted_loop(em.b, ir.Constant(lt.I64, 0), b.sdiv(n, ir.Constant(lt.I64, 2)), swap, "reverse")
 
 
 def slice_copy(em: Emitter, lst: ir.Value, t: ListType, first: ir.Value, step: ir.Value, count: ir.Value) -> ir.Value:
@@ -450,7 +443,7 @@ def slice_copy(em: Emitter, lst: ir.Value, t: ListType, first: ir.Value, step: i
         incref(em.ctx, b, item, t.item)
         _store_item(b, item, b.gep(target, [i]), t.item)
 
-    _loop(em, ir.Constant(lt.I64, 0), count, take, "listslice")
+    loops.counted_loop(em.b, ir.Constant(lt.I64, 0), count, take, "listslice")
     return header
 
 
@@ -561,7 +554,7 @@ def _copy_items(
             b.store(value, b.gep(data, [flat], inbounds=True))
             b.store(b.add(flat, ir.Constant(lt.I64, 1)), flat_ptr)
 
-    _loop(em, ir.Constant(lt.I64, 0), dims[level], body, f"tolist{level}")
+    loops.counted_loop(em.b, ir.Constant(lt.I64, 0), dims[level], body, f"tolist{level}")
 
 
 def _copy_array(
@@ -586,7 +579,9 @@ def _copy_array(
             b.store(b.add(flat, ir.Constant(lt.I64, 1)), flat_ptr)
             return
         stride = b.extract_value(strides, k)
-        _loop(em, ir.Constant(lt.I64, 0), dims[k], lambda i: level(k + 1, b.add(offset, b.mul(i, stride))), "arrcp")
+        loops.counted_loop(
+            em.b, ir.Constant(lt.I64, 0), dims[k], lambda i: level(k + 1, b.add(offset, b.mul(i, stride))), "arrcp"
+        )
 
     level(0, ir.Constant(lt.I64, 0))
 

@@ -27,10 +27,10 @@ from llvmlite import ir
 
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, lists, npfuncs, sizes, views
+from . import arrays, lists, loops, npfuncs, sizes, views
 from . import types as lt
 from .context import Emitter, ModuleContext
-from .npfuncs import _element as element
+from .npfuncs import element
 from .numerics import coerce, convert_scalar
 from .types import memory_type, value_type
 
@@ -109,9 +109,9 @@ def _sorted_copy(em: Emitter, arr: ir.Value, at: ArrayType) -> tuple[ir.Value, i
     data = b.extract_value(out, arrays.DATA)
 
     def copy(k: ir.Value) -> None:
-        arrays._store_element(em, out, flat_t, k, _element_of(b, at, arr, k))
+        arrays.store_element(em, out, flat_t, k, _element_of(b, at, arr, k))
 
-    arrays._loop(em, _I64(0), n, copy, "sortcopy")
+    loops.counted_loop(em.b, _I64(0), n, copy, "sortcopy")
     _qsort(em, data, n, _itemsize(at.dtype), _comparator(em.ctx, at.dtype, False), ir.Constant(lt.PTR, None))
     return out, n
 
@@ -161,10 +161,10 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         flat_t = ArrayType(at.dtype, 1, "C")
 
         def fill(k: ir.Value) -> None:
-            arrays._store_element(em, values, flat_t, k, _element_of(b, at, arr, k))
-            arrays._store_element(em, out, result, k, k)
+            arrays.store_element(em, values, flat_t, k, _element_of(b, at, arr, k))
+            arrays.store_element(em, out, result, k, k)
 
-        arrays._loop(em, _I64(0), n, fill, "argsort")
+        loops.counted_loop(em.b, _I64(0), n, fill, "argsort")
         data = b.extract_value(values, arrays.DATA)
         _qsort(em, b.extract_value(out, arrays.DATA), n, 8, _comparator(em.ctx, at.dtype, True), data)
         arrays.decref(em.ctx, b, values, flat_t)
@@ -183,9 +183,9 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         else:
             s = b.fadd(b.load(total), x) if rt.is_float else b.add(b.load(total), x)
         b.store(s, total)
-        arrays._store_element(em, out, result, k, s)
+        arrays.store_element(em, out, result, k, s)
 
-    arrays._loop(em, _I64(0), n, step, "cumsum")
+    loops.counted_loop(em.b, _I64(0), n, step, "cumsum")
     return out
 
 
@@ -203,22 +203,24 @@ def unique(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.V
         """Element k of the sorted copy starts a new value (k > 0: compared with element k - 1)."""
         x, y = _element_of(b, flat_t, copy, k), _element_of(b, flat_t, copy, b.sub(k, _I64(1)))
         if d.is_float:
-            return b.and_(b.fcmp_unordered("une", x, y), b.not_(b.and_(npfuncs._isnan(b, x), npfuncs._isnan(b, y))))
+            return b.and_(b.fcmp_unordered("une", x, y), b.not_(b.and_(npfuncs.isnan(b, x), npfuncs.isnan(b, y))))
         return b.icmp_unsigned("!=", x, y)
 
     b.store(b.select(b.icmp_signed(">", n, _I64(0)), _I64(1), _I64(0)), kept)
-    arrays._loop(em, _I64(1), n, lambda k: b.store(b.add(b.load(kept), b.zext(fresh(k), lt.I64)), kept), "uniqcount")
+    loops.counted_loop(
+        em.b, _I64(1), n, lambda k: b.store(b.add(b.load(kept), b.zext(fresh(k), lt.I64)), kept), "uniqcount"
+    )
     out, _ = arrays.allocate(em, result, [b.load(kept)])
     with b.if_then(b.icmp_signed(">", n, _I64(0))):
-        arrays._store_element(em, out, result, _I64(0), _element_of(b, flat_t, copy, _I64(0)))
+        arrays.store_element(em, out, result, _I64(0), _element_of(b, flat_t, copy, _I64(0)))
     b.store(_I64(1), kept)
 
     def take(k: ir.Value) -> None:
         with b.if_then(fresh(k)):
-            arrays._store_element(em, out, result, b.load(kept), _element_of(b, flat_t, copy, k))
+            arrays.store_element(em, out, result, b.load(kept), _element_of(b, flat_t, copy, k))
             b.store(b.add(b.load(kept), _I64(1)), kept)
 
-    arrays._loop(em, _I64(1), n, take, "uniqtake")
+    loops.counted_loop(em.b, _I64(1), n, take, "uniqtake")
     arrays.decref(em.ctx, b, copy, flat_t)
     return out
 
@@ -243,7 +245,7 @@ def bincount(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: Ar
         em.check(b.icmp_signed("<", v, _I64(0)), "ValueError", "'list' argument must have no negative elements")
         b.store(b.select(b.icmp_signed(">", v, b.load(top)), v, b.load(top)), top)
 
-    arrays._loop(em, _I64(0), n, scan, "binmax")
+    loops.counted_loop(em.b, _I64(0), n, scan, "binmax")
     if len(args) > 1:
         wt = argtypes[1]
         assert isinstance(wt, ArrayType)
@@ -252,7 +254,7 @@ def bincount(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: Ar
     size = b.add(b.load(top), _I64(1))
     out, _ = arrays.allocate(em, result, [size])
     zero = ir.Constant(value_type(result.dtype), 0.0 if result.dtype.is_float else 0)
-    arrays._loop(em, _I64(0), size, lambda k: arrays._store_element(em, out, result, k, zero), "binzero")
+    loops.counted_loop(em.b, _I64(0), size, lambda k: arrays.store_element(em, out, result, k, zero), "binzero")
     data = b.extract_value(out, arrays.DATA)
 
     def add(k: ir.Value) -> None:
@@ -265,7 +267,7 @@ def bincount(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: Ar
         else:
             b.store(b.add(b.load(slot), _I64(1)), slot)
 
-    arrays._loop(em, _I64(0), n, add, "bincount")
+    loops.counted_loop(em.b, _I64(0), n, add, "bincount")
     return out
 
 
@@ -284,7 +286,9 @@ def nonzero(em: Emitter, fn: Intrinsic, arr: ir.Value, at: Type, result: Type) -
         x = _element_of(b, at, arr, k)
         return x if at.dtype.kind == "b" else convert_scalar(em, x, at.dtype, BOOL)
 
-    arrays._loop(em, _I64(0), n, lambda k: b.store(b.add(b.load(count), b.zext(truth(k), lt.I64)), count), "nzcount")
+    loops.counted_loop(
+        em.b, _I64(0), n, lambda k: b.store(b.add(b.load(count), b.zext(truth(k), lt.I64)), count), "nzcount"
+    )
     if fn is Intrinsic.NP_COUNT_NONZERO:
         return b.load(count)
     index_t = ArrayType(I64, 1, "C")
@@ -297,16 +301,16 @@ def nonzero(em: Emitter, fn: Intrinsic, arr: ir.Value, at: Type, result: Type) -
         with b.if_then(truth(k)):
             j = b.load(count)
             if fn is Intrinsic.NP_FLATNONZERO:
-                arrays._store_element(em, outs[0], index_t, j, k)
+                arrays.store_element(em, outs[0], index_t, j, k)
             else:
                 rest = k
                 for d in reversed(range(at.ndim)):  # (the flat index unravelled, last axis first)
-                    arrays._store_element(em, outs[d], index_t, j, b.urem(rest, shape[d]) if d else rest)
+                    arrays.store_element(em, outs[d], index_t, j, b.urem(rest, shape[d]) if d else rest)
                     if d:
                         rest = b.udiv(rest, shape[d])
             b.store(b.add(j, _I64(1)), count)
 
-    arrays._loop(em, _I64(0), n, fill, "nzfill")
+    loops.counted_loop(em.b, _I64(0), n, fill, "nzfill")
     if fn is Intrinsic.NP_FLATNONZERO:
         return outs[0]
     packed = ir.Constant(value_type(result), ir.Undefined)
@@ -341,7 +345,9 @@ def concatenate(em: Emitter, seq: ir.Value, st: Type, result: ArrayType) -> ir.V
         em.check(b.icmp_signed("==", count, _I64(0)), "ValueError", "need at least one array to concatenate")
 
         def each(body: Callable[[ir.Value, ArrayType], None]) -> None:
-            arrays._loop(em, _I64(0), count, lambda k: body(lists.get_item(em, seq, st, k, I64), item_t), "concat")
+            loops.counted_loop(
+                em.b, _I64(0), count, lambda k: body(lists.get_item(em, seq, st, k, I64), item_t), "concat"
+            )
 
         first = (lists.get_item(em, seq, st, _I64(0), I64), item_t)
     rest = arrays.shape_of(b, first[0], ndim)[1:]
@@ -373,9 +379,9 @@ def concatenate(em: Emitter, seq: ir.Value, st: Type, result: ArrayType) -> ir.V
 
         def one(k: ir.Value) -> None:
             value = coerce(em, _element_of(b, t, arr, k), t.dtype, result.dtype)
-            arrays._store_element(em, out, result, b.add(start, k), value)
+            arrays.store_element(em, out, result, b.add(start, k), value)
 
-        arrays._loop(em, _I64(0), n, one, "concatcopy")
+        loops.counted_loop(em.b, _I64(0), n, one, "concatcopy")
         b.store(b.add(start, n), at_)
 
     each(copy)
@@ -399,9 +405,9 @@ def _diff(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.Va
             value = b.fsub(y, x)
         else:
             value = b.sub(y, x)
-        arrays._store_element(em, out, result, k, value)
+        arrays.store_element(em, out, result, k, value)
 
-    arrays._loop(em, _I64(0), count, one, "diff")
+    loops.counted_loop(em.b, _I64(0), count, one, "diff")
     return out
 
 
@@ -416,10 +422,10 @@ def searchsorted_many(
     out, _ = arrays.allocate(em, result, arrays.shape_of(b, v, vt.ndim))
 
     def one(k: ir.Value) -> None:
-        index = npfuncs._searchsorted(em, [arr, _element_of(b, vt, v, k)], [at, vt.dtype], right=right)
-        arrays._store_element(em, out, result, k, index)
+        index = npfuncs.searchsorted(em, [arr, _element_of(b, vt, v, k)], [at, vt.dtype], right=right)
+        arrays.store_element(em, out, result, k, index)
 
-    arrays._loop(em, _I64(0), _size(b, v, vt.ndim), one, "searchsorted")
+    loops.counted_loop(em.b, _I64(0), _size(b, v, vt.ndim), one, "searchsorted")
     return out
 
 
@@ -486,10 +492,10 @@ def reduce_axis(
                     with branch:
                         line_t = ArrayType(at.dtype, 1, layout)
                         line = views.view_of(em, arr, start, [n], [step], line_t)
-                        b.store(npfuncs._reduce(em, fn, line, line_t, rt, ddof), slot)
-            arrays._store_element(em, out, result, j, b.load(slot))
+                        b.store(npfuncs.reduce(em, fn, line, line_t, rt, ddof), slot)
+            arrays.store_element(em, out, result, j, b.load(slot))
 
-        arrays._loop(em, _I64(0), m, one, "axis")
+        loops.counted_loop(em.b, _I64(0), m, one, "axis")
 
     if fn not in (Intrinsic.NP_SUM, Intrinsic.NP_MEAN, Intrinsic.NP_PROD) or not rt.is_float:
         lines()
@@ -527,7 +533,7 @@ def _by_rows(
     out_data = b.extract_value(out, arrays.DATA)
     product = fn is Intrinsic.NP_PROD
     start = ir.Constant(value_type(rt), 1.0 if product else 0.0)
-    arrays._loop(em, _I64(0), m, lambda j: b.store(start, b.gep(out_data, [j], inbounds=True)), "rows.init")
+    loops.counted_loop(em.b, _I64(0), m, lambda j: b.store(start, b.gep(out_data, [j], inbounds=True)), "rows.init")
     elem = memory_type(at.dtype).as_pointer()
 
     unit = _I64(at.dtype.itemsize)
@@ -544,15 +550,15 @@ def _by_rows(
 
         with b.if_else(b.icmp_signed("==", across, unit)) as (dense, strided):  # (contiguous rows: vectorised)
             with dense:
-                arrays._loop(em, _I64(0), m, lambda j: add(j, True), "rows.add")
+                loops.counted_loop(em.b, _I64(0), m, lambda j: add(j, True), "rows.add")
             with strided:
-                arrays._loop(em, _I64(0), m, lambda j: add(j, False), "rows.add")
+                loops.counted_loop(em.b, _I64(0), m, lambda j: add(j, False), "rows.add")
 
-    arrays._loop(em, _I64(0), n, row, "rows")
+    loops.counted_loop(em.b, _I64(0), n, row, "rows")
     if fn is Intrinsic.NP_MEAN:
         count = b.sitofp(n, value_type(rt))
-        arrays._loop(
-            em,
+        loops.counted_loop(
+            em.b,
             _I64(0),
             m,
             lambda j: b.store(b.fdiv(b.load(b.gep(out_data, [j])), count), b.gep(out_data, [j], inbounds=True)),
@@ -587,7 +593,7 @@ def dot(
     out, nbytes = arrays.allocate(em, result, dims)
     if hold is not None:
         hold(out)
-    arrays._zero(em, out, nbytes)
+    arrays.zero(em, out, nbytes)
     out_data = b.extract_value(out, arrays.DATA)
 
     def row(i: ir.Value) -> None:
@@ -600,11 +606,11 @@ def dot(
                 product = b.fmul(a, c) if rt.is_float else b.mul(a, c)
                 b.store(b.fadd(b.load(ptr), product) if rt.is_float else b.add(b.load(ptr), product), ptr)
 
-            arrays._loop(em, zero, m, add, "dot.j")
+            loops.counted_loop(em.b, zero, m, add, "dot.j")
 
-        arrays._loop(em, zero, k, term, "dot.p")
+        loops.counted_loop(em.b, zero, k, term, "dot.p")
 
-    arrays._loop(em, zero, n, row, "dot.i")
+    loops.counted_loop(em.b, zero, n, row, "dot.i")
     return out
 
 
@@ -631,11 +637,11 @@ def outer(em: Emitter, args: list[ir.Value], argtypes: list[Type], result: Array
         def column(j: ir.Value) -> None:
             yj = y(j)
             product = b.fmul(xi, yj) if rt.is_float else b.and_(xi, yj) if rt.kind == "b" else b.mul(xi, yj)
-            arrays._store_element(em, out, result, b.add(base, j), product)
+            arrays.store_element(em, out, result, b.add(base, j), product)
 
-        arrays._loop(em, _I64(0), m, column, "outer.j")
+        loops.counted_loop(em.b, _I64(0), m, column, "outer.j")
 
-    arrays._loop(em, _I64(0), n, row, "outer.i")
+    loops.counted_loop(em.b, _I64(0), n, row, "outer.i")
     return out
 
 
@@ -691,7 +697,7 @@ def _sort_lines(
             if by_index:
                 b.store(k, b.gep(indices, [k]))
 
-        arrays._loop(em, _I64(0), n, gather, "sortline.in")
+        loops.counted_loop(em.b, _I64(0), n, gather, "sortline.in")
         if by_index:
             _qsort(em, indices, n, 8, _comparator(em.ctx, at.dtype, True), values)
         else:
@@ -702,7 +708,7 @@ def _sort_lines(
             place = b.bitcast(views.offset(em, target, b.mul(k, out_step)), out_elem)
             b.store(b.load(b.gep(got, [k])), place)
 
-        arrays._loop(em, _I64(0), n, scatter, "sortline.out")
+        loops.counted_loop(em.b, _I64(0), n, scatter, "sortline.out")
 
     views.nd_loop(em, rest, line)
     b.call(free, [buffer])

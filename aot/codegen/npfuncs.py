@@ -23,7 +23,7 @@ from ..infer.npfuncs import LIBM as _LIBM
 from ..infer.npfuncs import NAN_PLAIN
 from ..ir.ops import BinOpKind, Intrinsic
 from ..types import BOOL, F64, I64, U32, U64, ArrayType, ScalarType, Type, promote
-from . import gil
+from . import gil, loops
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import checked_float_to_int, coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod
@@ -60,7 +60,7 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         at = argtypes[0]
         assert isinstance(at, ArrayType)
         ddof = coerce(em, args[1], argtypes[1], result) if len(args) > 1 else None  # (std/var: ddof=)
-        return _reduce(em, fn, args[0], at, result, ddof)
+        return reduce(em, fn, args[0], at, result, ddof)
     if fn is Intrinsic.NP_DOT:
         return _dot(em, args, argtypes, result)
     if fn is Intrinsic.NP_NORM:  # sqrt(x.ravel() @ x.ravel()): the squares summed pairwise, in memory order
@@ -69,7 +69,7 @@ def lower(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: list[Type]
         squares = _float_sum(em, memory_order(em.b, args[0], at), at, result, ir.Constant(value_type(result), 0.0))
         return em.call_intrinsic("llvm.sqrt", [squares])
     if fn in (Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT):
-        return _searchsorted(em, args, argtypes, right=fn is Intrinsic.NP_SEARCHSORTED_RIGHT)
+        return searchsorted(em, args, argtypes, right=fn is Intrinsic.NP_SEARCHSORTED_RIGHT)
     if fn is Intrinsic.NP_CAST:
         src = argtypes[0]
         assert isinstance(src, ScalarType)
@@ -254,7 +254,7 @@ def struct_f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-def _isnan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+def isnan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     return b.fcmp_unordered("uno", v, v)
 
 
@@ -284,7 +284,7 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
                 return b.icmp_signed("<", x, ir.Constant(x.type, 0)) if t.is_signed else ir.Constant(lt.I1, 0)
             return ir.Constant(lt.I1, int(fn is Intrinsic.NP_ISFINITE))
         if fn is Intrinsic.NP_ISNAN:
-            return _isnan(b, x)
+            return isnan(b, x)
         if fn is Intrinsic.NP_ISFINITE:
             return is_finite(em, x)
         if fn is Intrinsic.NP_ISINF:
@@ -326,7 +326,7 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
             one = ir.Constant(x.type, 1.0)
             above = b.select(b.fcmp_ordered(">", x, zero), one, zero)
             signed = b.select(b.fcmp_ordered("<", x, zero), b.fneg(one), above)
-            return b.select(_isnan(b, x), x, signed)
+            return b.select(isnan(b, x), x, signed)
         positive = b.zext(b.icmp_signed(">", x, zero) if rt.is_signed else b.icmp_unsigned(">", x, zero), x.type)
         negative = b.zext(b.icmp_signed("<", x, zero), x.type) if rt.is_signed else zero
         return b.sub(positive, negative)
@@ -361,8 +361,8 @@ def _min_max(b: ir.IRBuilder, fn: Intrinsic, x: ir.Value, y: ir.Value, t: Scalar
     if not t.is_float:
         return r
     if fn in (Intrinsic.NP_MINIMUM, Intrinsic.NP_MAXIMUM):
-        return b.select(_isnan(b, x), x, b.select(_isnan(b, y), y, r))
-    return b.select(_isnan(b, y), x, b.select(_isnan(b, x), y, r))
+        return b.select(isnan(b, x), x, b.select(isnan(b, y), y, r))
+    return b.select(isnan(b, y), x, b.select(isnan(b, x), y, r))
 
 
 def _division(em: Emitter, fn: Intrinsic, x: ir.Value, y: ir.Value, t: ScalarType) -> ir.Value:
@@ -402,7 +402,7 @@ def _int_power(em: Emitter, base: ir.Value, exponent: ir.Value, t: ScalarType) -
     if t.is_signed:
         negative = b.icmp_signed("<", exponent, zero)
         em.check(negative, "ValueError", "Integers to negative integer powers are not allowed.")
-    result, acc, e = (_entry_alloca(b, em.llfn, base.type) for _ in range(3))
+    result, acc, e = (entry_alloca(b, em.llfn, base.type) for _ in range(3))
     b.store(one, result)
     b.store(base, acc)
     b.store(exponent, e)
@@ -444,7 +444,7 @@ def _cast(em: Emitter, v: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Valu
 # ------------------------------------------------------------------------------------------ array walks
 
 
-def _entry_alloca(b: ir.IRBuilder, fn: ir.Function, t: ir.Type) -> ir.Value:
+def entry_alloca(b: ir.IRBuilder, fn: ir.Function, t: ir.Type) -> ir.Value:
     """A stack slot made in ``fn``'s entry block (a loop must not grow the stack)."""
     here = b.block
     b.position_at_start(fn.entry_basic_block)
@@ -453,23 +453,7 @@ def _entry_alloca(b: ir.IRBuilder, fn: ir.Function, t: ir.Type) -> ir.Value:
     return slot
 
 
-def _loop(b: ir.IRBuilder, fn: ir.Function, start: ir.Value, stop: ir.Value, body: Callable[[ir.Value], None]) -> None:
-    """``for i in range(start, stop): body(i)`` (i64)."""
-    i = _entry_alloca(b, fn, lt.I64)
-    b.store(start, i)
-    head, inner, done = (fn.append_basic_block(n) for n in ("loop.head", "loop.body", "loop.done"))
-    b.branch(head)
-    b.position_at_end(head)
-    b.cbranch(b.icmp_signed("<", b.load(i), stop), inner, done)
-    b.position_at_end(inner)
-    k = b.load(i)
-    body(k)
-    b.store(b.add(k, ir.Constant(lt.I64, 1)), i)
-    b.branch(head)
-    b.position_at_end(done)
-
-
-def _size(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
+def size_of(b: ir.IRBuilder, arr: ir.Value, ndim: int) -> ir.Value:
     shape = b.extract_value(arr, 1)
     size: ir.Value = ir.Constant(lt.I64, 1)
     for k in range(ndim):
@@ -506,7 +490,7 @@ def _abs_i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     return b.select(b.icmp_signed("<", v, ir.Constant(lt.I64, 0)), b.neg(v), v)
 
 
-def _element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.Value:
+def element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.Value:
     """The element at flat index ``k`` (C order) of an array of any strides, as a value of its dtype (of a
     contiguous array, layout ``C``, the ``k``-th in memory)."""
     if at.layout == "C":
@@ -536,7 +520,7 @@ def _element(b: ir.IRBuilder, arr: ir.Value, at: ArrayType, k: ir.Value) -> ir.V
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE
 
 
-def _pairwise_function(
+def pairwise_function(
     em: Emitter, at: ArrayType, acc: ScalarType, squares: bool, skip_nan: bool = False
 ) -> ir.Function:
     """``acc pw(array a, i64 lo, i64 n, acc mean)``: NumPy's pairwise sum of the elements ``lo … lo+n-1`` (C
@@ -555,27 +539,29 @@ def _pairwise_function(
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
 
     def item(k: ir.Value) -> ir.Value:
-        x = coerce(em_like(b), _element(b, arr, at, b.add(lo, k)), at.dtype, acc)
+        x = coerce(em_like(b), element(b, arr, at, b.add(lo, k)), at.dtype, acc)
         value = x
         if squares:
             d = b.fsub(x, mean)
             value = b.fmul(d, d)
-        return b.select(_isnan(b, x), ir.Constant(ft, 0.0), value) if skip_nan else value
+        return b.select(isnan(b, x), ir.Constant(ft, 0.0), value) if skip_nan else value
 
     small, medium, large = (fn.append_basic_block(x) for x in ("small", "medium", "large"))
     b.cbranch(b.icmp_signed("<", n, i64(8)), small, medium)
     # n < 8: a plain loop
     b.position_at_end(small)
-    total = _entry_alloca(b, fn, ft)
+    total = entry_alloca(b, fn, ft)
     b.store(ir.Constant(ft, -0.0), total)
-    _loop(b, fn, i64(0), n, lambda k: b.store(b.fadd(b.load(total), item(k)), total))
+    loops.counted_loop(
+        b, i64(0), n, lambda k: b.store(b.fadd(b.load(total), item(k)), total), counter=entry_alloca(b, fn, lt.I64)
+    )
     b.ret(b.load(total))
     # 8 <= n <= 128: eight partial sums, then the tail
     b.position_at_end(medium)
     blocked = fn.append_basic_block("blocked")
     b.cbranch(b.icmp_signed("<=", n, i64(_BLOCK)), blocked, large)
     b.position_at_end(blocked)
-    partial = [_entry_alloca(b, fn, ft) for _ in range(8)]
+    partial = [entry_alloca(b, fn, ft) for _ in range(8)]
     for j, slot in enumerate(partial):
         b.store(item(i64(j)), slot)
     whole = b.sub(n, b.srem(n, i64(8)))
@@ -586,11 +572,13 @@ def _pairwise_function(
         for j, slot in enumerate(partial):
             b.store(b.fadd(b.load(slot), item(b.add(base, i64(j)))), slot)
 
-    _loop(b, fn, i64(1), steps, block)
+    loops.counted_loop(b, i64(1), steps, block, counter=entry_alloca(b, fn, lt.I64))
     r = [b.load(slot) for slot in partial]
     res = b.fadd(b.fadd(b.fadd(r[0], r[1]), b.fadd(r[2], r[3])), b.fadd(b.fadd(r[4], r[5]), b.fadd(r[6], r[7])))
     b.store(res, total)
-    _loop(b, fn, whole, n, lambda k: b.store(b.fadd(b.load(total), item(k)), total))
+    loops.counted_loop(
+        b, whole, n, lambda k: b.store(b.fadd(b.load(total), item(k)), total), counter=entry_alloca(b, fn, lt.I64)
+    )
     b.ret(b.load(total))
     # n > 128: two halves, the first a multiple of 8
     b.position_at_end(large)
@@ -630,7 +618,7 @@ def _buffered_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, me
     """0 plus the pairwise sums of consecutive buffers of ``arr`` (1-D: its axes merged; N-D: they do not)."""
     b = em.b
     ft = value_type(acc)
-    size = _size(b, arr, at.ndim)
+    size = size_of(b, arr, at.ndim)
     zero = ir.Constant(ft, 0.0)
     i64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
     whole = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
@@ -643,8 +631,8 @@ def _buffered_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, me
         inner = b.select(b.icmp_signed("<", inner, i64(1)), i64(1), inner)
         rows = b.mul(b.sdiv(i64(_BUFFER), inner), inner)
         chunk = b.select(b.icmp_signed("<", rows, inner), inner, rows)
-    pw = _pairwise_function(em, at, acc, mean is not None)
-    total = _entry_alloca(b, em.llfn, ft)
+    pw = pairwise_function(em, at, acc, mean is not None)
+    total = entry_alloca(b, em.llfn, ft)
     b.store(zero, total)
     count = b.sdiv(b.add(size, b.sub(chunk, i64(1))), chunk)
 
@@ -654,7 +642,7 @@ def _buffered_sum(em: Emitter, arr: ir.Value, at: ArrayType, acc: ScalarType, me
         n = b.select(b.icmp_signed("<", left, chunk), left, chunk)
         b.store(b.fadd(b.load(total), b.call(pw, [arr, lo, n, mean if mean is not None else zero])), total)
 
-    _loop(b, em.llfn, i64(0), count, one)
+    loops.counted_loop(b, i64(0), count, one, counter=entry_alloca(b, em.llfn, lt.I64))
     return b.load(total)
 
 
@@ -695,7 +683,7 @@ def _over(
     if at.layout == "C":
         return body(arr, at)
     b = em.b
-    slot = _entry_alloca(b, em.llfn, t)
+    slot = entry_alloca(b, em.llfn, t)
     if at.ndim == 1:
         merges, flat = None, arr
     else:
@@ -703,7 +691,7 @@ def _over(
         one_axis = ir.Constant(ir.ArrayType(lt.I64, 1), None)
         flat = ir.Constant(value_type(ArrayType(at.dtype, 1)), ir.Undefined)
         flat = b.insert_value(flat, b.extract_value(arr, 0), 0)
-        flat = b.insert_value(flat, b.insert_value(one_axis, _size(b, arr, at.ndim), 0), 1)
+        flat = b.insert_value(flat, b.insert_value(one_axis, size_of(b, arr, at.ndim), 0), 1)
         flat = b.insert_value(flat, b.insert_value(one_axis, stride, 0), 2)
 
     def flat_body() -> None:
@@ -728,14 +716,14 @@ def _over(
 _LANES = 8  # independent partial results of min/max/argmin/argmax (a chain of selects is latency-bound)
 
 
-def _reduce(
+def reduce(
     em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, rt: ScalarType, ddof: ir.Value | None = None
 ) -> ir.Value:
     b = em.b
     if fn in NAN_PLAIN:  # (np.nansum … of integers and booleans; of floats: aot.codegen.nanreduce)
         assert not at.dtype.is_float
         fn = NAN_PLAIN[fn]
-    size = _size(b, arr, at.ndim)
+    size = size_of(b, arr, at.ndim)
     name = fn.value.split(".", 1)[1]
     if rt.is_float and fn not in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
         arr = memory_order(b, arr, at)
@@ -757,10 +745,10 @@ def _reduce(
     if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
         what = "minimum" if fn is Intrinsic.NP_MIN else "maximum"
         em.check(
-            _is_empty(b, size), "ValueError", f"zero-size array to reduction operation {what} which has no identity"
+            is_empty(b, size), "ValueError", f"zero-size array to reduction operation {what} which has no identity"
         )
     elif fn in (Intrinsic.NP_ARGMIN, Intrinsic.NP_ARGMAX):
-        em.check(_is_empty(b, size), "ValueError", f"attempt to get {name} of an empty sequence")
+        em.check(is_empty(b, size), "ValueError", f"attempt to get {name} of an empty sequence")
     else:
         return _over(em, arr, at, value_type(rt), lambda view, vt: _accumulate(em, fn, view, vt, size, rt))
     if fn in (Intrinsic.NP_MIN, Intrinsic.NP_MAX):
@@ -768,7 +756,7 @@ def _reduce(
     return _over(em, arr, at, value_type(rt), lambda view, vt: _extreme(em, fn, view, vt, size))
 
 
-def _is_empty(b: ir.IRBuilder, size: ir.Value) -> ir.Value:
+def is_empty(b: ir.IRBuilder, size: ir.Value) -> ir.Value:
     return b.icmp_signed("==", size, ir.Constant(lt.I64, 0))
 
 
@@ -776,26 +764,26 @@ def _accumulate(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: 
     """Integer sums and products (wrapping, in 64 bits), float products (in order), all and any."""
     b = em.b
     d = at.dtype
-    slot = _entry_alloca(b, em.llfn, value_type(rt))
+    slot = entry_alloca(b, em.llfn, value_type(rt))
     if fn in (Intrinsic.NP_ALL, Intrinsic.NP_ANY):
         b.store(ir.Constant(lt.I1, int(fn is Intrinsic.NP_ALL)), slot)
 
         def test(k: ir.Value) -> None:
-            x = _element(b, arr, at, k)
+            x = element(b, arr, at, k)
             truth = convert_scalar(em, x, d, BOOL) if d.kind != "b" else x
             b.store(b.and_(b.load(slot), truth) if fn is Intrinsic.NP_ALL else b.or_(b.load(slot), truth), slot)
 
-        _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, test)
+        loops.counted_loop(b, ir.Constant(lt.I64, 0), size, test, counter=entry_alloca(b, em.llfn, lt.I64))
         return b.load(slot)
     product = fn is Intrinsic.NP_PROD
     b.store(ir.Constant(value_type(rt), (1.0 if rt.is_float else 1) if product else 0), slot)
     step = (b.fmul if rt.is_float else b.mul) if product else b.add
 
     def accumulate(k: ir.Value) -> None:
-        x = coerce(em, _element(b, arr, at, k), d, rt)
+        x = coerce(em, element(b, arr, at, k), d, rt)
         b.store(step(b.load(slot), x), slot)
 
-    _loop(b, em.llfn, ir.Constant(lt.I64, 0), size, accumulate)
+    loops.counted_loop(b, ir.Constant(lt.I64, 0), size, accumulate, counter=entry_alloca(b, em.llfn, lt.I64))
     return b.load(slot)
 
 
@@ -819,7 +807,7 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
             if not d.is_float:
                 return b.not_(_less(b, best, x, kd) if smaller else _less(b, x, best, kd))
             keep = b.fcmp_ordered("<=" if smaller else ">=", x, best)
-            return b.or_(_isnan(b, x), b.and_(b.not_(_isnan(b, best)), keep))
+            return b.or_(isnan(b, x), b.and_(b.not_(isnan(b, best)), keep))
         if later:
             result = strictly
         else:
@@ -827,7 +815,7 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
             result = b.or_(strictly, b.and_(equal, b.icmp_signed("<", i, where)))
         if not d.is_float:
             return result
-        nan_x, nan_best = _isnan(b, x), _isnan(b, best)
+        nan_x, nan_best = isnan(b, x), isnan(b, best)
         earlier_nan = ir.Constant(lt.I1, 0) if later else b.and_(nan_x, b.icmp_signed("<", i, where))
         return b.select(nan_best, earlier_nan, b.or_(result, nan_x))
 
@@ -835,25 +823,25 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
         return _bool_extreme(em, fn, arr, at, size)
     if at.layout == "C" or at.ndim == 1:
         return _vector_extreme(em, arr, at, size, smaller, arg, better)
-    best = [_entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
-    where = [_entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
+    best = [entry_alloca(b, em.llfn, value_type(d)) for _ in range(_LANES)]
+    where = [entry_alloca(b, em.llfn, lt.I64) for _ in range(_LANES)]
     lanes = b.icmp_signed(">=", size, i64(2 * _LANES))
     whole = b.select(lanes, b.mul(b.sdiv(size, i64(_LANES)), i64(_LANES)), i64(1))
     for j in range(_LANES):  # lane j starts at element j (element 0 for all lanes without lanes)
         start = b.select(lanes, i64(j), i64(0))
-        b.store(_element(b, arr, at, start), best[j])
+        b.store(element(b, arr, at, start), best[j])
         b.store(start, where[j])
 
     def block(s: ir.Value) -> None:
         base = b.mul(s, i64(_LANES))
         for j in range(_LANES):
             i = b.add(base, i64(j))
-            x, current, at_ = _element(b, arr, at, i), b.load(best[j]), b.load(where[j])
+            x, current, at_ = element(b, arr, at, i), b.load(best[j]), b.load(where[j])
             take = better(x, i, current, at_)
             b.store(b.select(take, x, current), best[j])
             b.store(b.select(take, i, at_), where[j])
 
-    _loop(b, em.llfn, i64(1), b.sdiv(whole, i64(_LANES)), block)
+    loops.counted_loop(b, i64(1), b.sdiv(whole, i64(_LANES)), block, counter=entry_alloca(b, em.llfn, lt.I64))
     for j in range(1, _LANES):
         x, i, current, at_ = b.load(best[j]), b.load(where[j]), b.load(best[0]), b.load(where[0])
         take = better(x, i, current, at_, later=False)
@@ -861,12 +849,12 @@ def _extreme(em: Emitter, fn: Intrinsic, arr: ir.Value, at: ArrayType, size: ir.
         b.store(b.select(take, i, at_), where[0])
 
     def tail(k: ir.Value) -> None:
-        x, current, at_ = _element(b, arr, at, k), b.load(best[0]), b.load(where[0])
+        x, current, at_ = element(b, arr, at, k), b.load(best[0]), b.load(where[0])
         take = better(x, k, current, at_)
         b.store(b.select(take, x, current), best[0])
         b.store(b.select(take, k, at_), where[0])
 
-    _loop(b, em.llfn, whole, size, tail)
+    loops.counted_loop(b, whole, size, tail, counter=entry_alloca(b, em.llfn, lt.I64))
     return b.load(where[0]) if arg else b.load(best[0])
 
 
@@ -890,10 +878,10 @@ def _vector_extreme(
     et = b.extract_value(arr, 0).type.pointee
     vt = ir.VectorType(et, n_lanes)
     load_block, _ = _stored(b, arr, at, n_lanes)
-    best = _entry_alloca(b, em.llfn, et)
-    acc = _entry_alloca(b, em.llfn, vt)
-    nans = _entry_alloca(b, em.llfn, ir.VectorType(lt.I1, n_lanes))
-    tail_start = _entry_alloca(b, em.llfn, lt.I64)
+    best = entry_alloca(b, em.llfn, et)
+    acc = entry_alloca(b, em.llfn, vt)
+    nans = entry_alloca(b, em.llfn, ir.VectorType(lt.I1, n_lanes))
+    tail_start = entry_alloca(b, em.llfn, lt.I64)
     blocks = b.sdiv(size, i64(n_lanes))
 
     def beats(x: ir.Value, y: ir.Value) -> ir.Value:  # x strictly better than y (ordered: False with a NaN)
@@ -904,15 +892,15 @@ def _vector_extreme(
             first = load_block(i64(0))
             b.store(first, acc)
             if d.is_float:
-                b.store(_isnan(b, first), nans)
+                b.store(isnan(b, first), nans)
 
             def step(s: ir.Value) -> None:
                 x, current = load_block(s), b.load(acc)
                 b.store(b.select(beats(x, current), x, current), acc)
                 if d.is_float:
-                    b.store(b.or_(b.load(nans), _isnan(b, x)), nans)
+                    b.store(b.or_(b.load(nans), isnan(b, x)), nans)
 
-            _loop(b, em.llfn, i64(1), blocks, step)
+            loops.counted_loop(b, i64(1), blocks, step, counter=entry_alloca(b, em.llfn, lt.I64))
             lanes = b.load(acc)
             width = n_lanes
             while width > 1:  # halves against halves: which of equal values stays does not matter
@@ -930,21 +918,21 @@ def _vector_extreme(
             b.store(value, best)
             b.store(b.mul(blocks, i64(n_lanes)), tail_start)
         with scalar:
-            b.store(_element(b, arr, at, i64(0)), best)
+            b.store(element(b, arr, at, i64(0)), best)
             b.store(i64(1), tail_start)
 
     def tail(k: ir.Value) -> None:
-        x, current = _element(b, arr, at, k), b.load(best)
+        x, current = element(b, arr, at, k), b.load(best)
         b.store(b.select(better(x, k, current, i64(0)), x, current), best)
 
-    _loop(b, em.llfn, b.load(tail_start), size, tail)
+    loops.counted_loop(b, b.load(tail_start), size, tail, counter=entry_alloca(b, em.llfn, lt.I64))
     extreme = b.load(best)
     if not arg:
         return extreme
     if d.is_float:  # x == extreme, or x is a NaN (there is one only when the extreme is a NaN)
 
         def test(x: ir.Value) -> ir.Value:
-            return b.or_(b.fcmp_ordered("==", x, _splat(b, extreme, x.type)), _isnan(b, x))
+            return b.or_(b.fcmp_ordered("==", x, _splat(b, extreme, x.type)), isnan(b, x))
 
     else:
 
@@ -1015,7 +1003,7 @@ def _find_first(
     n_lanes = _lanes(at, min(64, _VECTOR_BYTES // at.dtype.itemsize))
     load_block, load_one = _stored(b, arr, at, n_lanes)
     mt = ir.IntType(n_lanes)
-    found, index = _entry_alloca(b, fn, lt.I64), _entry_alloca(b, fn, lt.I64)
+    found, index = entry_alloca(b, fn, lt.I64), entry_alloca(b, fn, lt.I64)
     b.store(size, found)
     b.store(i64(0), index)
     blocks = b.sdiv(size, i64(n_lanes))
@@ -1080,22 +1068,22 @@ def _dot(em: Emitter, args: list[ir.Value], argtypes: list[Type], rt: ScalarType
         "ValueError",
         "shapes not aligned: np.dot of 1-D arrays of different lengths",
     )
-    total = _entry_alloca(b, em.llfn, value_type(rt))
+    total = entry_alloca(b, em.llfn, value_type(rt))
     b.store(ir.Constant(value_type(rt), 0.0 if rt.is_float else 0), total)
 
     def step(k: ir.Value) -> None:
-        p = coerce(em, _element(b, x, xt, k), xt.dtype, rt)
-        q = coerce(em, _element(b, y, yt, k), yt.dtype, rt)
+        p = coerce(em, element(b, x, xt, k), xt.dtype, rt)
+        q = coerce(em, element(b, y, yt, k), yt.dtype, rt)
         if rt.is_float:
             b.store(b.fadd(b.load(total), b.fmul(p, q)), total)
         else:
             b.store(b.add(b.load(total), b.mul(p, q)), total)
 
-    _loop(b, em.llfn, ir.Constant(lt.I64, 0), n, step)
+    loops.counted_loop(b, ir.Constant(lt.I64, 0), n, step, counter=entry_alloca(b, em.llfn, lt.I64))
     return b.load(total)
 
 
-def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type], right: bool = False) -> ir.Value:
+def searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type], right: bool = False) -> ir.Value:
     """``np.searchsorted(a, x)`` (side='left'): the first index whose element is not less than ``x``, in
     NumPy's order where NaN sorts last; ``right``: the first whose element is greater than ``x``."""
     b = em.b
@@ -1104,7 +1092,7 @@ def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type], right
     assert isinstance(at, ArrayType) and isinstance(xt, ScalarType)
     common = _common(at.dtype, xt)
     key = coerce(em, x, xt, common)
-    lo, hi = _entry_alloca(b, em.llfn, lt.I64), _entry_alloca(b, em.llfn, lt.I64)
+    lo, hi = entry_alloca(b, em.llfn, lt.I64), entry_alloca(b, em.llfn, lt.I64)
     b.store(ir.Constant(lt.I64, 0), lo)
     b.store(b.extract_value(b.extract_value(arr, 1), 0), hi)
     head, body, done = (em.llfn.append_basic_block(n) for n in ("search.head", "search.body", "search.done"))
@@ -1113,15 +1101,15 @@ def _searchsorted(em: Emitter, args: list[ir.Value], argtypes: list[Type], right
     b.cbranch(b.icmp_signed("<", b.load(lo), b.load(hi)), body, done)
     b.position_at_end(body)
     mid = b.add(b.load(lo), b.lshr(b.sub(b.load(hi), b.load(lo)), ir.Constant(lt.I64, 1)))
-    v = coerce(em, _element(b, arr, at, mid), at.dtype, common)
+    v = coerce(em, element(b, arr, at, mid), at.dtype, common)
     if right:  # v <= x, NaN the largest: every v <= NaN
         less = b.not_(_less(b, key, v, common))
         if common.is_float:
-            less = b.or_(b.and_(less, b.not_(_isnan(b, v))), _isnan(b, key))
+            less = b.or_(b.and_(less, b.not_(isnan(b, v))), isnan(b, key))
     else:
         less = _less(b, v, key, common)
         if common.is_float:  # NaN is the largest: v < NaN for every number v
-            less = b.or_(less, b.and_(_isnan(b, key), b.not_(_isnan(b, v))))
+            less = b.or_(less, b.and_(isnan(b, key), b.not_(isnan(b, v))))
     b.store(b.select(less, b.add(mid, ir.Constant(lt.I64, 1)), b.load(lo)), lo)
     b.store(b.select(less, b.load(hi), mid), hi)
     b.branch(head)

@@ -36,6 +36,7 @@ released while the chunks run, so Python threads go on meanwhile.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from llvmlite import ir
@@ -44,7 +45,7 @@ from ..analysis.definite import maybe_unassigned
 from ..analysis.parallel import ParallelLoop, parallel_loops
 from ..ir import Const, Copy, Intrinsic, IntrinsicCall, Var
 from ..types import ScalarType
-from . import arrays, gil, interrupt
+from . import arrays, gil, interrupt, loops
 from . import types as lt
 from .intrinsics import lower_intrinsic
 from .types import value_type
@@ -545,18 +546,8 @@ def driver_function(ctx: Any) -> ir.Function:
     def task_field(c: ir.Value, k: int) -> ir.Value:
         return b.gep(tasks, [_I64(0), c, _I32(k)])
 
-    def each(first: int | ir.Value, emit, last: ir.Value = n) -> None:
-        b.store(_I64(first) if isinstance(first, int) else first, index)
-        head, step, after = (b.append_basic_block(s) for s in ("head", "step", "after"))
-        b.branch(head)
-        b.position_at_end(head)
-        c = b.load(index)
-        b.cbranch(b.icmp_signed("<", c, last), step, after)
-        b.position_at_end(step)
-        emit(c)
-        b.store(b.add(b.load(index), _I64(1)), index)
-        b.branch(head)
-        b.position_at_end(after)
+    def each(first: int | ir.Value, emit: Callable[[ir.Value], None]) -> None:  # chunks first … n-1 (one counter)
+        loops.counted_loop(b, _I64(first) if isinstance(first, int) else first, n, emit, "chunk", counter=index)
 
     held = b.icmp_signed("!=", b.call(check, []), _I32(0))
     state = b.alloca(lt.PTR)

@@ -296,7 +296,7 @@ def _view_or_copy(
             arrays.incref(em.ctx, b, b.load(slot), result)
         with copy:
             made, _ = arrays.allocate(em, result, new_shape)
-            arrays._copy(em, arr, at, made, result, shape)
+            arrays.copy(em, arr, at, made, result, shape)
             b.store(made, slot)
     return b.load(slot)
 
@@ -627,7 +627,7 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
         bad = b.or_(bad, b.and_(b.icmp_signed("!=", m, n), b.icmp_signed("!=", m, _i64(1))))
         aligned.append(b.select(b.icmp_signed("==", m, _i64(1)), _i64(0), src_strides[k]))
     em.check(bad, "ValueError", "could not broadcast the input array into the shape of the assignment target")
-    src, aligned, temp = _unaliased(em, data, shape, strides, tt, src, src_shape, src_strides, aligned, vt)
+    src, aligned, temp = unaliased(em, data, shape, strides, tt, src, src_shape, src_strides, aligned, vt)
 
     def copy(idx: list[ir.Value]) -> None:
         v = b.load(element(em, src, aligned, idx))
@@ -640,14 +640,14 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
 
 
 def release_copy(em: Emitter, temp: ir.Value) -> None:
-    """Free the copy ``_unaliased`` made (its pointer, or null when it made none)."""
+    """Free the copy ``unaliased`` made (its pointer, or null when it made none)."""
     b = em.b
     if em.ctx.target.raises_python_exceptions:
         with b.if_then(b.icmp_unsigned("!=", temp, ir.Constant(lt.PTR, None))):
             b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])
 
 
-def _unaliased(
+def unaliased(
     em: Emitter,
     data: ir.Value,
     shape: list[ir.Value],
