@@ -5,9 +5,11 @@ reinference was spurious.
     spec = obtain(dispatcher, (f64, f64))      # loaded, cured or compiled: published in the dispatch table
     spec.origin                                # "image" or "jit"; None returned: the call runs ``.py_func``
 
-``d`` is the method's ``aot.runtime.dispatch.Dispatcher`` (which imports this module). Every step says
-what it did as an event (``loaded``, ``cured``, ``inferred`` with its cause and whether it was spurious,
-``invalidated``), and strict mode refuses any compilation.
+``d`` is the method's ``aot.runtime.dispatch.Dispatcher`` (which imports this module: here its type is the
+``DispatcherProtocol`` it answers), ``rt`` the ``Runtime``, ``image`` the package's ``PackageImage`` (the
+loader's) and ``entry`` one of its ``CodeEntry`` records. Every step says what it did as an event
+(``loaded``, ``cured``, ``inferred`` with its cause and whether it was spurious, ``invalidated``), and strict
+mode refuses any compilation.
 
 Hot path (every first call), guarded by ``tests/bench/instructions.py`` and
 ``tests/bench/test_import_bench.py``: measure before and after any change here.
@@ -26,9 +28,29 @@ from .state import runtime
 
 TYPE_CHECKING = False  # (not ``typing.TYPE_CHECKING``: importing the runtime imports no ``typing``)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
+    from ..image.entries import CodeEntry
+    from ..infer import InferredInstance
     from ..world.causes import Cause
+    from .jit import Compiled
+    from .loader import PackageImage
+    from .state import Runtime
+
+    class DispatcherProtocol(Protocol):
+        """What the first call uses of a method's ``aot.runtime.dispatch.Dispatcher``, which passes itself to
+        ``obtain`` (where mypy checks that it answers this). Not that class itself: ``dispatch`` imports this
+        module, and importing it back, even for annotations only, would be an import cycle."""
+
+        mdef: MethodDef
+        specs: tuple[Specialization, ...]
+        uncompiled: set[tuple[Type, ...]] | None
+
+        def find(self, argtypes: tuple[Type, ...]) -> Specialization | None: ...
+
+        def add(self, spec: Specialization) -> None: ...
+
+        def _publish(self) -> None: ...
 
 
 class Specialization:
@@ -54,8 +76,8 @@ class Specialization:
         try_address: int,
         vectorcall_address: int = 0,
         def_address: int = 0,
-        image: Any = None,
-        entry: Any = None,
+        image: PackageImage | None = None,
+        entry: CodeEntry | None = None,
     ):
         self.argtypes = argtypes
         self._return_type = return_type  # a type, or its text (parsed when first asked for)
@@ -92,7 +114,7 @@ _OBTAINING = FIRST_CALLS  # held while a specialization is loaded or compiled (s
 
 
 def obtain(
-    d: Any, argtypes: tuple[Type, ...], texts: tuple[str, ...] | None = None, rt: Any = None
+    d: DispatcherProtocol, argtypes: tuple[Type, ...], texts: tuple[str, ...] | None = None, rt: Runtime | None = None
 ) -> Specialization | None:
     """A specialization from the image when its entry is valid, else one compiled now (``texts``: the
     argument types' texts, when the caller has them; ``rt``: the runtime, when the caller has it); None
@@ -121,7 +143,13 @@ def obtain(
         _OBTAINING.release()
 
 
-def load(d: Any, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = None) -> Specialization | None:
+def load(
+    d: DispatcherProtocol,
+    image: PackageImage,
+    entry: CodeEntry,
+    argtypes: tuple[Type, ...],
+    rt: Runtime | None = None,
+) -> Specialization | None:
     rt = rt or runtime()
     bound = image.bind(entry)
     if type(bound) is not tuple:  # valid IR, unusable native code (``bound``: the cause): code from the IR
@@ -163,7 +191,11 @@ def load(d: Any, image: Any, entry: Any, argtypes: tuple[Type, ...], rt: Any = N
 
 
 def compile_now(
-    d: Any, argtypes: tuple[Type, ...], cause: Cause | None = None, image: Any = None, rejected: Any = None
+    d: DispatcherProtocol,
+    argtypes: tuple[Type, ...],
+    cause: Cause | None = None,
+    image: PackageImage | None = None,
+    rejected: CodeEntry | None = None,
 ) -> Specialization | None:
     """A specialization inferred and compiled now, because of ``cause`` (no entry, when not given); None when
     the method's source (or a callee's) no longer holds the code Python imported: nothing is compiled, and
@@ -186,7 +218,8 @@ def compile_now(
     except SourceChangedError as err:
         interpret(d, rt, argtypes, err)
         return None
-    spurious = rejected is not None and _same_as_stored(rt, compiled.instance, image)
+    # (``rejected`` comes with its ``image``: ``obtain`` passes both or neither)
+    spurious = rejected is not None and image is not None and _same_as_stored(rt, compiled.instance, image)
     rt.record("inferred", d.mdef.key, argtypes, cause=cause, spurious=spurious)
     from ..world.instances import stored_key
 
@@ -203,7 +236,7 @@ def compile_now(
     return spec
 
 
-def interpret(d: Any, rt: Any, argtypes: tuple[Type, ...], err: SourceChangedError) -> None:
+def interpret(d: DispatcherProtocol, rt: Runtime, argtypes: tuple[Type, ...], err: SourceChangedError) -> None:
     """Calls with ``argtypes`` run ``.py_func`` from now on: the source no longer holds what was imported.
     An ``invalidated`` event (nothing compiled) with cause ``source-changed``, and one line on stderr."""
     if d.uncompiled is None:
@@ -220,7 +253,7 @@ def interpret(d: Any, rt: Any, argtypes: tuple[Type, ...], err: SourceChangedErr
     )
 
 
-def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
+def _same_as_stored(rt: Runtime, inst: InferredInstance, image: PackageImage) -> bool:
     """Whether a reinference reproduced exactly what the image held: the instance's typed IR and that of
     every callee its code inlines. Then rejecting the entry made no difference: the reinference was
     spurious. (A callee that really changed makes its caller's rejection necessary, even though the
@@ -248,7 +281,7 @@ def _same_as_stored(rt: Any, inst: Any, image: Any) -> bool:
     return True
 
 
-def _compiled(rt: Any, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Any:
+def _compiled(rt: Runtime, mdef: MethodDef, argtypes: tuple[Type, ...]) -> Compiled:
     """``rt.compiler.compile``. Should it fail other than with a ``CompileError`` where instances made from
     images' stored IR took part (seeded callees: IR that passes its checksum and decodes, yet does not
     compile), that IR is not used again, and the method is compiled once more from source alone."""

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from ..world.causes import Cause
     from ..world.invalidation import Invalidation
+    from .jit import Compiler
+    from .loader import Loader
 
 # The ``cpu`` owner's text (``aot.world.owners.CPU``). Importing that module here would cost importing aot a
 # tenth of a millisecond (each module does); so would ``causes`` and ``invalidation``, read on first calls.
@@ -131,11 +133,11 @@ class Runtime:
         # Every event's six fields, one after another (``events`` makes them Event tuples when asked): one
         # event per first call, and no object per event for the garbage collector to go through.
         self._events: list = []
-        self._compiler: Any = None
+        self._compiler: Compiler | None = None
         self.building = False  # inside `aot build`: calls run as plain Python and record their types
         self.dispatchers: dict[str, int] = {}  # top-level package → native dispatcher address
         self._current_world: Any = None
-        self._loader: Any = None
+        self._loader: Loader | None = None
         self._invalidation: Invalidation | None = None
         # Image entries with calls loaded before anything asked for the invalidation (see ``add_loaded``).
         self._loaded: list[tuple[Any, Any]] = []
@@ -170,7 +172,7 @@ class Runtime:
         return self._current_world
 
     @property
-    def loader(self) -> Any:
+    def loader(self) -> Loader:
         """Finds and gates the packages' images; made on the first call (import reads no image)."""
         if self._loader is None:
             from .loader import Loader
@@ -179,7 +181,7 @@ class Runtime:
         return self._loader
 
     @property
-    def compiler(self):
+    def compiler(self) -> Compiler:
         """The JIT compiler, created (and llvmlite imported) on first use."""
         if self._compiler is None:
             from .jit import Compiler

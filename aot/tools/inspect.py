@@ -15,12 +15,12 @@ from typing import Any
 
 import serializer
 
-from ..image.audited import AuditedImage
 from ..image.contents import entry_edges
 from ..image.entries import CodeEntry
 from ..image.header import python_abi
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.validate import Verdict
+from .audited import AuditedImage
 from .locate import Selection
 from .verify import VerifyReport
 

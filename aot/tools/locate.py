@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..builder.config import BuildConfig, ConfigError, load_config
-from ..image.audited import AuditedImage, read_audited
 from ..world.owners import PTX
+from .audited import AuditedImage, read_audited
 from .errors import AuditError
 
 IMAGE_SUFFIX = ".aotimg"

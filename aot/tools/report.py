@@ -18,9 +18,9 @@ import os
 import sys
 from pathlib import Path
 
-from ..image.audited import AuditedImage, describe_entry
 from ..world.causes import Cause
 from ..world.methods import MAX_WORLD
+from .audited import AuditedImage, describe_entry
 from .importcheck import ImportCheck
 from .locate import Selection
 from .verify import VerifyReport

@@ -15,11 +15,11 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..image.audited import AuditedImage, describe_entry
 from ..image.contents import entry_edges
 from ..image.entries import CodeEntry
 from ..world.instances import stored_key
 from ..world.owners import CPU, PTX
+from .audited import AuditedImage, describe_entry
 from .errors import AuditError
 from .locate import Selection
 from .ptxtext import ptx_functions

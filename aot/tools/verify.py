@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..image.audited import AuditedImage, describe_entry
 from ..image.entries import CodeEntry
 from ..world.causes import Cause, CauseKind
 from ..world.instances import StoredKey
 from ..world.validate import Verdict
+from .audited import AuditedImage, describe_entry
 from .errors import AuditError
 from .locate import Selection
 

@@ -22,13 +22,13 @@ from typing import Any
 import serializer
 from serializer import ImageError, crc32
 
-from ..tools.errors import AuditError
-from ..tools.ptxtext import ptx_functions
+from ..image.contents import ImageContents
+from ..image.entries import CodeEntry
+from ..image.header import header_problem, incompatibility
 from ..world.fingerprint import COMPILER_VERSION
 from ..world.instances import StoredKey
-from .contents import ImageContents
-from .entries import CodeEntry
-from .header import header_problem, incompatibility
+from .errors import AuditError
+from .ptxtext import ptx_functions
 
 _TARGET_STRINGS = ("triple", "cpu", "features")
 
