@@ -25,13 +25,17 @@ from ..world.instances import StoredKey
 
 @dataclass(frozen=True)
 class StoredInstance:
+    """A job's copy of a code entry: what code generation needs of it (``instance_from_entry`` rebuilds the
+    instance; a job carries no edges)."""
+
     method: str
     argtypes: tuple[str, ...]
     rettype: str
     ir: bytes
-    calls: tuple[StoredKey, ...]
+    call_keys: tuple[StoredKey, ...]
     boundscheck: bool
     exported: bool
+    edges = ()  # (not a field)
 
     def record(self) -> list:
         return [
@@ -39,7 +43,7 @@ class StoredInstance:
             list(self.argtypes),
             self.rettype,
             self.ir,
-            [[k, list(t)] for k, t in self.calls],
+            [[k, list(t)] for k, t in self.call_keys],
             self.boundscheck,
             self.exported,
         ]
@@ -142,13 +146,6 @@ def _constant(module, ltype, name: str, value) -> None:
     gv.global_constant = True
 
 
-class _KeyOnly:
-    """The method side of an instance rebuilt from storage: only its key is needed for code generation."""
-
-    def __init__(self, key: str):
-        self.key = key
-
-
 def warm_up() -> None:
     """What every job needs first, done before the jobs come (in a worker, while the build infers)."""
     from ..codegen import cpython, module  # noqa: F401  (llvmlite, and the code generator)
@@ -164,24 +161,19 @@ def compile_object(payload: bytes) -> list[bytes]:
     variant parses, optimises and emits it with its own target machine."""
     from llvmlite import ir
 
-    from serializer.irformat import decode_function
-
     from ..codegen.context import ModuleContext
     from ..codegen.cpython import emit_dispatcher
     from ..codegen.function import CodegenOptions
     from ..codegen.module import build_module
-    from ..infer.solver import InferredInstance
+    from ..image.contents import instance_from_entry
     from ..targets import CpuTarget
-    from ..types import parse_type
 
     job = ObjectJob.decode(payload)
     targets = [CpuTarget(job.triple, cpu, features, job.opt) for cpu, features, _ in job.variants]
     instances = {}
     options = {}
     for s in job.instances:
-        argtypes = tuple(parse_type(t) for t in s.argtypes)
-        callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in s.calls)
-        inst = InferredInstance(_KeyOnly(s.method), argtypes, decode_function(s.ir), parse_type(s.rettype), (), callees)  # type: ignore[arg-type]
+        inst = instance_from_entry(s)
         instances[inst.key] = (inst, s.exported)
         options[s.method] = CodegenOptions(boundscheck=s.boundscheck)
     roots = [inst for inst, exported in instances.values() if exported]

@@ -5,6 +5,7 @@
         → (('global', 'numkit.core:CHECK_ARGS', True), …)
     tables = contents.to_tables()                          # what a build writes
     instance_from_entry(entry, method, root)               # the inferred instance it stores (to cure, to reuse)
+    instance_from_entry(entry, root=root)                  # … for code generation only (its method: KeyOnly)
 
 Both readers of an image answer the two questions validation asks (``ImageReader``): ``entry(instance)``
 and ``holds_definition(key, current)``. A package's first calls read the image through
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..world.edges import Edge
 from .entries import (
     _ARRAY,
     _EDGE_KINDS,
@@ -43,7 +45,7 @@ from .entries import (
 )
 
 if TYPE_CHECKING:
-    from ..infer.solver import Edge
+    from ..infer.solver import InferredInstance
     from ..world.instances import StoredKey
 
 
@@ -166,18 +168,52 @@ def _order(entry: CodeEntry) -> tuple:
     return (entry.method, entry.argtypes, entry.owner)
 
 
-def entry_edges(entry: CodeEntry) -> tuple[Edge, ...]:
-    from ..infer.solver import Edge
-
+def entry_edges(entry: StoredEntry) -> tuple[Edge, ...]:
     return tuple(Edge(_EDGE_KINDS[kind], target, _tuplify(value)) for kind, target, value in entry.edges)
 
 
-def instance_from_entry(entry: CodeEntry, method: Any, root: str):
-    """The inferred instance an entry stores, rebuilt from its IR without inferring anything."""
+class StoredEntry(Protocol):
+    """What an instance is rebuilt from (``instance_from_entry``): a ``CodeEntry``, or a build job's copy of
+    one (``aot.builder.objects.StoredInstance``)."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def argtypes(self) -> tuple[str, ...]: ...
+
+    @property
+    def rettype(self) -> str: ...
+
+    @property
+    def ir(self) -> bytes: ...
+
+    @property
+    def edges(self) -> tuple[tuple[str, str, Any], ...]: ...
+
+    @property
+    def call_keys(self) -> tuple[StoredKey, ...]: ...
+
+
+class KeyOnly:
+    """The method side of an instance rebuilt from storage when only its key is known: all that code
+    generation needs of it (a build's object jobs, ``aot inspect``)."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+
+def instance_from_entry(entry: StoredEntry, method: Any = None, root: str = "") -> InferredInstance:
+    """The inferred instance an entry stores, rebuilt from its IR without inferring anything; its method is
+    ``method``, or ``KeyOnly(entry.method)`` when none is given. The typed IR is decoded when first read
+    (``function``: ``check_stored`` reads it)."""
     from serializer.irformat import decode_function
 
     from ..infer.solver import InferredInstance
     from ..types import parse_type
+
+    if method is None:
+        method = KeyOnly(entry.method)
 
     class StoredInstance(InferredInstance):
         """An instance from an image: its typed IR is decoded only if something reads it (code generation);

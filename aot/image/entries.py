@@ -55,18 +55,16 @@ from typing import TYPE_CHECKING, Any
 
 from serializer import ImageError, record
 
-from ..world.edges import CONSTANT_VALUED, EdgeKind
+from ..world.edges import CONSTANT_VALUED, Edge, EdgeKind
 from ..world.methods import MAX_WORLD
 from .header import build_identity
 
-if TYPE_CHECKING:  # the inference machinery loads only when an entry is rebuilt for compiling
-    from ..infer.solver import Edge
+if TYPE_CHECKING:
     from ..world.instances import StoredKey
 
 
 METHODS = record("methods", "key", "fingerprint", "definition")
-CODE = record(
-    "code",
+CODE_FIELDS = (
     "method",
     "argtypes",
     "rettype",
@@ -79,6 +77,8 @@ CODE = record(
     "boundscheck",
     "native_size",
 )
+"""The fields of a code record, in order: what it stores of a ``CodeEntry`` (whose fields these are too)."""
+CODE = record("code", *CODE_FIELDS)
 IR = record("ir", "ir")
 OBJECTS = record("objects", "module", "cache_key", "object")
 INDEX = record("index", "keys", "code_starts", "definition_starts", "strings", "constants")
@@ -114,26 +114,14 @@ def _plain(value: Any) -> Any:
 
 class CodeEntry:
     """One code instance stored in an image (immutable by convention). ``call_keys``: the instances it
-    calls (from its ``call`` edges), worked out when it is made."""
+    calls (from its ``call`` edges), worked out when it is made.
 
-    __slots__ = (
-        "index",
-        "method",
-        "argtypes",
-        "rettype",
-        "owner",
-        "_ir",
-        "edges",
-        "symbol",
-        "min_world",
-        "max_world",
-        "state",
-        "boundscheck",
-        "native_size",
-        "_ir_source",
-        "signature",
-        "call_keys",
-    )
+    Its fields are its code record's (``CODE_FIELDS``), its position in the code table, its IR (a table of
+    its own) and what is worked out from them. Written out, not a dataclass: this module is read on a
+    package's first call, where ``dataclasses`` is not imported (importing it and making this class would
+    cost more than a millisecond), and ``__init__`` keeps its own parameter order."""
+
+    __slots__ = ("index", *CODE_FIELDS, "_ir", "_ir_source", "signature", "call_keys")  # (call_keys last: _replace)
 
     def __init__(
         self,

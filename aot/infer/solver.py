@@ -73,7 +73,7 @@ from ..types import (
     join,
     widen,
 )
-from ..world.edges import EdgeKind
+from ..world.edges import Edge, EdgeKind
 from ..world.instances import InstanceKey
 from . import arrays, calls, constructs, elementwise, lists, npfuncs, optional, rules, views
 from .rules import RuleError
@@ -94,16 +94,6 @@ _BUILTIN_FUNCS: dict[Any, Intrinsic] = {
 }
 _ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM, "T": Intrinsic.TRANSPOSE}
 _MISSING = object()
-
-
-@dataclass(frozen=True, order=True)
-class Edge:
-    """One thing an inferred instance relied on (``aot.world.edges.EdgeKind`` says what ``target`` and
-    ``value`` are for each kind)."""
-
-    kind: EdgeKind
-    target: str
-    value: Any
 
 
 class MethodSource(Protocol):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..image.contents import entry_edges
+from ..image.contents import instance_from_entry
 from ..image.entries import CodeEntry
 from ..world.instances import stored_key
 from ..world.owners import CPU, PTX
@@ -82,12 +82,6 @@ def find_entries(sel: Selection, spec: str, owners: set[str] | None = None) -> l
 
 def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]:
     """The entry and every entry it reaches, as inferred instances rebuilt from their stored IR."""
-    from serializer.irformat import decode_function
-
-    from ..builder.objects import _KeyOnly
-    from ..infer.solver import InferredInstance
-    from ..types import parse_type
-
     root = str(image.root) if image.root is not None else ""
     instances: dict[tuple, Any] = {}
     stack = [entry.key]
@@ -102,22 +96,13 @@ def _stored_instances(image: AuditedImage, entry: CodeEntry) -> tuple[Any, dict]
                 f"which the image does not hold"
             )
         try:
-            function = decode_function(stored.ir, root)
-            argtypes = tuple(parse_type(t) for t in stored.argtypes)
-            callees = tuple((k, tuple(parse_type(t) for t in ts)) for k, ts in stored.call_keys)
-            rettype = parse_type(stored.rettype)
+            instance = instance_from_entry(stored, root=root)
+            _ = instance.function  # (decoded now, to say which entry is damaged)
         except Exception as err:  # damaged IR bytes: msgpack, record or type errors
             raise AuditError(
                 f"{image.path}: the stored IR of {describe_entry(stored)} is damaged ({type(err).__name__}: {err})"
             ) from None
-        instances[key] = InferredInstance(
-            _KeyOnly(stored.method),  # type: ignore[arg-type]  # (the instance's method is only its key here)
-            argtypes,
-            function,
-            rettype,
-            entry_edges(stored),
-            callees,
-        )
+        instances[key] = instance
         stack.extend(stored.call_keys)
     return instances[entry.key], instances
 

@@ -10,9 +10,10 @@ one). Validation of image entries (``aot.world.validate``) and the tools (``aot 
 so a new kind (deferred references, static values, a plugin's rules) is one member and one rule.
 
 A kind is a ``str`` enum: images store its text, and a kind read back from an image is looked up by that text.
-An edge itself (``aot.infer.Edge``: kind, target, value) is made by inference; a stored one is a plain triple.
+An edge itself (``Edge``: kind, target, value) is made by inference; a stored one is a plain triple.
 This module is read on a package's first call, so it holds no dataclass (making one compiles a handful of
-methods: half a millisecond).
+methods: half a millisecond; and nothing else on that path imports ``dataclasses``): ``Edge`` is written
+out, with what ``@dataclass(frozen=True, order=True)`` would give it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,66 @@ class EdgeKind(str, Enum):
         return self.value
 
     __format__ = str.__format__  # type: ignore[assignment]  # str's own method on purpose; mypy reads it unbound
+
+
+class Edge:
+    """One thing an inferred instance relied on (``EdgeKind`` says what ``target`` and ``value`` are for
+    each kind). Immutable; equal, hashed and ordered by ``(kind, target, value)``, as a frozen, ordered
+    dataclass would be."""
+
+    __slots__ = __match_args__ = ("kind", "target", "value")
+
+    kind: EdgeKind
+    target: str
+    value: Any
+
+    def __init__(self, kind: EdgeKind, target: str, value: Any):
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "value", value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple:  # (copies and pickles are made through __init__: the slots refuse assignment)
+        return (type(self), (self.kind, self.target, self.value))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(kind={self.kind!r}, target={self.target!r}, value={self.value!r})"
+
+    def _fields(self) -> tuple:
+        return (self.kind, self.target, self.value)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.target, self.value))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() == other._fields()
+        return NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() < other._fields()
+        return NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() <= other._fields()
+        return NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() > other._fields()
+        return NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() >= other._fields()
+        return NotImplemented
 
 
 CONSTANT_VALUED = frozenset({EdgeKind.GLOBAL, EdgeKind.DEFAULT})
