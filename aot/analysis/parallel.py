@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import CompileError, Diagnostic, Span
+from ..intrinsics.registry import EFFECTS
+from ..intrinsics.spec import Effect
 from ..ir import (
     BinOp,
     BinOpKind,
@@ -64,10 +66,10 @@ from ..ir import (
     Truth,
     UnaryOp,
     Var,
-    successors,
+    successor_map,
     uses,
 )
-from ..ir.ops import ALLOCATING, Intrinsic
+from ..ir.ops import Intrinsic
 from ..types import NONE, ArrayType, ListType, ScalarType, TupleType
 
 # The ops a prange body may hold, and the intrinsics that may take an array there (they only read it). An op or
@@ -128,7 +130,7 @@ def run(fn: Function, context: Any = None) -> Function:
 
 def _analyse(fn: Function) -> tuple[list[ParallelLoop], list[Diagnostic]]:
     blocks = fn.block_map()
-    succs = {b.label: (successors(b.ops[-1]) if b.ops else ()) for b in fn.blocks}
+    succs = successor_map(fn.blocks)
     found: list[tuple[str, str, str, str, str, frozenset[str], IntrinsicCall]] = []
     for _, op in fn.ops():
         if isinstance(op, IntrinsicCall) and op.fn is Intrinsic.PRANGE_LEN:
@@ -382,34 +384,8 @@ def _reduction(fn: Function, name: str, defs: dict[str, list[Op]], ops: list[Op]
 
 # ------------------------------------------------------------------------------------------ arrays
 
-# What an array operation does with its array operands. Names only read (``len``: not even the elements):
-_METADATA = frozenset({Intrinsic.LEN, Intrinsic.SHAPE, Intrinsic.SIZE, Intrinsic.NDIM, Intrinsic.ITER_LEN})
-# Read every element of their array operands; an array result is a new array (NumPy's functions, allocations):
-_PURE = frozenset(
-    {
-        *(Intrinsic[n] for n in (
-            "NP_SQRT NP_EXP NP_EXP2 NP_LOG NP_LOG2 NP_LOG10 NP_LOG1P NP_EXPM1 NP_SIN NP_COS NP_TAN NP_ARCSIN "
-            "NP_ARCCOS NP_ARCTAN NP_SINH NP_COSH NP_TANH NP_FABS NP_RADIANS NP_DEGREES NP_RINT NP_FLOOR NP_CEIL "
-            "NP_TRUNC NP_ISNAN NP_ISINF NP_ISFINITE NP_SIGNBIT NP_ABS NP_SIGN NP_SQUARE NP_MINIMUM NP_MAXIMUM "
-            "NP_FMIN NP_FMAX NP_HYPOT NP_ARCTAN2 NP_COPYSIGN NP_POWER NP_FLOOR_DIVIDE NP_REMAINDER NP_FMOD "
-            "NP_DIVIDE NP_CAST NP_SUM NP_PROD NP_MIN NP_MAX NP_MEAN NP_STD NP_VAR NP_ARGMIN NP_ARGMAX NP_ALL "
-            "NP_ANY NP_DOT NP_OUTER NP_NORM NP_SEARCHSORTED NP_SEARCHSORTED_RIGHT NP_WHERE NP_CLIP NP_CUMSUM "
-            "NP_SORT NP_ARGSORT NP_MEDIAN NP_ROUND NP_NANSUM NP_NANMEAN NP_NANSTD NP_NANVAR NP_NANMIN NP_NANMAX "
-            "NP_NANARGMIN NP_NANARGMAX NP_COUNT_NONZERO FLAT_LEN FLAT_ITEM ABS MIN MAX UNPACK"
-        ).split()),
-        *ALLOCATING,
-    }
-)  # fmt: skip
-# Give a view of their first operand whose elements this check does not relate to the operand's axes:
-_VIEWING = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
-# Write every element of their first operand (``a.sort()``, ``a += b``: the result is ``a`` itself):
-_WRITING = frozenset(
-    {
-        Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_FILL, Intrinsic.ARRAY_IADD, Intrinsic.ARRAY_ISUB, Intrinsic.ARRAY_IMUL,
-        Intrinsic.ARRAY_ITRUEDIV, Intrinsic.ARRAY_IFLOORDIV, Intrinsic.ARRAY_IMOD, Intrinsic.ARRAY_IPOW,
-        Intrinsic.ARRAY_IAND, Intrinsic.ARRAY_IOR, Intrinsic.ARRAY_IXOR,
-    }
-)  # fmt: skip
+# What an array operation does with its array operands: ``Effect`` of its descriptor (aot/intrinsics/spec.py).
+_METADATA, _READS, _VIEWS, _WRITES = Effect.METADATA, Effect.READS, Effect.VIEWS, Effect.WRITES
 
 # The elements of a shared array a view (or an access) covers, one entry per axis of the array: an index on
 # that axis (``canon``'s expression: the loop variable, an invariant, …), ``("axis", whole)`` for an axis the
@@ -441,15 +417,57 @@ def _check_arrays(
     touched, on some axis, only at the loop variable (plus an invariant) by every access to it there, through
     whichever views; calls get no shared arrays (they could write them). The variables of the body that only
     ever hold arrays made in the iteration (tuples of them too)."""
-    step = len_op.args[2].name
-    types = fn.types
+    regions = _ArrayRegions(fn, ops, defs, counter, len_op.args[2].name, say)
+    regions.solve(False)
+    regions.solve(True)
+    regions.record_touches()
+    own = regions.own()
+    regions.check_writes()
+    return own
 
-    def canon(name: str, seen: frozenset = frozenset()) -> Any:
-        if name == counter:
+
+class _ArrayRegions:
+    """The arrays of one ``prange`` loop: what each variable may be (``origins``: made in the iteration, or a
+    region of a shared array), every touch of a shared array in the body, and the races among them (``say``)."""
+
+    def __init__(
+        self,
+        fn: Function,
+        ops: list[Op],
+        defs: dict[str, list[Op]],
+        counter: str,
+        step: str,
+        say: Callable[[Span, str], None],
+    ) -> None:
+        self.fn = fn
+        self.types = fn.types
+        self.ops = ops  # the loop's ops
+        self.defs = defs  # their assignments, by variable
+        self.counter = counter  # the loop variable
+        self.step = step  # the range's step (never 0)
+        self.say = say
+        # The assignments before (and after) the loop, by variable.
+        self.outside: dict[str, list[Op]] = {}
+        inside_ops = {id(op) for op in ops}
+        for _, op in fn.ops():
+            if op.dest_var is not None and id(op) not in inside_ops:
+                self.outside.setdefault(op.dest_var.name, []).append(op)
+        # The origins of each array variable outside the loop (False) and in the body (True): ``solve``.
+        self.tables: dict[bool, dict[str, frozenset[_Origin]]] = {False: {}, True: {}}
+        # Every touch of a shared array in the body, by its root: (op, the region it touches, whether it
+        # writes, the variable it goes through).
+        self.touches: dict[str, list[tuple[Op, tuple | None, bool, str]]] = {}
+
+    # ------------------------------------------------------------------ indices
+
+    def canon(self, name: str, seen: frozenset = frozenset()) -> Any:
+        """The index ``name`` as an expression of the loop variable (``("iter",)``), invariants (``("inv",
+        name)``), constants and arithmetic on them; ``("unknown", name)`` for anything else."""
+        if name == self.counter:
             return ("iter",)
-        if name not in defs:
+        if name not in self.defs:
             return ("inv", name)
-        found = defs[name]
+        found = self.defs[name]
         if len(found) != 1 or name in seen:
             return ("unknown", name)
         op = found[0]
@@ -457,19 +475,22 @@ def _check_arrays(
         if isinstance(op, Const):
             return ("const", repr(op.value))
         if isinstance(op, Copy):
-            return canon(op.src.name, seen)
+            return self.canon(op.src.name, seen)
         if isinstance(op, BinOp):
-            return (op.op.value, canon(op.lhs.name, seen), canon(op.rhs.name, seen))
+            return (op.op.value, self.canon(op.lhs.name, seen), self.canon(op.rhs.name, seen))
         return ("unknown", name)
 
-    def invariant(c: Any) -> bool:
+    def invariant(self, c: Any) -> bool:
+        """Whether the index expression ``c`` has the same value in every iteration."""
         if c[0] in ("inv", "const", "before"):
             return True
         if c[0] in ("iter", "unknown", "axis", "some", "shift"):
             return False
-        return invariant(c[1]) and invariant(c[2])
+        return self.invariant(c[1]) and self.invariant(c[2])
 
-    def injective(c: Any) -> bool:
+    def injective(self, c: Any) -> bool:
+        """Whether the index expression ``c`` has a different value in every iteration."""
+        injective, invariant, step = self.injective, self.invariant, self.step
         if c == ("iter",):
             return True
         if c[0] == "shift":  # (start + step * c of a slice, and so on)
@@ -482,15 +503,23 @@ def _check_arrays(
             return (injective(c[1]) and c[2] == ("inv", step)) or (c[1] == ("inv", step) and injective(c[2]))
         return False
 
-    def ndim(name: str) -> int:
-        t = types.get(name)
+    def ndim(self, name: str) -> int:
+        """The number of axes of the array variable ``name`` (0 for anything else)."""
+        t = self.types.get(name)
         return t.ndim if isinstance(t, ArrayType) else 0
 
-    def index_regions(obj: str, spec: str, index: tuple[Var, ...], inside: bool = True) -> list | None:
+    def whole(self, var: str) -> list:
+        """Every element of the array variable ``var``: whole on each of its axes."""
+        return [_WHOLE] * self.ndim(var)
+
+    # ------------------------------------------------------------------ regions
+
+    def index_regions(self, obj: str, spec: str, index: tuple[Var, ...], inside: bool = True) -> list | None:
         """What ``obj[…]`` selects on each of ``obj``'s axes (``spec`` as ``GetView``'s; ``"i" * n`` for
         ``GetItem``): an index, or ``("axis", whole)``; None for an index array. (Before the loop, an index is
         the value its variable had then: a name the body may assign again means something else there.)"""
-        n = ndim(obj)
+        types, canon, invariant = self.types, self.canon, self.invariant
+        n = self.ndim(obj)
         used = sum(1 for c in spec if c != "e")
         out: list = []
         k = 0
@@ -519,7 +548,7 @@ def _check_arrays(
         out.extend([_WHOLE] * (n - len(out)))  # (the axes left out at the end: whole)
         return out if len(out) == n else None
 
-    def narrow(origin: _Origin, obj: str, selected: list | None) -> _Origin:
+    def narrow(self, origin: _Origin, obj: str, selected: list | None) -> _Origin:
         """The origin of ``obj[…]`` (its region narrowed by ``selected``, one entry per axis of ``obj``)."""
         if origin.root is None or origin.root == "":
             return origin
@@ -540,56 +569,61 @@ def _check_arrays(
                 region[d] = _SOME
         return _Origin(origin.root, tuple(region))
 
-    tables: dict[bool, dict[str, frozenset[_Origin]]] = {False: {}, True: {}}
+    # ------------------------------------------------------------------ origins
 
-    def origins(name: str, inside: bool) -> frozenset[_Origin]:
+    def origins(self, name: str, inside: bool) -> frozenset[_Origin]:
         """The arrays the variable ``name`` may be, where it is read (in the body, when ``inside``: there only
         the body's assignments reach it, a value carried between iterations being refused already)."""
-        if inside and name in defs:
-            return tables[True].get(name, frozenset())
-        if name in outside:
-            return tables[False].get(name, frozenset())
-        return frozenset({_Origin(name, (_WHOLE,) * ndim(name))})  # a parameter
+        if inside and name in self.defs:
+            return self.tables[True].get(name, frozenset())
+        if name in self.outside:
+            return self.tables[False].get(name, frozenset())
+        return frozenset({_Origin(name, (_WHOLE,) * self.ndim(name))})  # a parameter
 
-    def solve(inside: bool) -> None:
+    def solve(self, inside: bool) -> None:
         """``tables[inside]``: the least solution of the assignments (a view of itself, ``a += b``: loops)."""
-        scope = defs if inside else outside
-        names = [n for n in scope if _holds_array(types.get(n))]
+        scope = self.defs if inside else self.outside
+        table = self.tables[inside]
+        names = [n for n in scope if _holds_array(self.types.get(n))]
         for _ in range(64):
             changed = False
             for name in names:
-                found = {o for op in scope[name] for o in made_by(op, name, inside)}
-                if not inside and name in fn.params:
-                    found.add(_Origin(name, (_WHOLE,) * ndim(name)))
-                if frozenset(found) != tables[inside].get(name):
-                    tables[inside][name] = frozenset(found)
+                found = {o for op in scope[name] for o in self.made_by(op, name, inside)}
+                if not inside and name in self.fn.params:
+                    found.add(_Origin(name, (_WHOLE,) * self.ndim(name)))
+                if frozenset(found) != table.get(name):
+                    table[name] = frozenset(found)
                     changed = True
             if not changed:
                 return
         for name in names:  # (not settled: not known)
-            tables[inside][name] = frozenset({_UNKNOWN})
+            table[name] = frozenset({_UNKNOWN})
 
-    def made_by(op: Op, name: str, inside: bool) -> frozenset[_Origin]:
-        made = _PRIVATE if inside else _Origin(name, (_WHOLE,) * ndim(name))  # (new memory: the array's own)
+    def made_by(self, op: Op, name: str, inside: bool) -> frozenset[_Origin]:
+        """The arrays the assignment ``op`` may give ``name`` (in the body, when ``inside``), from what
+        ``tables`` holds so far."""
+        types, origins = self.types, self.origins
+        made = _PRIVATE if inside else _Origin(name, (_WHOLE,) * self.ndim(name))  # (new memory: the array's own)
         if isinstance(op, (Copy, Convert)):
             return origins(op.src.name, inside)
         if isinstance(op, MakeTuple):  # (the arrays it holds)
             held = [o for v in op.items if _holds_array(types.get(v.name)) for o in origins(v.name, inside)]
             return frozenset(held or [made])
         if isinstance(op, GetItem) and isinstance(types.get(op.obj.name), ArrayType):
-            selected = index_regions(op.obj.name, "i" * len(op.index), op.index, inside)
+            selected = self.index_regions(op.obj.name, "i" * len(op.index), op.index, inside)
             if selected is None:  # (an index array selects a copy)
                 return frozenset({made})
-            return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
+            return frozenset(self.narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
         if isinstance(op, GetView):
-            selected = index_regions(op.obj.name, op.spec, op.index, inside)
-            return frozenset(narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
+            selected = self.index_regions(op.obj.name, op.spec, op.index, inside)
+            return frozenset(self.narrow(o, op.obj.name, selected) for o in origins(op.obj.name, inside))
         if isinstance(op, GetItem):  # an item of a tuple
-            tdefs = (defs if inside else outside).get(op.obj.name, [])
-            k = _constant_index(op.index, defs if inside else outside)
+            scope = self.defs if inside else self.outside
+            tdefs = scope.get(op.obj.name, [])
+            k = _constant_index(op.index, scope)
             if not tdefs:
                 return (
-                    frozenset({_Origin(f"{op.obj.name}[{k}]", (_WHOLE,) * ndim(name))})
+                    frozenset({_Origin(f"{op.obj.name}[{k}]", (_WHOLE,) * self.ndim(name))})
                     if k is not None
                     else (frozenset({_UNKNOWN}))
                 )
@@ -600,106 +634,117 @@ def _check_arrays(
                 return frozenset({_PRIVATE})
             return frozenset({_UNKNOWN}) if inside else frozenset({made})
         if isinstance(op, IntrinsicCall):
-            if op.fn in _VIEWING and op.args:
+            effect = EFFECTS[op.fn]
+            if effect is _VIEWS and op.args:
                 return frozenset(_Origin(o.root, None) if o.root else o for o in origins(op.args[0].name, inside))
-            if op.fn in _WRITING and op.args:
+            if effect is _WRITES and op.args:
                 return origins(op.args[0].name, inside)
-            if op.fn in _PURE:
+            if effect is _READS:
                 return frozenset({made})
             return frozenset({_UNKNOWN}) if inside else frozenset({made})
         if isinstance(op, (BinOp, UnaryOp, Compare, Call)):  # (whole-array operations make new arrays; a call
             return frozenset({made})  # in the body is given no shared array, so it returns its own or new ones)
         return frozenset({_UNKNOWN}) if inside else frozenset({made})
 
-    outside: dict[str, list[Op]] = {}
-    inside_ops = {id(op) for op in ops}
-    for _, op in fn.ops():
-        if op.dest_var is not None and id(op) not in inside_ops:
-            outside.setdefault(op.dest_var.name, []).append(op)
-    solve(False)
-    solve(True)
+    def own(self) -> set[str]:
+        """The variables of the body that only ever hold arrays made in the iteration (tuples of them too)."""
+        return {n for n in self.defs if _holds_array(self.types.get(n)) and _all_private(self.origins(n, True))}
 
-    # Every touch of a shared array in the body: (op, the region it touches, whether it writes).
-    touches: dict[str, list[tuple[Op, tuple | None, bool, str]]] = {}
+    # ------------------------------------------------------------------ touches
 
-    def touch(op: Op, var: str, selected: list | None, write: bool) -> None:
+    def touch(self, op: Op, var: str, selected: list | None, write: bool) -> None:
         """``op`` reads (or writes) the elements ``selected`` (per axis of ``var``; None: not known) of ``var``."""
-        for o in origins(var, True):
+        for o in self.origins(var, True):
             if o.root is not None:
-                region = narrow(o, var, selected).region if selected is not None and o.root else None
-                touches.setdefault(o.root, []).append((op, region, write, var))
+                region = self.narrow(o, var, selected).region if selected is not None and o.root else None
+                self.touches.setdefault(o.root, []).append((op, region, write, var))
 
-    def whole(var: str) -> list:
-        return [_WHOLE] * ndim(var)
+    def record_touches(self) -> None:
+        """``touches``: every touch of a shared array by the body's ops, in order (``record``)."""
+        for op in self.ops:
+            self.record(op)
 
-    for op in ops:
+    def record(self, op: Op) -> None:
+        """The touches of shared arrays by the body's ``op``; an op (or an array intrinsic) this check does not
+        know, and a call given a shared array, are refused."""
+        types, touch, whole = self.types, self.touch, self.whole
         if not isinstance(op, _KNOWN_OPS):
-            say(op.span, f"{op.NAME} on an array is not supported in a prange loop yet; use range")
-            continue
+            self.say(op.span, f"{op.NAME} on an array is not supported in a prange loop yet; use range")
+            return
         arrays_used = [v.name for v in uses(op) if _holds_array(types.get(v.name))]
         if isinstance(op, IntrinsicCall) and arrays_used:
-            if op.fn in _METADATA:
-                continue
-            if op.fn in _WRITING:
+            effect = EFFECTS[op.fn]
+            if effect is _METADATA:
+                return
+            if effect is _WRITES:
                 touch(op, op.args[0].name, whole(op.args[0].name), True)
                 for a in op.args[1:]:
                     if _holds_array(types.get(a.name)):
                         touch(op, a.name, whole(a.name), False)
-                continue
-            if op.fn not in _PURE and op.fn not in _VIEWING:
+                return
+            if effect is not _READS and effect is not _VIEWS:
                 # (something that may write an array, unknown to this check: refused rather than risked)
-                say(op.span, f"{op.fn.value} on an array is not supported in a prange loop yet; use range")
-                continue
+                self.say(op.span, f"{op.fn.value} on an array is not supported in a prange loop yet; use range")
+                return
         if isinstance(op, (GetItem, SetItem, GetView)) and isinstance(types.get(op.obj.name), ArrayType):
             spec = op.spec if isinstance(op, GetView) else "i" * len(op.index)
-            selected = index_regions(op.obj.name, spec, op.index)
+            selected = self.index_regions(op.obj.name, spec, op.index)
             view = isinstance(op, (GetItem, GetView)) and isinstance(types.get(op.dest.name), ArrayType)
             if not view or selected is None:  # (a view reads nothing: its uses are the touches; an index
                 touch(op, op.obj.name, selected, isinstance(op, SetItem))  # array copies the elements)
             for v in (*op.index, *((op.value,) if isinstance(op, SetItem) else ())):
                 if _holds_array(types.get(v.name)):
                     touch(op, v.name, whole(v.name), False)
-            continue
+            return
         if isinstance(op, (Copy, Convert, MakeTuple, GetItem)):
-            continue  # (a reference handed on, an item of a tuple: the uses of the value are the touches)
+            return  # (a reference handed on, an item of a tuple: the uses of the value are the touches)
         if isinstance(op, Call):
-            shared = [a.name for a in op.args if _holds_array(types.get(a.name)) and _shared(a.name, origins)]
+            shared = [a.name for a in op.args if _holds_array(types.get(a.name)) and _shared(a.name, self.origins)]
             if shared:
-                say(
+                self.say(
                     op.span,
                     f"a call in a prange loop may not be passed an array made before the loop ('{shared[0]}'): "
                     f"the callee could write it from several threads at once; write the work inline, pass an "
                     f"array made in the iteration, or use range",
                 )
-            continue
+            return
         for var in arrays_used:  # whole-array operations, reductions, NumPy's functions: every element read
             touch(op, var, whole(var), False)
 
-    def shown_name(root: str) -> str:
+    # ------------------------------------------------------------------ races
+
+    def shown_name(self, root: str) -> str:
         """A name the source gives the array ``root`` (a view made of it, or a temporary, has none)."""
         if root[:1].isidentifier():
             return root
-        for var in sorted(types):
-            if var[:1].isidentifier() and any(o.root == root for o in origins(var, var in defs)):
+        for var in sorted(self.types):
+            if var[:1].isidentifier() and any(o.root == root for o in self.origins(var, var in self.defs)):
                 return var
         return root
 
-    own = {n for n in defs if _holds_array(types.get(n)) and _all_private(origins(n, True))}
-    vague = touches.get("", [])  # (an array not known: it may be any written one)
-    for root, found in touches.items():
+    def check_writes(self) -> None:
+        """Every shared array written in the body, against all its touches (``check_root``), in order."""
+        vague = self.touches.get("", [])  # (an array not known: it may be any written one)
+        for root, found in self.touches.items():
+            self.check_root(root, found, vague)
+
+    def check_root(self, root: str, found: list[tuple[Op, tuple | None, bool, str]], vague: list) -> None:
+        """The shared array ``root``, if written in the body: one axis where every touch (``found``, and the
+        ``vague`` ones of arrays not known) has the same injective index, or what races."""
+        injective, say = self.injective, self.say
         writes = [t for t in found if t[2]]
         if not writes:
-            continue
+            return
         found = found + [t for t in vague if t not in found]
         first = next((t for t in writes if t[1] is None), writes[0])
-        name = first[3] if first[3][:1].isidentifier() else shown_name(root)
+        name = first[3] if first[3][:1].isidentifier() else self.shown_name(root)
         if root == "" or first[1] is None:
             say(
                 first[0].span,
                 f"{_shown(name)} is written in the prange loop through a view whose elements cannot be related to "
                 f"the loop variable (a transpose, a reshape, an index array, or one of several arrays); use range",
             )
-            continue
+            return
         region = first[1]
         unknown = [t for t in found if t[1] is None]
         n = len(region)
@@ -709,7 +754,7 @@ def _check_arrays(
             if injective(region[d]) and all(t[1] is not None and t[1][d] == region[d] for t in found)
         ]
         if axes:
-            continue
+            return
         if unknown:
             say(
                 unknown[0][0].span,
@@ -737,8 +782,6 @@ def _check_arrays(
                 f"'{name}' is written in the prange loop and also touched at another index here: that element may "
                 f"belong to another iteration running at the same time; use range, or write to another array",
             )
-
-    return own
 
 
 def _all_private(found: frozenset[_Origin]) -> bool:

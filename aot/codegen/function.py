@@ -28,6 +28,7 @@ from ..analysis.ranges import Fact, LoopVersion, loop_versions
 from ..infer import elementwise as elementwise_rules
 from ..infer.rules import fold_int_binop
 from ..infer.views import INT_INDEX
+from ..intrinsics.registry import ELEMENTWISE, spec
 from ..ir import (
     BinOp,
     BinOpKind,
@@ -55,7 +56,7 @@ from ..ir import (
     Var,
     uses,
 )
-from ..ir.ops import ALLOCATING, Intrinsic
+from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
 from . import (
     arrays,
@@ -63,17 +64,15 @@ from . import (
     gpu_intrinsics,
     interrupt,
     lists,
-    nanreduce,
-    nparrays,
     npfuncs,
     parallel,
     recursion,
     views,
 )
 from . import types as lt
-from .context import Emitter, ModuleContext
+from .context import ModuleContext
 from .elementwise import Element
-from .intrinsics import lower_intrinsic
+from .lowering import Lowerer
 from .numerics import (
     WRAPPING_INT_OPS,
     check_true_division,
@@ -96,7 +95,7 @@ class CodegenOptions:
     boundscheck: bool = True
 
 
-class FunctionCodegen(Emitter):
+class FunctionCodegen(Lowerer):
     """Lowers one typed function into ``llfn`` (already declared with the status ABI)."""
 
     def __init__(
@@ -628,93 +627,7 @@ class FunctionCodegen(Emitter):
             self.assign(op.dest.name, self.b.load(out), fresh=True)  # a result is a new reference
 
     def op_IntrinsicCall(self, op: IntrinsicCall) -> None:
-        if (
-            op.fn.value.startswith("list.")
-            or op.fn is Intrinsic.UNPACK
-            or (op.fn in (Intrinsic.LEN, Intrinsic.ITER_LEN) and isinstance(self.t(op.args[0]), ListType))
-        ):
-            self.list_intrinsic(op)
-            return
-        if op.fn.value.startswith("gpu."):
-            result = self.gpu_intrinsic(op)
-        elif op.fn in nparrays.FUNCTIONS:
-            argtypes = [self.t(a) for a in op.args]
-            result = nparrays.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-            self.assign(op.dest.name, result, fresh=arrays.owns_references(self.t(op.dest)))  # (new arrays)
-            return
-        elif op.fn in nparrays.SEARCHSORTED and isinstance(self.t(op.dest), ArrayType):  # (of an array of values)
-            argtypes, made = [self.t(a) for a in op.args], self.t(op.dest)
-            assert isinstance(made, ArrayType)
-            right = op.fn is Intrinsic.NP_SEARCHSORTED_RIGHT
-            result = nparrays.searchsorted_many(self, [self.load(a) for a in op.args], argtypes, made, right)
-            self.assign(op.dest.name, result, fresh=True)
-            return
-        elif op.fn is Intrinsic.ARRAY_FILL:  # (a[...] = v)
-            at = self.t(op.args[0])
-            assert isinstance(at, ArrayType)
-            views.assign(self, self.load(op.args[0]), at, self.load(op.args[1]), self.t(op.args[1]))
-            result = ir.Constant(lt.I8, 0)  # (None)
-        elif op.fn is Intrinsic.ARRAY_SORT:
-            nparrays.sort_in_place(self, [self.load(a) for a in op.args], [self.t(a) for a in op.args])
-            result = ir.Constant(lt.I8, 0)  # (None)
-        elif op.fn is Intrinsic.ARRAY_ASTYPE:
-            rt, src = self.t(op.dest), self.t(op.args[0])
-            assert isinstance(rt, ArrayType) and isinstance(src, ArrayType)
-            self.elementwise(op, op.args, elementwise.cast_element(self, src.dtype, rt.dtype))
-            return
-        elif op.fn in ALLOCATING:
-            argtypes = [self.t(a) for a in op.args]
-            args = [self.load(a) for a in op.args]
-            result = arrays.lower_allocation(self, op.fn, args, argtypes, self.t(op.dest), op.span)
-            self.assign(op.dest.name, result, fresh=True)
-            return
-        elif op.fn in elementwise_rules.KIND_OF_INPLACE:
-            target, value = op.args
-            tt, vt = self.t(target), self.t(value)
-            assert isinstance(tt, ArrayType)
-            kind = elementwise_rules.KIND_OF_INPLACE[op.fn]
-            computed = elementwise_rules.binop_type(kind, tt, vt, False, self.literal(target, value)[1])
-            elementwise.check_python_ints(self, [(self.load(target), tt), (self.load(value), vt)])
-            elementwise.inplace(self, kind, self.load(target), tt, self.load(value), vt, computed)
-            result = self.load(target)
-        elif (op.fn in npfuncs.REDUCTIONS or op.fn is Intrinsic.NP_DOT) and isinstance(self.t(op.dest), ArrayType):
-            made = self.t(op.dest)  # (a reduction along an axis, a matrix product: a new array)
-            assert isinstance(made, ArrayType)
-            args, argtypes = [self.load(a) for a in op.args], [self.t(a) for a in op.args]
-            name, fn = op.dest.name, op.fn
-
-            def lower(hold: Callable[[ir.Value], None] | None) -> ir.Value:
-                if fn is Intrinsic.NP_DOT:
-                    return nparrays.dot(self, args, argtypes, made, hold)
-                return nparrays.reduce_axis(self, fn, args, argtypes, made, hold)
-
-            if name in self.owned and all(a.name != name for a in op.args):
-                lower(lambda out: self.assign(name, out, fresh=True))
-            else:
-                self.assign(name, lower(None), fresh=True)
-            return
-        elif op.fn.value.startswith("np.") and isinstance(self.t(op.dest), ArrayType):
-            rt = self.t(op.dest)
-            assert isinstance(rt, ArrayType)
-            if op.fn not in (Intrinsic.NP_CLIP, Intrinsic.NP_WHERE, Intrinsic.NP_ROUND):  # (by value; decimals)
-                elementwise.check_python_ints(self, [(self.load(a), self.t(a)) for a in op.args])
-            self.elementwise(
-                op, op.args, elementwise.ufunc_element(self, op.fn, [self.t(a) for a in op.args], rt.dtype)
-            )
-            return
-        elif nanreduce.handles(op.fn, [self.t(a) for a in op.args]):  # (np.nansum … of a float array)
-            argtypes = [self.t(a) for a in op.args]
-            result = nanreduce.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-        elif op.fn.value.startswith("np."):
-            argtypes = [self.t(a) for a in op.args]
-            result = npfuncs.lower(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-        else:
-            argtypes = [self.t(a) for a in op.args]
-            result = lower_intrinsic(self, op.fn, [self.load(a) for a in op.args], argtypes, self.t(op.dest))
-            if views.may_copy(self, op.fn, argtypes[0] if argtypes else NONE):  # (a view or a copy: a new reference)
-                self.assign(op.dest.name, result, fresh=True)
-                return
-        self.assign(op.dest.name, result)
+        spec(op.fn).lower(self, op)  # (its descriptor's lowering: aot/intrinsics, aot/codegen/lowering.py)
 
     def list_intrinsic(self, op: IntrinsicCall) -> None:
         """``len(lst)``, and the intrinsics of ``aot.codegen.lists``: ``append`` changes the list in place
@@ -903,9 +816,7 @@ def _elementwise_op(op: Op, types: Mapping[str, Type]) -> bool:
         return False
     if isinstance(op, (BinOp, UnaryOp, Compare)):
         return True
-    return isinstance(op, IntrinsicCall) and (
-        op.fn is Intrinsic.ARRAY_ASTYPE or op.fn in elementwise_rules.ELEMENTWISE_FUNCTIONS
-    )
+    return isinstance(op, IntrinsicCall) and (op.fn is Intrinsic.ARRAY_ASTYPE or op.fn in ELEMENTWISE)
 
 
 def _fused_temporaries(fn: Function, read_once: set[str]) -> set[str]:

@@ -17,41 +17,10 @@ import builtins
 import sys
 from typing import Any
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import Intrinsic
 from ..types import BOOL, F64, I64, NONE, ArrayType, PyValueType, ScalarType, TupleType, Type, dtype_of_format
 from .rules import RuleError
-
-_NUMPY_NAMES = {
-    "empty": Intrinsic.NP_EMPTY,
-    "zeros": Intrinsic.NP_ZEROS,
-    "ones": Intrinsic.NP_ONES,
-    "full": Intrinsic.NP_FULL,
-    "empty_like": Intrinsic.NP_EMPTY_LIKE,
-    "zeros_like": Intrinsic.NP_ZEROS_LIKE,
-    "ones_like": Intrinsic.NP_ONES_LIKE,
-    "full_like": Intrinsic.NP_FULL_LIKE,
-    "arange": Intrinsic.NP_ARANGE,
-    "linspace": Intrinsic.NP_LINSPACE,
-    "eye": Intrinsic.NP_EYE,
-}
-_by_id: dict[int, Intrinsic] = {}
-_numpy_seen: Any = None
-
-
-def numpy_function(value: Any) -> Intrinsic | None:
-    """The intrinsic a NumPy function stands for, or None."""
-    global _numpy_seen
-    np = sys.modules.get("numpy")
-    if np is None:
-        return None
-    if np is not _numpy_seen:
-        _by_id.clear()
-        for name, fn in _NUMPY_NAMES.items():
-            obj = getattr(np, name, None)
-            if obj is not None:
-                _by_id[id(obj)] = fn
-        _numpy_seen = np
-    return _by_id.get(id(value))
 
 
 def dtype_of(value: Any) -> ScalarType | None:
@@ -111,9 +80,6 @@ class ArrayMethod:
         if key not in cls._made:
             cls._made[key] = cls(name, receiver)
         return cls._made[key]
-
-
-ARRAY_METHODS = {"copy": Intrinsic.ARRAY_COPY, "flatten": Intrinsic.ARRAY_FLATTEN, "astype": Intrinsic.ARRAY_ASTYPE}
 
 
 def _dtype_arg(t: Type, name: str) -> ScalarType:
@@ -182,10 +148,14 @@ _DTYPE_AT = {
 """Where NumPy's signature of each allocation has its dtype (``np.zeros(shape, dtype)``)."""
 
 
-def takes_dtype_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
-    """Whether a call of ``callee`` with these keyword arguments is an allocation given ``dtype=`` (its last
-    argument), which ``allocation_type`` takes as the dtype."""
-    return keywords == ("dtype",) and numpy_function(callee) is not None
+def allocation_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.zeros(shape[, dtype])`` …, ``a.copy()`` (the array first): the new array's type."""
+    return allocation_type(spec.fn, args, dtype_last="dtype" in site.keywords)[0]
+
+
+def bind_allocation(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple[Type, tuple[int, ...]]:
+    """The new array's type, and the runtime operands among the arguments (the dtype is in the type)."""
+    return allocation_type(spec.fn, args, dtype_last="dtype" in site.keywords)
 
 
 def allocation_type(

@@ -16,6 +16,7 @@ import operator
 import sys
 from typing import Any
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import CmpKind, Intrinsic
 from ..types import BOOL, F64, I64, NONE, ArrayType, ListType, PyValueType, ScalarType, TupleType, Type, arith_type
 from .rules import RuleError
@@ -36,9 +37,9 @@ def string_type(value: str) -> PyValueType:
 
 
 # ------------------------------------------------------------------------------------------ intrinsics
-LOOP_INTRINSICS = frozenset({Intrinsic.ITER_LEN, Intrinsic.INDEX, Intrinsic.FLAT_LEN, Intrinsic.FLAT_ITEM})
-"""The intrinsics of the frontend's loops (aot/frontend/iteration.py), typed by their first operand (the only
-one but for ``flat.item``'s counter)."""
+def loop_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """The loop intrinsics (``iter.len``, ``operator.index``, ``flat.len``, ``flat.item``)."""
+    return intrinsic_type(spec.fn, args[0])
 
 
 def intrinsic_type(fn: Intrinsic, arg: Type) -> Type:

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import BinOpKind, CmpKind, GetItem, GetView, Intrinsic, Op, UnaryKind
 from ..types import BOOL, BOTTOM, F64, I64, ArrayType, ListType, ScalarType, Type
-from .npfuncs import TABLE
 from .rules import RuleError, weak_promote
 from .views import expand
 
@@ -42,10 +42,6 @@ INPLACE: dict[BinOpKind, Intrinsic] = {
 
 KIND_OF_INPLACE = {fn: kind for kind, fn in INPLACE.items()}
 
-ELEMENTWISE_FUNCTIONS = frozenset(
-    {e.fn for e in TABLE.values() if e.rule in ("float", "same", "bool", "binary", "binfloat", "where", "clip")}
-)
-"""The NumPy intrinsics that apply a scalar function to every element (ufuncs, ``np.where``, ``np.clip``)."""
 
 _UFUNC = {
     BinOpKind.ADD: "add",
@@ -144,6 +140,14 @@ def unary_type(op: UnaryKind, a: ArrayType) -> ArrayType:
 
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 2, "f": 3}
+
+
+def inplace_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``a op= b`` (``array.iadd`` …): the array written, ``a``'s own type."""
+    target = args[0]
+    if not isinstance(target, ArrayType):
+        raise RuleError(f"'{spec.fn.value}' writes an array, not {target}")
+    return inplace_type(KIND_OF_INPLACE[spec.fn], target, args[1])
 
 
 def inplace_type(op: BinOpKind, target: ArrayType, value: Type, value_literal: bool = False) -> ArrayType:

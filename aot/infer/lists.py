@@ -14,9 +14,10 @@ list whose item type is never known.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
+from ..frontend.lists import METHODS
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import Intrinsic
 from ..types import (
     BOTTOM,
@@ -32,29 +33,10 @@ from ..types import (
 )
 from .rules import RuleError
 
-INTRINSICS = frozenset(
-    {
-        Intrinsic.LIST_NEW,
-        Intrinsic.LIST_APPEND,
-        Intrinsic.LIST_POP,
-        Intrinsic.LIST_TO_ARRAY,
-        Intrinsic.LIST_SORT,
-        Intrinsic.LIST_SORTED,
-        Intrinsic.LIST_REVERSE,
-    }
-)
 STORES = frozenset({Intrinsic.LIST_APPEND})
 """What gives ``[]`` its item type. A list appended to only where the solver never goes (``if DEBUG:`` with a
 constant ``DEBUG = False``) stays ``list[bottom]``: always empty, so its length, its truth and the list itself
 are right; anything that needs its item (``lst[i]``, a loop over it) is a ``CompileError``."""
-METHODS = {
-    "append": Intrinsic.LIST_APPEND,
-    "pop": Intrinsic.LIST_POP,
-    "sort": Intrinsic.LIST_SORT,
-    "reverse": Intrinsic.LIST_REVERSE,
-}
-"""The list methods the frontend lowers as intrinsics (``name.append(x)`` on a local variable)."""
-
 _ONE_TYPE = (
     "a list holds one type, and Python would keep each item's own (convert it: 1.0 or float(x) in a list "
     "of floats, int(x) in a list of ints)"
@@ -86,6 +68,23 @@ def stored_item(item: Type, value: Type, what: str) -> Type:
     if joined is None:
         raise RuleError(f"{what}: this list holds {item}, not {value}; {_ONE_TYPE}")
     return joined
+
+
+def list_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    return list_type(spec.fn, args)
+
+
+def sorted_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    return sorted_type(args)
+
+
+def unpack_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``a, b = x`` (operands: ``x`` and the count, a constant in ``site.consts``): none, checked now for a tuple
+    (the op is then dropped: ``aot.infer.solver``), at run time for a list or a 1-D array."""
+    count = site.consts[1] if len(site.consts) > 1 else None
+    if type(count) is int:
+        unpack_checked(args[0], count)
+    return NONE
 
 
 def list_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
@@ -182,7 +181,7 @@ def attribute_message(attr: str) -> str:
     """Why ``lst.attr`` is refused: only ``append``/``pop``, called on a local variable, are compiled."""
     if attr == "sort":
         return "list.sort() takes no arguments here (key= and reverse= are not supported); sort the list, then loop"
-    if attr in METHODS:
+    if attr in METHODS:  # (the methods the frontend lowers)
         return (
             f"list.{attr}() is compiled when called on a local variable (name.{attr}(…)); assign the list "
             "to a name first"
@@ -213,9 +212,3 @@ def sorted_type(args: tuple[Type, ...]) -> Type:
     if len(args) != 1 or not isinstance(args[0], ListType):
         raise RuleError("sorted() takes one list here (make one first: sorted([x for x in a]))")
     return list_type(Intrinsic.LIST_SORTED, args)
-
-
-def is_array_call(callee: Any) -> bool:
-    """Whether ``callee`` is ``np.array`` or ``np.asarray`` (which make an array of a list)."""
-    np = sys.modules.get("numpy")
-    return np is not None and (callee is getattr(np, "array", None) or callee is getattr(np, "asarray", None))

@@ -4,19 +4,22 @@
     np.float32(x)     →  intrinsic np.cast   the NumPy scalar type is the result type
     a.sum(), np.sum(a) → intrinsic np.sum   i64 for signed ints and booleans, u64 for unsigned, else the dtype
 
-``TABLE`` is the one table of NumPy functions: the name in the ``numpy`` module → its intrinsic and its rule
-(``Rule``: how the result type follows from the argument types). ``aot.codegen.npfuncs`` lowers each
-intrinsic of a scalar function for one element; applying a ufunc to whole arrays later is one loop over that
-lowering with the same rule applied to the element types. NumPy is never imported here: a NumPy object can
+Which NumPy names compile, and to which intrinsic, is said by each intrinsic's descriptor
+(``aot/intrinsics/numpy.py``), which names its rule here: a function of the descriptor, the operand types and
+how the call was written (``aot.intrinsics.spec.Site``). ``aot.codegen.npfuncs`` lowers each intrinsic of a
+scalar function for one element; applying a ufunc to whole arrays is one loop over that lowering with the
+same rule applied to the element types. NumPy is never imported here: a NumPy object can
 only reach the compiler from a module that imported NumPy already (``sys.modules``).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import CmpKind, Intrinsic, Var
 from ..types import (
     BOOL,
@@ -43,125 +46,34 @@ from ..world.edges import numpy_scalar_text
 from .arrays import ArrayDtype
 from .rules import RuleError, weak_promote
 
-# How a result type follows from the argument types (NumPy's loops, for the types aot compiles):
-#   float   - a float function: f32 stays f32, f64 and 32/64-bit integers give f64, i16/u16 give f32
-#             (i8, u8 and booleans would give float16, which aot has not: a RuleError says to convert first)
-#   same    - the argument's type (abs, floor, ceil, trunc, square, sign on integers keep their type)
-#   bool    - a predicate (isnan …)
-#   binary  - the promoted type of both arguments
-#   binfloat - a float function of the promoted type of both arguments
-#   reduce_* - reductions of an array (see ``reduction_type``)
-
-
-@dataclass(frozen=True)
-class Entry:
-    fn: Intrinsic
-    rule: str
-    arity: int = 1
-    bool_ok: bool = True  # whether NumPy has a loop for booleans that aot can give
-    libm: Intrinsic | None = None  # the ``math`` function whose C library function (or LLVM's) computes it
-
-
-_LIBM = {
-    "sqrt": Intrinsic.SQRT,
-    "exp": Intrinsic.EXP,
-    "log": Intrinsic.LOG,
-    "log2": Intrinsic.LOG2,
-    "log10": Intrinsic.LOG10,
-    "log1p": Intrinsic.LOG1P,
-    "expm1": Intrinsic.EXPM1,
-    "sin": Intrinsic.SIN,
-    "cos": Intrinsic.COS,
-    "tan": Intrinsic.TAN,
-    "arcsin": Intrinsic.ASIN,
-    "arccos": Intrinsic.ACOS,
-    "arctan": Intrinsic.ATAN,
-    "sinh": Intrinsic.SINH,
-    "cosh": Intrinsic.COSH,
-    "tanh": Intrinsic.TANH,
-    "fabs": Intrinsic.FABS,
+LIBM = {
+    Intrinsic.NP_SQRT: Intrinsic.SQRT,
+    Intrinsic.NP_EXP: Intrinsic.EXP,
+    Intrinsic.NP_LOG: Intrinsic.LOG,
+    Intrinsic.NP_LOG2: Intrinsic.LOG2,
+    Intrinsic.NP_LOG10: Intrinsic.LOG10,
+    Intrinsic.NP_LOG1P: Intrinsic.LOG1P,
+    Intrinsic.NP_EXPM1: Intrinsic.EXPM1,
+    Intrinsic.NP_SIN: Intrinsic.SIN,
+    Intrinsic.NP_COS: Intrinsic.COS,
+    Intrinsic.NP_TAN: Intrinsic.TAN,
+    Intrinsic.NP_ARCSIN: Intrinsic.ASIN,
+    Intrinsic.NP_ARCCOS: Intrinsic.ACOS,
+    Intrinsic.NP_ARCTAN: Intrinsic.ATAN,
+    Intrinsic.NP_SINH: Intrinsic.SINH,
+    Intrinsic.NP_COSH: Intrinsic.COSH,
+    Intrinsic.NP_TANH: Intrinsic.TANH,
+    Intrinsic.NP_FABS: Intrinsic.FABS,
+    Intrinsic.NP_HYPOT: Intrinsic.HYPOT,
+    Intrinsic.NP_ARCTAN2: Intrinsic.ATAN2,
 }
+"""NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
 
-
-_UNARY_FLOAT = "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan arcsin arccos arctan sinh cosh tanh fabs rint"
-_REDUCTIONS = "sum prod min max mean std var argmin argmax all any"
 _NAN_REDUCTIONS = "nansum nanmean nanstd nanvar nanmin nanmax nanargmin nanargmax"  # (functions only)
 NAN_PLAIN: dict[Intrinsic, Intrinsic] = {
     Intrinsic["NP_" + name.upper()]: Intrinsic["NP_" + name[3:].upper()] for name in _NAN_REDUCTIONS.split()
 }
 """Each NaN-ignoring reduction → the plain one: what it is of arrays that cannot hold NaN (integers, booleans)."""
-
-TABLE: dict[str, Entry] = {
-    **{name: Entry(Intrinsic["NP_" + name.upper()], "float", libm=_LIBM.get(name)) for name in _UNARY_FLOAT.split()},
-    "radians": Entry(Intrinsic.NP_RADIANS, "float"),
-    "deg2rad": Entry(Intrinsic.NP_RADIANS, "float"),
-    "degrees": Entry(Intrinsic.NP_DEGREES, "float"),
-    "rad2deg": Entry(Intrinsic.NP_DEGREES, "float"),
-    "round": Entry(Intrinsic.NP_ROUND, "round", 2, bool_ok=False),  # (x[, decimals]: round_type)
-    "around": Entry(Intrinsic.NP_ROUND, "round", 2, bool_ok=False),
-    "floor": Entry(Intrinsic.NP_FLOOR, "same"),
-    "ceil": Entry(Intrinsic.NP_CEIL, "same"),
-    "trunc": Entry(Intrinsic.NP_TRUNC, "same"),
-    "abs": Entry(Intrinsic.NP_ABS, "same"),
-    "absolute": Entry(Intrinsic.NP_ABS, "same"),
-    "sign": Entry(Intrinsic.NP_SIGN, "same", bool_ok=False),
-    "square": Entry(Intrinsic.NP_SQUARE, "same", bool_ok=False),
-    "isnan": Entry(Intrinsic.NP_ISNAN, "bool"),
-    "isinf": Entry(Intrinsic.NP_ISINF, "bool"),
-    "isfinite": Entry(Intrinsic.NP_ISFINITE, "bool"),
-    "signbit": Entry(Intrinsic.NP_SIGNBIT, "bool", bool_ok=False),
-    "minimum": Entry(Intrinsic.NP_MINIMUM, "binary", 2),
-    "maximum": Entry(Intrinsic.NP_MAXIMUM, "binary", 2),
-    "fmin": Entry(Intrinsic.NP_FMIN, "binary", 2),
-    "fmax": Entry(Intrinsic.NP_FMAX, "binary", 2),
-    "power": Entry(Intrinsic.NP_POWER, "binary", 2, bool_ok=False),
-    "floor_divide": Entry(Intrinsic.NP_FLOOR_DIVIDE, "binary", 2, bool_ok=False),
-    "remainder": Entry(Intrinsic.NP_REMAINDER, "binary", 2, bool_ok=False),
-    "mod": Entry(Intrinsic.NP_REMAINDER, "binary", 2, bool_ok=False),
-    "fmod": Entry(Intrinsic.NP_FMOD, "binary", 2, bool_ok=False),
-    "divide": Entry(Intrinsic.NP_DIVIDE, "binfloat", 2, bool_ok=False),
-    "true_divide": Entry(Intrinsic.NP_DIVIDE, "binfloat", 2, bool_ok=False),
-    "hypot": Entry(Intrinsic.NP_HYPOT, "binfloat", 2, libm=Intrinsic.HYPOT),
-    "arctan2": Entry(Intrinsic.NP_ARCTAN2, "binfloat", 2, libm=Intrinsic.ATAN2),
-    "copysign": Entry(Intrinsic.NP_COPYSIGN, "binfloat", 2),
-    **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _REDUCTIONS.split()},
-    **{name: Entry(Intrinsic["NP_" + name.upper()], "reduce", 1) for name in _NAN_REDUCTIONS.split()},
-    "amin": Entry(Intrinsic.NP_MIN, "reduce", 1),
-    "amax": Entry(Intrinsic.NP_MAX, "reduce", 1),
-    "dot": Entry(Intrinsic.NP_DOT, "dot", 2),
-    "outer": Entry(Intrinsic.NP_OUTER, "outer", 2),
-    "norm": Entry(Intrinsic.NP_NORM, "norm", 1),  # (np.linalg.norm: _MODULES)
-    "searchsorted": Entry(Intrinsic.NP_SEARCHSORTED, "searchsorted", 2),
-    "where": Entry(Intrinsic.NP_WHERE, "where", 3),
-    "clip": Entry(Intrinsic.NP_CLIP, "clip", 3),
-    "cumsum": Entry(Intrinsic.NP_CUMSUM, "cumsum", 1),
-    "cumprod": Entry(Intrinsic.NP_CUMPROD, "cumsum", 1),
-    "sort": Entry(Intrinsic.NP_SORT, "sort", 1),
-    "argsort": Entry(Intrinsic.NP_ARGSORT, "sort", 1),
-    "median": Entry(Intrinsic.NP_MEDIAN, "median", 1),
-    "diff": Entry(Intrinsic.NP_DIFF, "diff", 1),
-    "concatenate": Entry(Intrinsic.NP_CONCATENATE, "concatenate", 1),
-    "unique": Entry(Intrinsic.NP_UNIQUE, "unique", 1),
-    "bincount": Entry(Intrinsic.NP_BINCOUNT, "bincount", 1),  # (and a second argument: the weights)
-    "nonzero": Entry(Intrinsic.NP_NONZERO, "nonzero", 1),
-    "flatnonzero": Entry(Intrinsic.NP_FLATNONZERO, "nonzero", 1),
-    "count_nonzero": Entry(Intrinsic.NP_COUNT_NONZERO, "nonzero", 1),
-}
-
-_MODULES = {"norm": "numpy.linalg"}
-"""The module of each function of the table not in ``numpy`` itself."""
-
-LIBM: dict[Intrinsic, Intrinsic] = {e.fn: e.libm for e in TABLE.values() if e.libm is not None}
-"""NumPy intrinsic → the ``math`` intrinsic whose library function computes it (for codegen and overlays)."""
-
-ARRAY_METHODS: dict[str, Intrinsic] = {
-    name: Intrinsic["NP_" + name.upper()] for name in _REDUCTIONS.split() + ["cumsum", "cumprod", "argsort", "clip"]
-}
-ARRAY_METHODS["sort"] = Intrinsic.ARRAY_SORT
-ARRAY_METHODS["round"] = Intrinsic.NP_ROUND
-ARRAY_METHODS["fill"] = Intrinsic.ARRAY_FILL
-"""``a.sum()`` and the other reductions, ``a.cumsum()``, ``a.argsort()``, ``a.clip(lo, hi)``, ``a.round(d)``,
-``a.sort()`` and ``a.fill(v)`` (in place) as array methods."""
 
 _SCALAR_TYPES = {
     "float64": F64,
@@ -182,21 +94,13 @@ _SCALAR_TYPES = {
 _NAME_OF_TYPE = {t: name for name, t in reversed(list(_SCALAR_TYPES.items()))}
 
 
+def numpy_type_name(t: ScalarType) -> str:
+    """NumPy's name of the scalar type ``t`` stands for (f64 → ``float64``)."""
+    return _NAME_OF_TYPE[t]
+
+
 def _numpy() -> Any:
     return sys.modules.get("numpy")
-
-
-def function_entry(value: Any) -> tuple[str, Entry] | None:
-    """The name and table entry of a NumPy function object (``np.sqrt``, ``np.sum``), or None. The object
-    is known by its own name (``np.abs`` is ``absolute``), and must be NumPy's: a ufunc, or a function of
-    the ``numpy`` module (not a user's function named ``sqrt`` bound in its place)."""
-    np = _numpy()
-    name = getattr(value, "__name__", None)
-    if np is None or not isinstance(name, str) or name not in TABLE:
-        return None
-    if not isinstance(value, np.ufunc) and getattr(value, "__module__", None) != _MODULES.get(name, "numpy"):
-        return None
-    return name, TABLE[name]
 
 
 def scalar_type_of(value: Any) -> ScalarType | None:
@@ -247,52 +151,177 @@ def _scalar(t: Type, name: str, bool_ok: bool) -> ScalarType:
     raise RuleError(f"np.{name} is not supported on {t}")
 
 
-def function_type(name: str, entry: Entry, args: tuple[Type, ...], literal: tuple[bool, ...]) -> Type:
-    """The result type of ``np.<name>(*args)`` (``literal``: which arguments are Python literals, which adapt
-    to the other operand as NumPy's Python scalars do). A ufunc given an array gives a new C-contiguous array
-    of the element type, broadcast as ``aot.infer.elementwise`` says."""
-    if entry.rule == "round":
-        return round_type(args, name)
-    if len(args) != entry.arity and not (entry.rule in ("reduce", "bincount") and len(args) == 2):  # (axis, weights)
-        plural = "s" if entry.arity > 1 else ""
-        qualified = _MODULES.get(name, "numpy").replace("numpy", "np", 1) + "." + name
-        raise RuleError(f"{qualified}() takes {entry.arity} argument{plural} here, got {len(args)}")
-    if entry.rule == "reduce":
-        return reduction_call(entry.fn, args)[0]
-    if entry.rule == "dot":
-        return dot_type(args[0], args[1])
-    if entry.rule == "outer":
-        return outer_type(args[0], args[1])
-    if entry.rule == "norm":  # (of any array: NumPy flattens it; integers and booleans as float64)
-        d = _array(args[0], "linalg.norm").dtype
-        return d if d.is_float else F64
-    if entry.rule == "searchsorted":
-        return searchsorted_type(args[0], args[1])
-    if entry.rule == "sort":
-        return sort_call(entry.fn, args)[0]
-    if entry.rule == "diff":
-        return diff_type(_array(args[0], name))
-    if entry.rule == "concatenate":
-        return concatenate_type(args[0])
-    if entry.rule == "unique":  # (the elements flattened, sorted, each distinct one once)
-        return ArrayType(_array(args[0], name).dtype, 1, "C")
-    if entry.rule == "bincount":
-        return bincount_type(*args)
-    if entry.rule == "nonzero":
-        return nonzero_type(entry.fn, _array(args[0], name))
-    if entry.rule in ("cumsum", "median"):
-        return _sorting_type(entry.fn, _array(args[0], name), name)
-    if entry.rule == "where" and not any(isinstance(a, ArrayType) for a in args):
-        raise RuleError(
-            "np.where of three scalars gives a 0-d array, which compiled code does not have; write x if c else y"
-        )
-    scalars = tuple(_scalar(a.dtype if isinstance(a, ArrayType) else a, name, entry.bool_ok) for a in args)
+def _arity(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> None:
+    lo, hi = spec.arity
+    if len(args) < lo or (hi is not None and len(args) > hi):
+        want = f"{lo} argument{'s' if lo > 1 else ''}" if lo == hi else f"{lo} to {hi} arguments"
+        raise RuleError(f"np.{site.name or spec.name}() takes {want} here, got {len(args)}")
+
+
+def _ufunc(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site, element: _Element) -> Type:
+    """A function of numbers applied elementwise (a ufunc, ``np.where``, ``np.clip``): of numbers, a number; of
+    arrays, a new C-contiguous array of the element type, broadcast as ``aot.infer.elementwise`` says. Python's
+    literals (``site.literal``) adapt to the other operand, as NumPy's Python scalars do."""
+    _arity(spec, args, site)
+    name = site.name or spec.name
+    literal = site.literal or (False,) * len(args)
+    scalars = tuple(_scalar(a.dtype if isinstance(a, ArrayType) else a, name, spec.booleans) for a in args)
     arrays = [a.ndim for a in args if isinstance(a, ArrayType)]
     if arrays:  # (Python's scalars beside an array adapt to it: aot.infer.elementwise.weak)
         literal = tuple(lit or a in (I64, F64, BOOL) for a, lit in zip(args, literal))
     weak = tuple(lit and not isinstance(a, ArrayType) for a, lit in zip(args, literal))
-    element = _element_type(name, entry, scalars, weak)
-    return ArrayType(element, max(arrays), "C") if arrays else element  # (a ufunc of arrays: a new array)
+    result = element(spec.fn, name, scalars, weak)
+    return ArrayType(result, max(arrays), "C") if arrays else result
+
+
+_Element = Callable[[Intrinsic, str, tuple[ScalarType, ...], tuple[bool, ...]], ScalarType]
+
+
+def float_ufunc(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.sqrt`` …: f32 stays f32, f64 and 32/64-bit integers give f64, i16/u16 give f32 (i8, u8 and
+    booleans would give float16, which aot has not: a ``RuleError`` says to convert first)."""
+    return _ufunc(spec, args, site, lambda fn, name, s, weak: float_type(s[0], name))
+
+
+def same_ufunc(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.abs``, ``np.floor`` …: the argument's type (integers keep theirs)."""
+    return _ufunc(spec, args, site, lambda fn, name, s, weak: s[0])
+
+
+def predicate_ufunc(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.isnan`` …: a boolean."""
+    return _ufunc(spec, args, site, lambda fn, name, s, weak: BOOL)
+
+
+def _promoted(fn: Intrinsic, s: tuple[ScalarType, ...], weak: tuple[bool, ...]) -> ScalarType:
+    both = weak_promote(s[0], s[1], weak[0], weak[1])
+    if fn is Intrinsic.NP_POWER and both.kind == "b":
+        raise RuleError("np.power of two booleans is not supported; convert them with int() first")
+    return both
+
+
+def binary_ufunc(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.minimum``, ``np.power`` …: the promoted type of both arguments."""
+    return _ufunc(spec, args, site, lambda fn, name, s, weak: _promoted(fn, s, weak))
+
+
+def float_binary_ufunc(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.divide``, ``np.hypot`` …: a float function of the promoted type of both arguments."""
+    return _ufunc(spec, args, site, lambda fn, name, s, weak: float_type(weak_promote(s[0], s[1], *weak), name))
+
+
+def where_type(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.where(c, x, y)`` of arrays: the condition is a truth value; the values promote."""
+    if len(args) == 3 and not any(isinstance(a, ArrayType) for a in args):
+        raise RuleError(
+            "np.where of three scalars gives a 0-d array, which compiled code does not have; write x if c else y"
+        )
+    return _ufunc(spec, args, site, lambda fn, name, s, weak: weak_promote(s[1], s[2], weak[1], weak[2]))
+
+
+def _clip_element(fn: Intrinsic, name: str, s: tuple[ScalarType, ...], weak: tuple[bool, ...]) -> ScalarType:
+    if any(t.kind == "b" for t in s):
+        raise RuleError("np.clip of booleans is not supported; use integers")
+    return weak_promote(weak_promote(s[0], s[1], weak[0], weak[1]), s[2], False, weak[2])
+
+
+def clip_type(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.clip(a, lo, hi)``: the promoted type of the three."""
+    return _ufunc(spec, args, site, _clip_element)
+
+
+def round_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.round(x[, decimals])``: see ``round_type``."""
+    return round_type(args, site.name or spec.name)
+
+
+def reduction_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.sum(a[, axis][, ddof])`` …: see ``reduction_call``."""
+    return reduction_call(spec.fn, args, site.keywords)[0]
+
+
+def bind_reduction(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple[Type, tuple[int, ...]]:
+    return reduction_call(spec.fn, args, site.keywords)
+
+
+def sort_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.sort(a[, axis[, kind]])``, ``np.argsort``, ``a.sort``: see ``sort_call``."""
+    return sort_call(spec.fn, args, site.keywords)[0]
+
+
+def bind_sort(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple[Type, tuple[int, ...]]:
+    return sort_call(spec.fn, args, site.keywords)
+
+
+def dot_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return dot_type(args[0], args[1])
+
+
+def outer_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return outer_type(args[0], args[1])
+
+
+def norm_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.linalg.norm(a)`` of any array: NumPy flattens it; integers and booleans as float64."""
+    _arity(spec, args, site)
+    d = _array(args[0], "linalg.norm").dtype
+    return d if d.is_float else F64
+
+
+def searchsorted_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return searchsorted_type(args[0], args[1])
+
+
+def diff_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return diff_type(_array(args[0], site.name or spec.name))
+
+
+def concatenate_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return concatenate_type(args[0])
+
+
+def unique_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.unique(a)``: the elements flattened, sorted, each distinct one once."""
+    _arity(spec, args, site)
+    return ArrayType(_array(args[0], site.name or spec.name).dtype, 1, "C")
+
+
+def bincount_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return bincount_type(*args)
+
+
+def nonzero_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    _arity(spec, args, site)
+    return nonzero_type(spec.fn, _array(args[0], site.name or spec.name))
+
+
+def sorting_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.cumsum``, ``np.cumprod``, ``np.median`` of an array."""
+    _arity(spec, args, site)
+    name = site.name or spec.name
+    return _sorting_type(spec.fn, _array(args[0], name), name)
+
+
+def cast_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``np.int32(x)`` …: the NumPy scalar type the call names (``site.name``, ``int32``) is the result type."""
+    target = _SCALAR_TYPES.get(site.name)
+    if target is None:
+        raise RuleError("np.cast is written as a call of the NumPy scalar type: np.int32(x)")
+    _arity(spec, args, site)
+    return cast_type(target, args[0])
+
+
+def fill_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``a.fill(v)``: the number converted to the element type, as ``a[...] = v`` stores it; gives None."""
+    if len(args) != 2 or not (isinstance(args[1], ScalarType) and args[1].is_numeric):
+        raise RuleError("a.fill(v) takes one number here (to fill with an array, write a[...] = b)")
+    return NONE
 
 
 def round_type(args: tuple[Type, ...], name: str = "round") -> Type:
@@ -307,16 +336,6 @@ def round_type(args: tuple[Type, ...], name: str = "round") -> Type:
     return ArrayType(element, x.ndim, "C") if isinstance(x, ArrayType) else element
 
 
-def takes_decimals_keyword(callee: Any, keywords: tuple[str, ...]) -> bool:
-    """Whether a call is ``np.round(x, decimals=d)`` (or ``a.round(decimals=d)``)."""
-    if keywords != ("decimals",):
-        return False
-    if isinstance(callee, BoundMethod):
-        return callee.fn is Intrinsic.NP_ROUND
-    found = function_entry(callee)
-    return found is not None and found[1].fn is Intrinsic.NP_ROUND
-
-
 def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
     if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD):  # (flattened in C order; NumPy's sum/prod dtype)
         return ArrayType(reduction_type(Intrinsic.NP_SUM, a, name), 1, "C")
@@ -329,29 +348,6 @@ def _sorting_type(fn: Intrinsic, a: ArrayType, name: str) -> Type:
 
 SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 """The ``kind=`` values a sort takes: each gives the stable order here (a valid answer for every kind)."""
-
-_SORTS = (Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.ARRAY_SORT)
-
-
-def is_sort(callee: Any) -> bool:
-    """Whether ``callee`` is ``np.sort`` or ``np.argsort`` (whose ``kind`` is a string constant)."""
-    found = function_entry(callee)
-    return found is not None and found[1].fn in _SORTS
-
-
-def _intrinsic_of(callee: Any) -> Intrinsic | None:
-    """The intrinsic a call's callee stands for: an array method's, or a NumPy function's; else None."""
-    if isinstance(callee, BoundMethod):
-        return callee.fn
-    found = function_entry(callee)
-    return found[1].fn if found is not None else None
-
-
-def takes_sort_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
-    """Whether a call is a sort given ``axis=`` and/or ``kind=`` by keyword (``np.sort``, ``np.argsort``,
-    ``a.sort``, ``a.argsort``)."""
-    fn = _intrinsic_of(callee)
-    return fn in _SORTS and bool(keywords) and set(keywords) <= {"axis", "kind"} and len(set(keywords)) == len(keywords)
 
 
 def sort_call(fn: Intrinsic, args: tuple[Type, ...], keywords: tuple[str, ...] = ()) -> tuple[Type, tuple[int, ...]]:
@@ -445,27 +441,6 @@ def diff_type(a: ArrayType) -> ArrayType:
     return ArrayType(a.dtype, 1, "C")
 
 
-def _element_type(name: str, entry: Entry, scalars: tuple[ScalarType, ...], literal: tuple[bool, ...]) -> ScalarType:
-    if entry.rule == "where":  # (the condition is a truth value; the values promote)
-        return weak_promote(scalars[1], scalars[2], literal[1], literal[2])
-    if entry.rule == "clip":
-        if any(s.kind == "b" for s in scalars):
-            raise RuleError("np.clip of booleans is not supported; use integers")
-        return weak_promote(weak_promote(scalars[0], scalars[1], literal[0], literal[1]), scalars[2], False, literal[2])
-    if entry.rule == "float":
-        return float_type(scalars[0], name)
-    if entry.rule == "same":
-        return scalars[0]
-    if entry.rule == "bool":
-        return BOOL
-    both = weak_promote(scalars[0], scalars[1], literal[0], literal[1])
-    if entry.rule == "binfloat":
-        return float_type(both, name)
-    if entry.fn is Intrinsic.NP_POWER and both.kind == "b":
-        raise RuleError("np.power of two booleans is not supported; convert them with int() first")
-    return both
-
-
 def cast_type(target: ScalarType, arg: Type) -> ScalarType:
     """``np.float32(x)`` and the other NumPy scalar types called on a number."""
     if not (isinstance(arg, ScalarType) and arg.is_numeric):
@@ -536,43 +511,21 @@ def searchsorted_type(a: Type, x: Type) -> Type:
     return I64
 
 
-def method_type(fn: Intrinsic, obj: ArrayType, args: tuple[Type, ...]) -> Type:
-    name = fn.value.split(".", 1)[1]
-    if fn in _SORTS:
-        return sort_call(fn, (obj, *args))[0]
-    if fn is Intrinsic.NP_ROUND:
-        return round_type((obj, *args))
-    if fn is Intrinsic.ARRAY_FILL:  # (the number converted to the element type, as a[...] = v stores it)
-        if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_numeric):
-            raise RuleError("a.fill(v) takes one number here (to fill with an array, write a[...] = b)")
-        return NONE
+def method_type(spec: IntrinsicSpec, obj: ArrayType, args: tuple[Type, ...]) -> Type:
+    """``a.<method>(*args)`` of an array method without a binding (``spec.bind``) of its own."""
+    fn, name = spec.fn, spec.methods[0] if spec.methods else spec.name
     if fn in (Intrinsic.NP_CUMSUM, Intrinsic.NP_CUMPROD, Intrinsic.NP_CLIP):
         if fn is Intrinsic.NP_CLIP and len(args) != 2 or fn is not Intrinsic.NP_CLIP and args:
             raise RuleError(f"a.{name}() takes {'(lo, hi)' if fn is Intrinsic.NP_CLIP else 'no arguments'} here")
-        return function_type(name, TABLE[name], (obj, *args), (False,) * (1 + len(args)))
-    return reduction_call(fn, (obj, *args))[0]
+    return spec.rule(spec, (obj, *args), Site(name=name))
 
 
-REDUCE_FNS = frozenset(ARRAY_METHODS[name] for name in _REDUCTIONS.split()) | frozenset(NAN_PLAIN)
-_SPREAD = (Intrinsic.NP_STD, Intrinsic.NP_VAR, Intrinsic.NP_NANSTD, Intrinsic.NP_NANVAR)
-
-
-def searchsorted_side(callee: Any, keywords: tuple[str, ...], side: Type | None) -> Intrinsic | None:
-    """``np.searchsorted(a, x, side="left"|"right")``: the intrinsic of that side; None for other calls."""
-    found = function_entry(callee)
-    if keywords != ("side",) or found is None or found[1].fn is not Intrinsic.NP_SEARCHSORTED:
-        return None
+def searchsorted_side(side: Type) -> Intrinsic:
+    """``np.searchsorted(a, x, side="left"|"right")``: the intrinsic of that side."""
     value = side.value if isinstance(side, PyValueType) else None
     if value not in ("left", "right"):
         raise RuleError("np.searchsorted(): side= must be the constant 'left' or 'right'")
     return Intrinsic.NP_SEARCHSORTED if value == "left" else Intrinsic.NP_SEARCHSORTED_RIGHT
-
-
-def takes_reduction_keywords(callee: Any, keywords: tuple[str, ...]) -> bool:
-    """Whether a call is a reduction given ``axis=`` (and, for ``std``/``var``, ``ddof=``) by keyword."""
-    fn = _intrinsic_of(callee)
-    allowed = {"axis", "ddof"} if fn in _SPREAD else {"axis"}
-    return fn in REDUCE_FNS and bool(keywords) and set(keywords) <= allowed and len(set(keywords)) == len(keywords)
 
 
 def reduction_call(

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir import Block, Branch, Const, Copy, Function, IntrinsicCall, Jump, Op, Truth, Var, uses
 from ..ir.ops import BinOp, BinOpKind, CmpKind, Compare, Convert, Intrinsic, Raise, UnaryKind, UnaryOp
 from ..types import BOOL, NONE, ArrayType, OptionalType, ScalarType, Type
@@ -47,6 +48,11 @@ _NONE, _SOME = "none", "some"
 
 Facts = Mapping[tuple[str, int], Mapping[str, Type]]
 """(block, op index) → the optional variables whose type is known before that op → that type."""
+
+
+def none_test_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``x is None`` and the like (the solver keeps the value when it is known: ``none_test_type``)."""
+    return none_test_type(spec.fn, args[0])[0]
 
 
 def none_test_type(fn: Intrinsic, operand: Type) -> tuple[Type, bool | None]:

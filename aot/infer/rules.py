@@ -2,7 +2,7 @@
 
     >>> binop_type(BinOpKind.TRUEDIV, I64, I64)
     f64
-    >>> intrinsic_type(Intrinsic.FLOOR, (F64,))
+    >>> intrinsic_type(Intrinsic.FLOOR, (F64,), (1, 1))
     i64
 
 A rule raises ``RuleError`` (a message for the user, located by the caller) when the operands are outside
@@ -11,6 +11,7 @@ the subset. ``BOTTOM`` operands never reach the rules: the solver waits until th
 
 from __future__ import annotations
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, BinOpKind, CmpKind, Intrinsic, UnaryKind
 from ..types import (
     BOOL,
@@ -118,22 +119,6 @@ _FLOAT_FUNCS_1 = FLOAT_MATH_1
 _FLOAT_FUNCS_2 = FLOAT_MATH_2
 _PREDICATES = {Intrinsic.ISNAN, Intrinsic.ISINF, Intrinsic.ISFINITE}
 _ROUNDING = {Intrinsic.FLOOR, Intrinsic.CEIL, Intrinsic.TRUNC}
-ARITY: dict[Intrinsic, tuple[int, int | None]] = {
-    **{f: (1, 1) for f in _FLOAT_FUNCS_1 | _PREDICATES | _ROUNDING},
-    **{f: (2, 2) for f in _FLOAT_FUNCS_2},
-    Intrinsic.ABS: (1, 1),
-    Intrinsic.MIN: (2, None),
-    Intrinsic.MAX: (2, None),
-    Intrinsic.ROUND: (1, 2),
-    Intrinsic.LEN: (1, 1),
-    Intrinsic.SHAPE: (1, 1),
-    Intrinsic.SIZE: (1, 1),
-    Intrinsic.NDIM: (1, 1),
-    Intrinsic.RANGE_LEN: (3, 3),
-    Intrinsic.GCD: (0, None),
-    Intrinsic.PRANGE_LEN: (3, 3),
-    Intrinsic.NOGIL: (0, 0),
-}
 
 
 def float_result(*args: ScalarType) -> ScalarType:
@@ -141,8 +126,18 @@ def float_result(*args: ScalarType) -> ScalarType:
     return F32 if all(a == F32 for a in args) else F64
 
 
-def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...]) -> Type:
-    lo, hi = ARITY.get(fn, (0, None))
+def builtin_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``math`` functions, ``abs``/``min``/``max``/``round``/``len``, ``a.shape``, loop counts."""
+    return intrinsic_type(spec.fn, args, spec.arity)
+
+
+def gpu_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    """``aot.gpu`` calls (their axes and shapes are compile-time values: ``site.consts``)."""
+    return gpu_intrinsic_type(spec.fn, args, site.consts or (None,) * len(args))
+
+
+def intrinsic_type(fn: Intrinsic, args: tuple[Type, ...], arity: tuple[int, int | None] = (0, None)) -> Type:
+    lo, hi = arity
     name = fn.value
     if len(args) < lo or (hi is not None and len(args) > hi):
         want = f"{lo}" if lo == hi else f"{lo} or more" if hi is None else f"{lo} to {hi}"

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..diagnostics import CompileError, Diagnostic, DiagnosticSink, Span
+from ..intrinsics import registry
+from ..intrinsics.spec import PLAIN, Effect, Site
 from ..ir import (
     BinOp,
     BinOpKind,
@@ -78,21 +80,6 @@ from ..world.instances import InstanceKey
 from . import arrays, calls, constructs, elementwise, lists, npfuncs, optional, rules, views
 from .rules import RuleError
 
-_MATH_FUNCS: dict[Any, Intrinsic] = {
-    getattr(math, fn.value.split(".")[1]): fn
-    for fn in Intrinsic
-    if fn.value.startswith("math.")
-    if fn is not Intrinsic.POWF
-}
-_MATH_FUNCS[math.pow] = Intrinsic.POWF
-_BUILTIN_FUNCS: dict[Any, Intrinsic] = {
-    builtins.abs: Intrinsic.ABS,
-    builtins.min: Intrinsic.MIN,
-    builtins.max: Intrinsic.MAX,
-    builtins.round: Intrinsic.ROUND,
-    builtins.len: Intrinsic.LEN,
-}
-_ARRAY_ATTRS = {"shape": Intrinsic.SHAPE, "size": Intrinsic.SIZE, "ndim": Intrinsic.NDIM, "T": Intrinsic.TRANSPOSE}
 _MISSING = object()
 
 
@@ -508,7 +495,9 @@ class _BodyState:
                 if self.sweep is not None:
                     test = IntrinsicCall(op.dest, optional.IS_FORM[op.fn], op.args, op.span)
                     self.sweep.meanings[(label, index)] = test
-            result, known = optional.none_test_type(op.fn, operands[0])
+            test_spec = registry.spec(op.fn)
+            result = test_spec.rule(test_spec, (operands[0],), PLAIN)
+            known = optional.none_test_type(op.fn, operands[0])[1]
             if known is None:
                 self.consts.pop(op.dest.name, None)
             elif op.dest.name in self.single_def:
@@ -604,10 +593,10 @@ class _BodyState:
                 return BOTTOM
             rules.setitem_check(self.t(op.obj), tuple(self.t(v) for v in op.index), self.t(op.value))
             return BOTTOM
-        if isinstance(op, IntrinsicCall) and op.fn in constructs.LOOP_INTRINSICS:
-            return constructs.intrinsic_type(op.fn, operands[0])
         if isinstance(op, IntrinsicCall) and op.fn is Intrinsic.UNPACK:
-            if lists.unpack_checked(operands[0], self.consts.get(op.args[1].name)):
+            unpack = registry.spec(Intrinsic.UNPACK)  # (checks the count: a tuple's now, others' at run time)
+            unpack.rule(unpack, tuple(operands), Site(consts=(None, self.consts.get(op.args[1].name))))
+            if isinstance(operands[0], TupleType):
                 if self.sweep is not None:  # (a tuple of the right length: nothing happens at run time)
                     self.sweep.meanings[(label, index)] = None
                 return BOTTOM  # (no type: the op is dropped)
@@ -616,18 +605,9 @@ class _BodyState:
             if op.fn is Intrinsic.LIST_SORT and isinstance(operands[0], ArrayType):  # ``a.sort()`` of an array
                 if self.sweep is not None:
                     self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.ARRAY_SORT, op.args, op.span)
-                return npfuncs.method_type(Intrinsic.ARRAY_SORT, operands[0], tuple(operands[1:]))
-            if op.fn in lists.INTRINSICS:
-                return lists.list_type(op.fn, tuple(operands))
-            if op.fn in views.METHODS:
-                return views.method_type(op.fn, tuple(operands))
-            if op.fn in elementwise.KIND_OF_INPLACE:
-                written = operands[0]
-                assert isinstance(written, ArrayType)
-                return elementwise.inplace_type(elementwise.KIND_OF_INPLACE[op.fn], written, operands[1])
-            if op.fn is Intrinsic.NP_DOT:  # ``a @ b``
-                return npfuncs.dot_type(*operands)
-            return rules.intrinsic_type(op.fn, tuple(operands))
+                return npfuncs.method_type(registry.spec(Intrinsic.ARRAY_SORT), operands[0], tuple(operands[1:]))
+            found = registry.spec(op.fn)
+            return found.rule(found, tuple(operands), PLAIN)  # (its descriptor's rule: aot/intrinsics)
         if isinstance(op, Return):
             return BOTTOM
         return BOTTOM  # terminators and ops without results
@@ -744,31 +724,34 @@ class _BodyState:
         obj = self.t(op.obj)
         if obj is BOTTOM:
             return BOTTOM
-        if isinstance(obj, ArrayType) and (op.attr == "dtype" or op.attr in arrays.ARRAY_METHODS):
+        method = registry.METHODS.get(op.attr) if isinstance(obj, ArrayType) else None
+        if isinstance(obj, ArrayType) and (
+            op.attr == "dtype" or (method is not None and method.fn in registry.ALLOCATIONS)
+        ):
             if self.sweep is not None:  # compile-time values: a dtype, a method until it is called
                 self.sweep.meanings[(label, index)] = None
             if op.attr == "dtype":
                 return PyValueType(arrays.ArrayDtype.get(obj.dtype))
             return PyValueType(arrays.ArrayMethod.get(op.attr, op.obj.name))
         if isinstance(obj, ArrayType):
-            if op.attr in views.ARRAY_METHODS:  # called by call_value, which finds the array through this op
-                if self.sweep is not None:
+            if method is not None and method.effect is Effect.VIEWS:  # called by call_value, which finds the
+                if self.sweep is not None:  # array through this op
                     self.sweep.meanings[(label, index)] = None
-                return PyValueType(views.ARRAY_METHODS[op.attr])
+                return PyValueType(method.fn)
             if op.attr in views.NOT_VIEWS:
                 raise RuleError(views.NOT_VIEWS[op.attr])
             numpy_attr = self.numpy_array_attr(op, obj, label, index)
             if numpy_attr is not None:
                 return numpy_attr
-            fn = _ARRAY_ATTRS.get(op.attr)
-            if fn is None:
+            attribute = registry.ATTRIBUTES.get(op.attr)
+            if attribute is None:
                 raise RuleError(
                     f"arrays have no attribute '{op.attr}' in compiled code (use shape, size, ndim, dtype, "
-                    f"itemsize, T, reshape, ravel, or the reductions {', '.join(npfuncs.ARRAY_METHODS)})"
+                    f"itemsize, T, reshape, ravel, or the methods {', '.join(registry.BOUND_METHODS)})"
                 )
             if self.sweep is not None:
-                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (op.obj,), op.span)
-            return views.method_type(fn, (obj,)) if fn in views.METHODS else rules.intrinsic_type(fn, (obj,))
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, attribute.fn, (op.obj,), op.span)
+            return attribute.rule(attribute, (obj,), PLAIN)
         if isinstance(obj, PyValueType) and isinstance(obj.value, type(math)):
             container = obj.value
             value = getattr(container, op.attr, _MISSING)
@@ -797,18 +780,17 @@ class _BodyState:
         plain_callee = not isinstance(callee, (Intrinsic, npfuncs.BoundMethod, arrays.ArrayMethod))
         intrinsic = self.inf.table.intrinsic_for(callee) if plain_callee else None
         method = self.inf.table.method_for(callee) if plain_callee and intrinsic is None else None
+        numpy = registry.numpy_function(callee) if plain_callee else None  # (np.ones is a Python function too)
+        spelled = registry.spec(callee.fn) if isinstance(callee, npfuncs.BoundMethod) else numpy and numpy[1]
+        keywords = op.keyword_names
         if (
-            op.keywords
+            keywords
             and method is None
-            and not arrays.takes_dtype_keyword(callee, op.keyword_names)
-            and not npfuncs.takes_reduction_keywords(callee, op.keyword_names)
-            and op.keyword_names != ("side",)  # (np.searchsorted: npfuncs.searchsorted_side)
-            and not npfuncs.takes_decimals_keyword(callee, op.keyword_names)
-            and not npfuncs.takes_sort_keywords(callee, op.keyword_names)
+            and not (spelled and set(keywords) <= spelled.keywords and len(set(keywords)) == len(keywords))
         ):
             name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None) or str(callee)
             raise RuleError(f"{name}() takes no keyword arguments in compiled code; pass its arguments by position")
-        if isinstance(callee, Intrinsic) and callee in views.METHODS:
+        if isinstance(callee, Intrinsic) and registry.spec(callee).effect is Effect.VIEWS:
             return self.array_method(op, callee, argtypes, label, index)
         if isinstance(callee, npfuncs.BoundMethod):
             return self.array_method_call(op, callee, argtypes, label, index)
@@ -817,30 +799,32 @@ class _BodyState:
         if constructs.is_isinstance(callee):
             return self.folded(op.dest, constructs.isinstance_call(argtypes), label, index)
         if callee is builtins.sorted:
-            result = lists.sorted_type(argtypes)
+            sort = registry.spec(Intrinsic.LIST_SORTED)
+            result = sort.rule(sort, argtypes, PLAIN)
             if self.sweep is not None:
                 self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_SORTED, op.args, op.span)
             return result
-        if lists.is_array_call(callee) and len(argtypes) == 1 and isinstance(argtypes[0], ListType):
+        fn = numpy[1].fn if numpy is not None else None
+        if fn is Intrinsic.LIST_TO_ARRAY and len(argtypes) == 1 and isinstance(argtypes[0], ListType):
+            if self.sweep is not None:  # np.array(lst), np.asarray(lst)
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, op.args, op.span)
+            to_array = registry.spec(fn)
+            return to_array.rule(to_array, argtypes, PLAIN)
+        if numpy is not None and numpy[1].effect is Effect.VIEWS:  # np.ravel(a), np.reshape(a, shape)
             if self.sweep is not None:
-                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.LIST_TO_ARRAY, op.args, op.span)
-            return lists.list_type(Intrinsic.LIST_TO_ARRAY, argtypes)
-        view_fn = views.numpy_function(callee)
-        if view_fn is not None:  # np.ravel(a), np.reshape(a, shape): the array methods
-            if self.sweep is not None:
-                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, view_fn, op.args, op.span)
-            return views.function_type(view_fn, argtypes)
-        allocating = arrays.numpy_function(callee)
-        if allocating is not None or isinstance(callee, arrays.ArrayMethod):
-            return self.allocation_call(op, allocating, callee, argtypes, label, index)
-        side = npfuncs.searchsorted_side(callee, op.keyword_names, argtypes[-1] if argtypes else None)
-        if side is not None:  # np.searchsorted(a, x, side="right"): the side picks the intrinsic
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, numpy[1].fn, op.args, op.span)
+            return views.function_type(numpy[1].fn, argtypes)
+        if fn in registry.ALLOCATIONS or isinstance(callee, arrays.ArrayMethod):
+            return self.allocation_call(op, fn, callee, argtypes, label, index)
+        if fn is Intrinsic.NP_SEARCHSORTED and keywords == ("side",):  # np.searchsorted(a, x, side="right")
             if len(argtypes) != 3:
                 raise RuleError("np.searchsorted() takes (a, x, side=…) here")
+            side = registry.spec(npfuncs.searchsorted_side(argtypes[-1]))  # (the side picks the intrinsic)
             if self.sweep is not None:
-                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, side, op.args[:2], op.span)
-            return npfuncs.searchsorted_type(*argtypes[:2])
-        for a, t in zip(op.args, argtypes) if not npfuncs.is_sort(callee) else ():  # (kind="stable": sort_call)
+                self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, side.fn, op.args[:2], op.span)
+            return side.rule(side, argtypes[:2], Site(name="searchsorted"))
+        takes_strings = numpy is not None and "kind" in numpy[1].keywords  # (np.sort(a, kind="stable"))
+        for a, t in zip(op.args, argtypes) if not takes_strings else ():
             if constructs.is_string(t):
                 raise RuleError(
                     f"a string cannot be passed to {_user_words(callee)}; {constructs.STRINGS_ARE_CONSTANTS}"
@@ -883,14 +867,17 @@ class _BodyState:
         numpy_call = self.numpy_call(op, callee, argtypes, label, index)
         if numpy_call is not None:
             return numpy_call
-        intrinsic = _MATH_FUNCS.get(callee) or _BUILTIN_FUNCS.get(callee) or intrinsic
+        builtin = registry.PYTHON_FUNCTIONS.get(callee) if plain_callee else None
+        intrinsic = builtin.fn if builtin is not None else intrinsic
         if intrinsic is Intrinsic.ABS and len(argtypes) == 1 and isinstance(argtypes[0], ArrayType):
-            result = npfuncs.function_type("abs", npfuncs.TABLE["abs"], argtypes, (False,))  # abs(a): np.abs(a)
+            np_abs = registry.spec(Intrinsic.NP_ABS)  # abs(a): np.abs(a)
+            result = np_abs.rule(np_abs, argtypes, Site("abs", (False,)))
             if sweep is not None:
                 sweep.meanings[(label, index)] = IntrinsicCall(op.dest, Intrinsic.NP_ABS, op.args, op.span)
             return result
         if intrinsic is not None:
-            result = rules.intrinsic_type(intrinsic, argtypes)
+            found = registry.spec(intrinsic)
+            result = found.rule(found, argtypes, PLAIN)
             if sweep is not None:
                 sweep.meanings[(label, index)] = IntrinsicCall(op.dest, intrinsic, op.args, op.span)
                 symbol = (
@@ -936,7 +923,8 @@ class _BodyState:
         if attr is None:
             raise RuleError(f"call array methods directly, as in a.{fn.value.split('.')[1]}(…)")
         arr = self.t(attr.obj)
-        result = views.method_type(fn, (arr, *argtypes))
+        view = registry.spec(fn)
+        result = view.rule(view, (arr, *argtypes), PLAIN)
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, (attr.obj, *op.args), op.span)
         return result
@@ -951,8 +939,8 @@ class _BodyState:
             meaning = Const(op.dest, obj.dtype.itemsize, op.span)
             if op.dest.name in self.single_def:
                 self.consts[op.dest.name] = obj.dtype.itemsize
-        elif op.attr in npfuncs.ARRAY_METHODS:
-            result, meaning = PyValueType(npfuncs.bound_method(npfuncs.ARRAY_METHODS[op.attr], op.obj)), None
+        elif op.attr in registry.BOUND_METHODS:
+            result, meaning = PyValueType(npfuncs.bound_method(registry.BOUND_METHODS[op.attr].fn, op.obj)), None
         else:
             return None
         if self.sweep is not None:
@@ -965,14 +953,12 @@ class _BodyState:
         obj = self.t(method.obj)
         assert isinstance(obj, ArrayType)
         args = (method.obj, *op.args)
-        if method.fn in npfuncs.REDUCE_FNS:  # (``axis``, ``ddof=``: npfuncs.reduction_call)
-            result, order = npfuncs.reduction_call(method.fn, (obj, *argtypes), op.keyword_names)
-            args = tuple(args[i] for i in order)
-        elif method.fn in (Intrinsic.NP_ARGSORT, Intrinsic.ARRAY_SORT):  # (``axis``, ``kind``: npfuncs.sort_call)
-            result, order = npfuncs.sort_call(method.fn, (obj, *argtypes), op.keyword_names)
+        found = registry.spec(method.fn)
+        if found.bind is not None:  # (``axis``, ``ddof=``, ``kind``: which arguments are the operands)
+            result, order = found.bind(found, (obj, *argtypes), Site(keywords=op.keyword_names))
             args = tuple(args[i] for i in order)
         else:
-            result = npfuncs.method_type(method.fn, obj, argtypes)
+            result = npfuncs.method_type(found, obj, argtypes)
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, method.fn, args, op.span)
         return result
@@ -984,7 +970,8 @@ class _BodyState:
         if target is not None:
             if len(op.args) != 1:
                 raise RuleError(f"{callee.__name__}() takes exactly one argument here")
-            result: Type = npfuncs.cast_type(target, argtypes[0])
+            cast = registry.spec(Intrinsic.NP_CAST)
+            result: Type = cast.rule(cast, argtypes, Site(name=npfuncs.numpy_type_name(target)))
             if target.kind == "b":
                 meaning = Truth(op.dest, op.args[0], op.span)
             elif target.is_float:
@@ -992,29 +979,27 @@ class _BodyState:
             else:
                 meaning = IntrinsicCall(op.dest, Intrinsic.NP_CAST, op.args, op.span)
         else:
-            found = npfuncs.function_entry(callee)
-            if found is None:
+            found = registry.numpy_function(callee)
+            if found is None or found[1].fn not in registry.NUMPY:
                 return None
-            name, entry = found
-            if entry.fn is Intrinsic.NP_WHERE and len(op.args) == 1:  # (np.where(c) is np.nonzero(c))
-                name, entry = "nonzero", npfuncs.TABLE["nonzero"]
-            literal = tuple(self.is_literal(a) for a in op.args)
+            name, spec = found
+            if spec.fn is Intrinsic.NP_WHERE and len(op.args) == 1:  # (np.where(c) is np.nonzero(c))
+                name, spec = "nonzero", registry.spec(Intrinsic.NP_NONZERO)
+            site = Site(name, tuple(self.is_literal(a) for a in op.args), op.keyword_names)
             args = op.args
-            if entry.rule == "reduce":  # (``axis``, ``ddof=``: npfuncs.reduction_call)
-                result, order = npfuncs.reduction_call(entry.fn, argtypes, op.keyword_names)
-                args = tuple(args[i] for i in order)
-            elif entry.rule == "sort":  # (``axis``, ``kind``: npfuncs.sort_call)
-                result, order = npfuncs.sort_call(entry.fn, argtypes, op.keyword_names)
+            if spec.bind is not None:  # (``axis``, ``ddof=``, ``kind``: which arguments are the operands)
+                result, order = spec.bind(spec, argtypes, site)
                 args = tuple(args[i] for i in order)
             else:
-                result = npfuncs.function_type(name, entry, argtypes, literal)
-            meaning = IntrinsicCall(op.dest, entry.fn, args, op.span)
-            if self.sweep is not None and entry.libm is not None and self.inf.overlay is not None:
+                result = spec.rule(spec, argtypes, site)
+            meaning = IntrinsicCall(op.dest, spec.fn, args, op.span)
+            libm = npfuncs.LIBM.get(spec.fn)
+            if self.sweep is not None and libm is not None and self.inf.overlay is not None:
                 element = result.dtype if isinstance(result, ArrayType) else result
                 assert isinstance(element, ScalarType)
-                symbol = self.inf.overlay(entry.libm, element)  # (the owner's function the code calls)
+                symbol = self.inf.overlay(libm, element)  # (the owner's function the code calls)
                 if symbol is not None:
-                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{entry.libm.value}({element})", symbol))
+                    self.sweep.edges.add(Edge(EdgeKind.OVERLAY, f"{libm.value}({element})", symbol))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = meaning
         return result
@@ -1025,17 +1010,20 @@ class _BodyState:
         """``np.zeros(…)`` and the like, ``a.copy()``: a new array (``aot.infer.arrays``)."""
         args = op.args
         if fn is None:  # a method of an array: its receiver is the first operand
-            fn = arrays.ARRAY_METHODS[callee.name]
+            fn = registry.METHODS[callee.name].fn
             args = (Var(callee.receiver),) + args
             argtypes = (self.t(args[0]),) + argtypes
-        result, runtime = arrays.allocation_type(fn, argtypes, dtype_last=bool(op.keywords))
+        spec = registry.spec(fn)
+        assert spec.bind is not None
+        result, runtime = spec.bind(spec, argtypes, Site(keywords=op.keyword_names))
         if self.sweep is not None:
             self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, tuple(args[i] for i in runtime), op.span)
         return result
 
     def gpu_call(self, op: CallValue, fn: Intrinsic, argtypes: tuple[Type, ...], label: str, index: int) -> Type:
         """``aot.gpu.*``: axes and shared-array shapes must be constants; a dtype is a compile-time name."""
-        result = rules.gpu_intrinsic_type(fn, argtypes, tuple(self.constant_of(a) for a in op.args))
+        spec = registry.spec(fn)
+        result = spec.rule(spec, argtypes, Site(consts=tuple(self.constant_of(a) for a in op.args)))
         if self.sweep is not None:
             args = op.args[:1] if fn is Intrinsic.SHARED_ARRAY else op.args  # the dtype is in the type
             self.sweep.meanings[(label, index)] = IntrinsicCall(op.dest, fn, args, op.span)
@@ -1167,12 +1155,7 @@ def _is_compile_time_value(value: Any) -> bool:
     """Modules, functions, builtins, methods and types may be named in compiled code (never passed)."""
     if isinstance(value, (type(math), type, ScalarType)) or callable(getattr(value, "__aot_method__", None)):
         return True
-    if (
-        npfuncs.function_entry(value) is not None
-        or arrays.numpy_function(value) is not None
-        or views.numpy_function(value) is not None
-        or arrays.dtype_of(value) is not None
-    ):
+    if registry.numpy_function(value) is not None or arrays.dtype_of(value) is not None:
         return True
     if getattr(value, "__aot_method__", None) is not None:
         return True

@@ -12,9 +12,9 @@ every shape: integer indices on the leading axes, then at most one slice of unit
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
+from ..intrinsics.spec import IntrinsicSpec, Site
 from ..ir.ops import Call, Convert, Copy, GetItem, GetView, Intrinsic, IntrinsicCall, MakeTuple, Op, Var
 from ..types import BOTTOM, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
 from .rules import RuleError, index_message
@@ -123,6 +123,10 @@ def assign_check(target: ArrayType, value: Type) -> None:
     raise RuleError(f"cannot assign a {value} to an array slice; assign a number or an array")
 
 
+def view_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
+    return method_type(spec.fn, args)
+
+
 def method_type(fn: Intrinsic, args: tuple[Type, ...]) -> ArrayType:
     """``a.T``, ``a.reshape(…)``, ``a.ravel()``: ``args[0]`` is the array."""
     arr = args[0]
@@ -156,18 +160,6 @@ def reshape_dims(args: tuple[Type, ...]) -> tuple[Type, ...]:
 
 METHODS = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
 """The intrinsics that make views of their first argument (typed by ``method_type``)."""
-
-ARRAY_METHODS = {"reshape": Intrinsic.RESHAPE, "ravel": Intrinsic.RAVEL}
-"""Array methods that give views (called as ``a.reshape(…)``; ``a.T`` is an attribute)."""
-
-
-def numpy_function(callee: object) -> Intrinsic | None:
-    """``np.ravel`` / ``np.reshape`` (NumPy's own functions) as the intrinsic of the array method; else None."""
-    np = sys.modules.get("numpy")
-    for name, fn in ARRAY_METHODS.items():
-        if np is not None and callee is getattr(np, name, None):
-            return fn
-    return None
 
 
 def function_type(fn: Intrinsic, args: tuple[Type, ...]) -> ArrayType:

@@ -63,7 +63,9 @@ class CmpKind(enum.Enum):
 
 
 class Intrinsic(enum.Enum):
-    """Built-in operations with fixed semantics: ``math`` functions, some builtins, array attributes."""
+    """Built-in operations with fixed semantics: ``math`` functions, some builtins, array attributes, NumPy.
+    What is known about each (its type rule, its lowering, its spellings, what it does to arrays) is in its
+    descriptor, ``aot.intrinsics.registry.SPECS``; its value is its name in the printed IR."""
 
     SQRT = "math.sqrt"
     EXP = "math.exp"
@@ -301,36 +303,6 @@ FLOAT_MATH_1 = frozenset(
 
 FLOAT_MATH_2 = frozenset({Intrinsic.ATAN2, Intrinsic.COPYSIGN, Intrinsic.FMOD, Intrinsic.HYPOT, Intrinsic.POWF})
 """``math`` functions of two floats that give a float."""
-
-ALLOCATING = frozenset(
-    {
-        Intrinsic.NP_EMPTY,
-        Intrinsic.NP_ZEROS,
-        Intrinsic.NP_ONES,
-        Intrinsic.NP_FULL,
-        Intrinsic.NP_EMPTY_LIKE,
-        Intrinsic.NP_ZEROS_LIKE,
-        Intrinsic.NP_ONES_LIKE,
-        Intrinsic.NP_FULL_LIKE,
-        Intrinsic.NP_ARANGE,
-        Intrinsic.NP_LINSPACE,
-        Intrinsic.NP_EYE,
-        Intrinsic.ARRAY_COPY,
-        Intrinsic.ARRAY_FLATTEN,
-        Intrinsic.ARRAY_ASTYPE,
-        Intrinsic.NP_CUMSUM,
-        Intrinsic.NP_CUMPROD,
-        Intrinsic.NP_DIFF,
-        Intrinsic.NP_UNIQUE,
-        Intrinsic.NP_BINCOUNT,
-        Intrinsic.NP_CONCATENATE,
-        Intrinsic.NP_NONZERO,
-        Intrinsic.NP_FLATNONZERO,
-        Intrinsic.NP_SORT,
-        Intrinsic.NP_ARGSORT,
-    }
-)
-"""Intrinsics that give a new array owned by compiled code (a new reference)."""
 
 
 class Op:

@@ -30,8 +30,8 @@ from ..codegen.function import CodegenOptions
 from ..codegen.gpu import KernelEntry, build_grid_module, build_ptx_module
 from ..diagnostics import CompileError, Diagnostic
 from ..infer import Inferencer, InferredInstance
+from ..intrinsics.registry import spec
 from ..ir import BinOp, Compare, GetItem, IntrinsicCall, Return, UnaryOp
-from ..ir.ops import ALLOCATING, Intrinsic
 from ..passes import pipeline
 from ..targets import PtxTarget
 from ..types import NONE, ArrayType, Type
@@ -87,12 +87,8 @@ def check_no_allocation(inst: InferredInstance, lookup: Any) -> None:
         fn = current.function
         for _, op in fn.ops():
             dest = op.dest_var
-            if isinstance(op, IntrinsicCall) and op.fn.value.startswith("list."):
-                what = "makes a list"
-            elif isinstance(op, IntrinsicCall) and op.fn in ALLOCATING:
-                what = f"{op.fn.value}() allocates an array"
-            elif isinstance(op, IntrinsicCall) and op.fn is Intrinsic.ARRAY_SORT:
-                what = "a.sort() sorts through the C library"
+            if isinstance(op, IntrinsicCall) and not spec(op.fn).device:
+                what = spec(op.fn).device_refusal  # (it allocates, or calls the C library)
             elif (
                 isinstance(op, (BinOp, UnaryOp, Compare, GetItem))
                 or (isinstance(op, IntrinsicCall) and op.fn.value.startswith(("np.", "array.i")))
