@@ -7,7 +7,7 @@
     choice.written, choice.errors    → what ``aot.runtime.cuda.Device.launch`` needs beside them
     choice.stale()   → None while the entry stays valid, else the cause (checked before every launch)
 
-The images are ``<pkg>/__aot__/<pkg>.ptx-<arch>.aotimg`` (``aot.builder.driver.build_ptx``). A device uses
+The images are ``<pkg>/__aot__/<pkg>.ptx-<arch>.aotimg`` (``aot.builder.ptx (PtxBuild)``). A device uses
 the image of its own arch, its cubin when it has one that matches its checksum, else its PTX; without an
 image of its arch, the PTX of the newest image of a lower arch (PTX is forward compatible; a cubin of another
 arch is never loaded). The image passes the one gate (``aot.image.header.incompatibility`` for the ``ptx``
