@@ -107,9 +107,9 @@ def owns_references(t: Type) -> bool:
 
 
 def refcounted(ctx: ModuleContext) -> bool:
-    """Whether code for this module's target counts references (only targets that set Python exceptions
-    run the allocator; elsewhere every owner is NULL)."""
-    return ctx.target.raises_python_exceptions
+    """Whether code for this module's target counts references (only targets with the host runtime,
+    ``Target.has_host_runtime``, run the allocator; elsewhere every owner is NULL)."""
+    return ctx.target.has_host_runtime
 
 
 # ----------------------------------------------------------------------------------- the allocator

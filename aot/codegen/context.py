@@ -15,6 +15,8 @@ word — the first error wins — and the launcher raises the exception after th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from ..targets import Target
@@ -127,8 +129,16 @@ class Emitter:
         self.ctx = ctx
         self.llfn = llfn
 
-    def raise_(self, exc: str, message: str) -> None:
-        """Set ``exc(message)`` and return the error status (the block ends here)."""
+    def raise_(self, exc: str, message: str, with_values: Callable[[], object] | None = None) -> None:
+        """Raise ``exc(message)`` and return the error status (the block ends here), as the target raises errors
+        (``Target.raises_python_exceptions``): set the Python exception, or record the error's code in the
+        module's status word. A function's errors go through here (``check``'s too); the recursion guard and
+        the parallel driver, which exist only with the host runtime, call ``ModuleContext.set_exception``.
+
+        ``with_values``, for a message that shows run-time values (NumPy's "Python integer 300 out of bounds
+        for uint8"), emits the call that sets the Python exception with them: a target that sets Python
+        exceptions calls it instead of setting ``message``; one that records codes records ``message``, the
+        text without the values."""
         if not self.ctx.target.raises_python_exceptions:
             code = self.ctx.error_code(exc, message)
             self.b.cmpxchg(
@@ -136,7 +146,10 @@ class Emitter:
             )
             self.error_return()
             return
-        self.ctx.set_exception(self.b, exc, message)
+        if with_values is not None:
+            with_values()
+        else:
+            self.ctx.set_exception(self.b, exc, message)
         self.error_return()
 
     def error_return(self) -> None:

@@ -6,7 +6,7 @@
 result (``aot.codegen.arrays.allocate``) and fills it in C order. When every array operand is contiguous and of
 the result's shape — the common case — one flat loop over plain element pointers runs, which LLVM vectorises as
 it does a hand-written loop; otherwise nested loops read each operand through its strides (a broadcast axis
-with stride 0). The element functions are the scalar ones: ``aot.codegen.npfuncs.lower_scalar`` for ufuncs and
+with stride 0). The element functions are the scalar ones: ``aot.codegen.ufuncs.lower_scalar`` for ufuncs and
 for ``/ // % **`` (NumPy's semantics: no ZeroDivisionError), plain wrapping arithmetic for ``+ - *``.
 An expression's chain (``a * 2.0 + b``) is one loop: ``FunctionCodegen`` composes the element functions of
 operations whose result only the next one reads, over all their operands. ``inplace`` is ``a op= b``: the
@@ -25,12 +25,12 @@ from llvmlite import ir
 from ..infer.elementwise import Advanced
 from ..ir.ops import BinOpKind, CmpKind, Intrinsic, UnaryKind
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, Type
-from . import arrays, gil, lists, loops, npfuncs, views
+from . import arrays, casts, gil, lists, loops, ufuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
-from .npfuncs import element
 from .numerics import FLOAT_PLAIN_OPS, WRAPPING_INT_OPS, coerce, compare
 from .types import memory_type
+from .walks import element
 
 Element = Callable[[list[ir.Value]], ir.Value]
 """Computes one result element from the operands' elements (each of its operand's element type)."""
@@ -59,7 +59,7 @@ def check_python_ints(em: Emitter, operands: list[tuple[ir.Value, Type]]) -> Non
         return
     for value, t in operands:
         if isinstance(t, ScalarType) and t == I64:
-            npfuncs.check_int_fits(em, value, arrays_[0])
+            casts.check_int_fits(em, value, arrays_[0])
 
 
 def binop_element(em: Emitter, kind: BinOpKind, types: list[Type], rt: ScalarType) -> Element:
@@ -68,7 +68,7 @@ def binop_element(em: Emitter, kind: BinOpKind, types: list[Type], rt: ScalarTyp
 
     def one(values: list[ir.Value]) -> ir.Value:
         if kind in _NUMPY_OF:
-            return npfuncs.lower_scalar(em, _NUMPY_OF[kind], values, ts, rt)
+            return ufuncs.lower_scalar(em, _NUMPY_OF[kind], values, ts, rt)
         x, y = (coerce(em, v, t, rt) for v, t in zip(values, ts))
         name = FLOAT_PLAIN_OPS[kind] if rt.is_float else WRAPPING_INT_OPS[kind]
         return getattr(em.b, name)(x, y)
@@ -100,12 +100,12 @@ def unary_element(em: Emitter, op: UnaryKind, rt: ScalarType) -> Element:
 
 def ufunc_element(em: Emitter, fn: Intrinsic, types: list[Type], rt: ScalarType) -> Element:
     ts = [element_type(t) for t in types]
-    return lambda values: npfuncs.lower_scalar(em, fn, values, ts, rt)
+    return lambda values: ufuncs.lower_scalar(em, fn, values, ts, rt)
 
 
 def cast_element(em: Emitter, src: ScalarType, dst: ScalarType) -> Element:
-    """``a.astype(dst)``: NumPy's C casts (``npfuncs.numpy_cast``)."""
-    return lambda values: npfuncs.numpy_cast(em, values[0], src, dst)
+    """``a.astype(dst)``: NumPy's C casts (``casts.numpy_cast``)."""
+    return lambda values: casts.numpy_cast(em, values[0], src, dst)
 
 
 def lower(
@@ -361,7 +361,7 @@ def assign_selection(
             return _load(em, b.gep(copy_data, [b.mul(k, step)]), d)
     else:
         assert isinstance(vt, ScalarType)
-        fill = npfuncs.store_convert(em, value, vt, d)
+        fill = casts.store_convert(em, value, vt, d)
 
         def source(k: ir.Value) -> ir.Value:
             return fill
@@ -417,11 +417,11 @@ def _index_error_function(ctx: ModuleContext) -> ir.Function:
 def _index_error(em: Emitter, failed: ir.Value, text: str, values: tuple[ir.Value, ir.Value, ir.Value]) -> None:
     """Raise NumPy's ``IndexError`` (``text`` formatted with ``values``) when ``failed`` holds."""
     with em.b.if_then(failed, likely=False):
-        if em.ctx.target.raises_python_exceptions:
-            em.b.call(_index_error_function(em.ctx), [em.ctx.cstring(text), *values])
-            em.error_return()
-        else:
-            em.raise_("IndexError", text.split(";")[0].replace(" %lld", ""))
+        em.raise_(
+            "IndexError",
+            text.split(";")[0].replace(" %lld", ""),
+            lambda: em.b.call(_index_error_function(em.ctx), [em.ctx.cstring(text), *values]),
+        )
 
 
 def _wrapped(em: Emitter, raw: ir.Value, t: ScalarType, size: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -624,7 +624,7 @@ def scatter(
             return coerce(em, _load(em, views.element(em, src, aligned, idx), vdtype), vdtype, d)
     else:
         copies.append(entries.unaliased(data, shape, strides, base_t))
-        fill = npfuncs.store_convert(em, value, vt, d)
+        fill = casts.store_convert(em, value, vt, d)
 
         def source(idx: list[ir.Value]) -> ir.Value:
             return fill

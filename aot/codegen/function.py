@@ -60,11 +60,11 @@ from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type, arith_type, promote
 from . import (
     arrays,
+    casts,
     elementwise,
     gpu_intrinsics,
     interrupt,
     lists,
-    npfuncs,
     parallel,
     recursion,
     views,
@@ -113,7 +113,7 @@ class FunctionCodegen(Lowerer):
         self.options = options
         self.recursion = recursion  # a function on a cycle of calls: its depth and guard (codegen/recursion.py)
         # Back edges that look for a signal (Ctrl-C: codegen/interrupt.py), where errors are Python's.
-        self.poll_edges = poll_edges(fn) if ctx.target.raises_python_exceptions else frozenset()
+        self.poll_edges = poll_edges(fn) if ctx.target.has_host_runtime else frozenset()
         self.in_chunk = False  # (the outlined body of a prange loop: codegen/parallel.py sets it)
         self.label = ""  # the IR block being lowered
         self.slots: dict[str, ir.AllocaInstr] = {}
@@ -589,7 +589,7 @@ class FunctionCodegen(Lowerer):
             views.assign(self, view, target, self.load(op.value), self.t(op.value))
             return
         ptr = self.element_pointer(self.load(op.obj), obj_t, [(self.load(i), self.t(i)) for i in op.index])
-        value = npfuncs.store_convert(self, self.load(op.value), self.t(op.value), obj_t.dtype)
+        value = casts.store_convert(self, self.load(op.value), self.t(op.value), obj_t.dtype)
         if obj_t.dtype.kind == "b":
             value = self.b.zext(value, lt.I8)
         self.b.store(value, ptr)

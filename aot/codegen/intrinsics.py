@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..infer.views import METHODS as VIEW_METHODS
 from ..ir.ops import FLOAT_MATH_1, FLOAT_MATH_2, Intrinsic
 from ..types import I64, ArrayType, ScalarType, TupleType, Type, arith_type
-from . import npfuncs, optional, views
+from . import optional, ufuncs, views, walks
 from . import types as lt
 from .context import Emitter
 from .numerics import checked_float_to_int, coerce, frem, is_finite, python_round
@@ -57,7 +57,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
     if fn is Intrinsic.FLAT_ITEM:  # (for x in a.flat: element k in C order, of any strides)
         at = argtypes[0]
         assert isinstance(at, ArrayType)
-        return npfuncs.element(b, args[0], at, args[1])
+        return walks.element(b, args[0], at, args[1])
     if fn in (Intrinsic.LEN, Intrinsic.ITER_LEN):
         t = argtypes[0]
         if isinstance(t, TupleType):
@@ -131,7 +131,7 @@ def lower_intrinsic(em: Emitter, fn: Intrinsic, args: list[ir.Value], argtypes: 
         name = {Intrinsic.FLOOR: "llvm.floor", Intrinsic.CEIL: "llvm.ceil", Intrinsic.TRUNC: "llvm.trunc"}[fn]
         return checked_float_to_int(em, em.call_intrinsic(name, [args[0]]), t)
     if fn is Intrinsic.ROUND and len(args) == 2 and scalars[0].is_float and scalars[0].bits == 32:
-        return npfuncs.lower_scalar(em, Intrinsic.NP_ROUND, args, scalars, scalars[0])  # (a NumPy float32's round)
+        return ufuncs.lower_scalar(em, Intrinsic.NP_ROUND, args, scalars, scalars[0])  # (a NumPy float32's round)
     if fn is Intrinsic.ROUND:
         return python_round(em, args, scalars, result)
     if fn in _UNARY_MATH or fn is Intrinsic.FABS:

@@ -9,7 +9,7 @@ shape keep their own code: nested walks over every axis of a shape (``views.nd_l
 early or are entered conditionally, ``while`` loops, the GPU's grid loops.
 
 The loop makes no ``alloca`` (one inside a loop takes new stack at each iteration): its counter is a phi of
-the loop's head block, or a slot the caller made in the function's entry block (``npfuncs.entry_alloca``,
+the loop's head block, or a slot the caller made in the function's entry block (``walks.entry_alloca``,
 ``IRBuilder.goto_entry_block``; ``module.hoist_allocas`` moves any fixed-size ``alloca`` there as well).
 """
 

@@ -142,11 +142,11 @@ def build_module(
     def callee(key: str, argtypes: tuple[Type, ...]) -> ir.Function:
         return functions[(key, argtypes)]
 
-    # Functions on a cycle of calls get a guard (RecursionError, not a crash) where errors are Python's.
+    # Functions on a cycle of calls get a guard (RecursionError, not a crash) where CPython is there to ask.
     by_key = {i.key: i for i in reachable(roots, lookup)}
-    loops = recursion.cycles({k: i.callees for k, i in by_key.items()}) if target.raises_python_exceptions else []
+    loops = recursion.cycles({k: i.callees for k, i in by_key.items()}) if target.has_host_runtime else []
     recursive: dict[InstanceKey, recursion.Recursion] = {}
-    polls = target.raises_python_exceptions and any(poll_edges(i.function) for i in by_key.values())
+    polls = target.has_host_runtime and any(poll_edges(i.function) for i in by_key.values())
     for loop in loops if code else ():
         guarded = {key: recursion.declare_guarded(module, functions[key]) for key in loop}
         jump = recursion.jumps(by_key[key].function for key in loop)

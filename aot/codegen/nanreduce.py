@@ -1,11 +1,11 @@
 """NumPy's NaN-ignoring full reductions of float arrays: ``np.nansum``, ``nanmean``, ``nanvar``, ``nanstd``,
 ``nanmin``, ``nanmax``, ``nanargmin``, ``nanargmax`` (of integer and boolean arrays they are the plain ones:
-``aot.codegen.npfuncs.reduce``).
+``aot.codegen.reductions.reduce``).
 
 NumPy computes them on a copy with its NaNs replaced (by 0 for sums, by ±inf for ``nanarg…``), a copy laid out
 as the array is in memory, which it then reduces as one contiguous run. So do these:
 
-    nansum   0 + the pairwise sum (``npfuncs.pairwise_function``) over the array in memory order, NaN as 0
+    nansum   0 + the pairwise sum (``reductions.pairwise_function``) over the array in memory order, NaN as 0
     nanmean  nansum / count of the numbers (divided in f64, then rounded to the array's type, as NumPy does)
     nanvar   pairwise sum of (x - nanmean)**2 over the numbers, / (count - ddof); NaN when that is <= 0
     nanmin   the least number (NaN when there is none; an empty array raises ValueError)
@@ -22,7 +22,7 @@ from llvmlite import ir
 from ..infer.npfuncs import NAN_PLAIN
 from ..ir.ops import Intrinsic
 from ..types import F64, ArrayType, ScalarType, Type
-from . import loops, npfuncs
+from . import loops, reductions, ufuncs, walks
 from . import types as lt
 from .context import Emitter
 from .numerics import coerce
@@ -49,22 +49,22 @@ def nan_reduce(
 ) -> ir.Value:
     """``np.<fn>(a)`` of a float array ``a`` (``ddof``: of ``nanvar``/``nanstd``, already of type ``rt``)."""
     b = em.b
-    size = npfuncs.size_of(b, arr, at.ndim)
+    size = walks.size_of(b, arr, at.ndim)
     if fn in (Intrinsic.NP_NANMIN, Intrinsic.NP_NANMAX):
         what = "fmin" if fn is Intrinsic.NP_NANMIN else "fmax"
         em.check(
-            npfuncs.is_empty(b, size),
+            walks.is_empty(b, size),
             "ValueError",
             f"zero-size array to reduction operation {what} which has no identity",
         )
         return _extreme(em, fn is Intrinsic.NP_NANMIN, arr, at, size)
     if fn in (Intrinsic.NP_NANARGMIN, Intrinsic.NP_NANARGMAX):
         name = "argmin" if fn is Intrinsic.NP_NANARGMIN else "argmax"
-        em.check(npfuncs.is_empty(b, size), "ValueError", f"attempt to get {name} of an empty sequence")
+        em.check(walks.is_empty(b, size), "ValueError", f"attempt to get {name} of an empty sequence")
         where = _arg_extreme(em, fn is Intrinsic.NP_NANARGMIN, arr, at, size)
         em.check(b.icmp_signed("<", where, _I64(0)), "ValueError", "All-NaN slice encountered")
         return where
-    ordered = npfuncs.memory_order(b, arr, at)  # (NumPy reduces a copy laid out as the array is in memory)
+    ordered = walks.memory_order(b, arr, at)  # (NumPy reduces a copy laid out as the array is in memory)
     total = _pairwise(em, ordered, at, rt, None, size)
     if fn is Intrinsic.NP_NANSUM:
         return total
@@ -87,7 +87,7 @@ def _pairwise(
     em: Emitter, arr: ir.Value, at: ArrayType, rt: ScalarType, mean: ir.Value | None, size: ir.Value
 ) -> ir.Value:
     """0 plus the pairwise sum over all elements (NaN as 0) of ``x``, or of ``(x - mean)**2`` given ``mean``."""
-    pw = npfuncs.pairwise_function(em, at, rt, mean is not None, skip_nan=True)
+    pw = reductions.pairwise_function(em, at, rt, mean is not None, skip_nan=True)
     zero = ir.Constant(value_type(rt), 0.0)  # (of no elements the pairwise sum is -0.0: 0 + -0.0 is 0.0)
     return em.b.fadd(zero, em.b.call(pw, [arr, _I64(0), size, mean if mean is not None else zero]))
 
@@ -95,14 +95,14 @@ def _pairwise(
 def _count_numbers(em: Emitter, arr: ir.Value, at: ArrayType, size: ir.Value) -> ir.Value:
     """How many elements are not NaN (i64)."""
     b = em.b
-    slot = npfuncs.entry_alloca(b, em.llfn, lt.I64)
+    slot = walks.entry_alloca(b, em.llfn, lt.I64)
     b.store(_I64(0), slot)
 
     def one(k: ir.Value) -> None:
-        x = npfuncs.element(b, arr, at, k)
-        b.store(b.add(b.load(slot), b.zext(b.not_(npfuncs.isnan(b, x)), lt.I64)), slot)
+        x = walks.element(b, arr, at, k)
+        b.store(b.add(b.load(slot), b.zext(b.not_(ufuncs.isnan(b, x)), lt.I64)), slot)
 
-    loops.counted_loop(b, _I64(0), size, one, counter=npfuncs.entry_alloca(b, em.llfn, lt.I64))
+    loops.counted_loop(b, _I64(0), size, one, counter=walks.entry_alloca(b, em.llfn, lt.I64))
     return b.load(slot)
 
 
@@ -119,16 +119,16 @@ def _extreme(em: Emitter, smaller: bool, arr: ir.Value, at: ArrayType, size: ir.
     """The least (``smaller``) or greatest number of a non-empty array, NaN when it holds no number."""
     b = em.b
     d = at.dtype
-    slot = npfuncs.entry_alloca(b, em.llfn, value_type(d))
+    slot = walks.entry_alloca(b, em.llfn, value_type(d))
     b.store(ir.Constant(value_type(d), float("nan")), slot)
 
     def one(k: ir.Value) -> None:
-        x, best = npfuncs.element(b, arr, at, k), b.load(slot)
+        x, best = walks.element(b, arr, at, k), b.load(slot)
         beats = b.fcmp_ordered("<" if smaller else ">", x, best)
-        take = b.and_(b.not_(npfuncs.isnan(b, x)), b.or_(npfuncs.isnan(b, best), beats))
+        take = b.and_(b.not_(ufuncs.isnan(b, x)), b.or_(ufuncs.isnan(b, best), beats))
         b.store(b.select(take, x, best), slot)
 
-    loops.counted_loop(b, _I64(0), size, one, counter=npfuncs.entry_alloca(b, em.llfn, lt.I64))
+    loops.counted_loop(b, _I64(0), size, one, counter=walks.entry_alloca(b, em.llfn, lt.I64))
     return b.load(slot)
 
 
@@ -140,21 +140,21 @@ def _arg_extreme(em: Emitter, smaller: bool, arr: ir.Value, at: ArrayType, size:
     d = at.dtype
     ft = value_type(d)
     inf = ir.Constant(ft, float("inf") if smaller else float("-inf"))
-    best = npfuncs.entry_alloca(b, em.llfn, ft)
-    where = npfuncs.entry_alloca(b, em.llfn, lt.I64)
-    numbers = npfuncs.entry_alloca(b, em.llfn, lt.I1)
+    best = walks.entry_alloca(b, em.llfn, ft)
+    where = walks.entry_alloca(b, em.llfn, lt.I64)
+    numbers = walks.entry_alloca(b, em.llfn, lt.I1)
     b.store(inf, best)
     b.store(_I64(0), where)
     b.store(ir.Constant(lt.I1, 0), numbers)
 
     def one(k: ir.Value) -> None:
-        x = npfuncs.element(b, arr, at, k)
-        number = b.not_(npfuncs.isnan(b, x))
+        x = walks.element(b, arr, at, k)
+        number = b.not_(ufuncs.isnan(b, x))
         x = b.select(number, x, inf)
         beats = b.fcmp_ordered("<" if smaller else ">", x, b.load(best))
         b.store(b.select(beats, x, b.load(best)), best)
         b.store(b.select(beats, k, b.load(where)), where)
         b.store(b.or_(b.load(numbers), number), numbers)
 
-    loops.counted_loop(b, _I64(0), size, one, counter=npfuncs.entry_alloca(b, em.llfn, lt.I64))
+    loops.counted_loop(b, _I64(0), size, one, counter=walks.entry_alloca(b, em.llfn, lt.I64))
     return b.select(b.load(numbers), b.load(where), _I64(-1))

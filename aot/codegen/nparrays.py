@@ -27,19 +27,19 @@ from llvmlite import ir
 
 from ..ir.ops import Intrinsic
 from ..types import BOOL, I64, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, lists, loops, npfuncs, sizes, views
+from . import arrays, lists, loops, reductions, sizes, ufuncs, views
 from . import types as lt
 from .context import Emitter, ModuleContext
-from .npfuncs import element
 from .numerics import coerce, convert_scalar
 from .types import memory_type, value_type
+from .walks import element
 
 FUNCTIONS = frozenset(
     {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
     | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE, Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO}
     | {Intrinsic.NP_COUNT_NONZERO, Intrinsic.NP_CUMPROD, Intrinsic.NP_UNIQUE, Intrinsic.NP_BINCOUNT}
 )
-# np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.npfuncs``)
+# np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.reductions``)
 SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
 
 _CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
@@ -203,7 +203,7 @@ def unique(em: Emitter, arr: ir.Value, at: ArrayType, result: ArrayType) -> ir.V
         """Element k of the sorted copy starts a new value (k > 0: compared with element k - 1)."""
         x, y = _element_of(b, flat_t, copy, k), _element_of(b, flat_t, copy, b.sub(k, _I64(1)))
         if d.is_float:
-            return b.and_(b.fcmp_unordered("une", x, y), b.not_(b.and_(npfuncs.isnan(b, x), npfuncs.isnan(b, y))))
+            return b.and_(b.fcmp_unordered("une", x, y), b.not_(b.and_(ufuncs.isnan(b, x), ufuncs.isnan(b, y))))
         return b.icmp_unsigned("!=", x, y)
 
     b.store(b.select(b.icmp_signed(">", n, _I64(0)), _I64(1), _I64(0)), kept)
@@ -415,14 +415,14 @@ def searchsorted_many(
     em: Emitter, args: list[ir.Value], argtypes: list[Type], result: ArrayType, right: bool
 ) -> ir.Value:
     """``np.searchsorted(a, v)`` of an array ``v``: a new C array of ``v``'s shape, element ``k`` (C order) the
-    index ``np.searchsorted(a, v.flat[k])`` (``aot.codegen.npfuncs``), each found by its own binary search."""
+    index ``np.searchsorted(a, v.flat[k])`` (``aot.codegen.reductions``), each found by its own binary search."""
     b = em.b
     (arr, v), (at, vt) = args, argtypes
     assert isinstance(vt, ArrayType)
     out, _ = arrays.allocate(em, result, arrays.shape_of(b, v, vt.ndim))
 
     def one(k: ir.Value) -> None:
-        index = npfuncs.searchsorted(em, [arr, _element_of(b, vt, v, k)], [at, vt.dtype], right=right)
+        index = reductions.searchsorted(em, [arr, _element_of(b, vt, v, k)], [at, vt.dtype], right=right)
         arrays.store_element(em, out, result, k, index)
 
     loops.counted_loop(em.b, _I64(0), _size(b, v, vt.ndim), one, "searchsorted")
@@ -464,7 +464,7 @@ def reduce_axis(
     hold: Callable[[ir.Value], None] | None,
 ) -> ir.Value:
     """A reduction of a 2-D array along ``axis`` (the second operand; a third is ``ddof``): a new 1-D array,
-    each element the full reduction (``aot.codegen.npfuncs``) of one line along the axis."""
+    each element the full reduction (``aot.codegen.reductions``) of one line along the axis."""
     b = em.b
     arr, at = args[0], argtypes[0]
     assert isinstance(at, ArrayType)
@@ -492,7 +492,7 @@ def reduce_axis(
                     with branch:
                         line_t = ArrayType(at.dtype, 1, layout)
                         line = views.view_of(em, arr, start, [n], [step], line_t)
-                        b.store(npfuncs.reduce(em, fn, line, line_t, rt, ddof), slot)
+                        b.store(reductions.reduce(em, fn, line, line_t, rt, ddof), slot)
             arrays.store_element(em, out, result, j, b.load(slot))
 
         loops.counted_loop(em.b, _I64(0), m, one, "axis")

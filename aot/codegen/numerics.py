@@ -335,9 +335,9 @@ def python_round(em: Emitter, args: list[ir.Value], scalars: list[ScalarType], r
             return coerce(em, args[0], t, I64)
         return checked_float_to_int(em, em.call_intrinsic("llvm.roundeven", [args[0]]), t)
     ndigits = coerce(em, args[1], scalars[1], I64)
-    if not t.is_float and em.ctx.target.raises_python_exceptions:
+    if not t.is_float and em.ctx.target.has_host_runtime:
         return _round_int(em, coerce(em, args[0], t, I64), ndigits)
-    if t.is_float and em.ctx.target.raises_python_exceptions:
+    if t.is_float and em.ctx.target.has_host_runtime:
         return _round_float(em, args[0], ndigits)
     # A device (no C library formatting): by scaling, exact for ordinary inputs.
     if not t.is_float:

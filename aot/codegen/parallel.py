@@ -212,7 +212,7 @@ class ParallelLowering:
 def for_function(em: Any) -> ParallelLowering | None:
     """The parallel loops of the function ``em`` lowers, or None (no ``prange`` in a parallel method, or a
     target whose code runs on no thread of ours: a parallel method called from a kernel runs serially)."""
-    if not em.ctx.target.raises_python_exceptions:
+    if not em.ctx.target.has_host_runtime:
         return None
     if not any(isinstance(op, IntrinsicCall) and op.fn is Intrinsic.PRANGE_LEN for _, op in em.fn.ops()):
         return None

@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, gil, lists, npfuncs, sizes
+from . import arrays, casts, gil, lists, sizes
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -244,7 +244,7 @@ def may_copy(em: Emitter, fn: Intrinsic, at: Type) -> bool:
         fn in (Intrinsic.RESHAPE, Intrinsic.RAVEL)
         and isinstance(at, ArrayType)
         and at.layout != "C"
-        and em.ctx.target.raises_python_exceptions
+        and em.ctx.target.has_host_runtime
     )
 
 
@@ -444,16 +444,16 @@ def _size_mismatch(em: Emitter, failed: ir.Value, size: ir.Value, dims: list[ir.
     """Raise NumPy's ``ValueError`` for a new shape of another size when ``failed`` holds ("cannot reshape
     array of size 12 into shape (5,newaxis)")."""
     b = em.b
-    with b.if_then(failed, likely=False):
-        if not em.ctx.target.raises_python_exceptions:
-            em.raise_("ValueError", "cannot reshape array: the new shape has a different number of elements")
-            return
+
+    def with_values() -> None:
         with b.goto_entry_block():
             slot = b.alloca(ir.ArrayType(lt.I64, len(dims)), name="reshape.asked")
         for k, d in enumerate(dims):
             b.store(d, b.gep(slot, [_i64(0), _i64(k)]))
         b.call(_reshape_error_function(em.ctx), [size, _i64(len(dims)), b.gep(slot, [_i64(0), _i64(0)])])
-        em.error_return()
+
+    with b.if_then(failed, likely=False):
+        em.raise_("ValueError", "cannot reshape array: the new shape has a different number of elements", with_values)
 
 
 def _reshape_error_function(ctx: ModuleContext) -> ir.Function:
@@ -615,7 +615,7 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
 
     if not isinstance(vt, ArrayType):
         assert isinstance(vt, ScalarType)
-        value, vt = npfuncs.store_convert(em, value, vt, tt.dtype), tt.dtype  # (NumPy's checks, once)
+        value, vt = casts.store_convert(em, value, vt, tt.dtype), tt.dtype  # (NumPy's checks, once)
         nd_loop(em, shape, lambda idx: store(element(em, data, strides, idx), value, vt))
         return
     src, src_shape, src_strides = parts(em, value, vt)
@@ -642,7 +642,7 @@ def assign(em: Emitter, target: ir.Value, tt: ArrayType, value: ir.Value, vt: Ty
 def release_copy(em: Emitter, temp: ir.Value) -> None:
     """Free the copy ``unaliased`` made (its pointer, or null when it made none)."""
     b = em.b
-    if em.ctx.target.raises_python_exceptions:
+    if em.ctx.target.has_host_runtime:
         with b.if_then(b.icmp_unsigned("!=", temp, ir.Constant(lt.PTR, None))):
             b.call(em.ctx.declare("free", ir.FunctionType(ir.VoidType(), [lt.PTR])), [temp])
 
@@ -676,7 +676,7 @@ def unaliased(
     for slot, s in zip(stride_slots, aligned):
         b.store(s, slot)
     b.store(ir.Constant(lt.PTR, None), temp_slot)
-    if not em.ctx.target.raises_python_exceptions:  # a device: no malloc to copy through
+    if not em.ctx.target.has_host_runtime:  # a device: no malloc to copy through
         em.check(
             overlap,
             "ValueError",

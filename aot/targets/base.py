@@ -61,9 +61,34 @@ class Target:
         intrinsic must return None for it, so that the code calls what the instance's edge recorded."""
         return _EXACT_LLVM_MATH.get(fn)
 
+    # ------------------------------------------------------------------ errors and the host runtime
     @property
     def raises_python_exceptions(self) -> bool:
-        """Whether compiled code sets Python exceptions (CPU) or only returns an error status (GPU)."""
+        """How compiled code raises an error. True (the default): it sets the Python exception, its message
+        formatted with the run-time values where NumPy's has them ("Python integer 300 out of bounds for
+        uint8"), and returns status 1. False (a device): it records the error's code (the exception and its
+        message without the values, in the module's error table) in the module's status word, the first error
+        winning, and returns status 1; the launcher raises it after the launch. Codegen asks this through
+        ``aot.codegen.context.Emitter.raise_`` (and the module's ``aot_raise`` helper); what else a device lacks
+        is ``has_host_runtime``."""
+        return True
+
+    @property
+    def has_host_runtime(self) -> bool:
+        """Whether compiled code runs in the Python process with aot's runtime around it: the C library
+        (``malloc``/``free``, so that arrays and lists are allocated and reference-counted and copies go
+        through temporaries; ``snprintf``/``strtod``, so that ``round(x, n)`` is CPython's), the CPython API
+        (Ctrl-C polled at loops' back edges, recursion guarded by ``sys.getrecursionlimit()``) and aot's own
+        threads (``prange`` loops run on a pool). True by default; False on a device, whose kernels allocate
+        nothing (owners are NULL), round by scaling, poll no signal, guard no recursion and run ``prange``
+        serially."""
+        return True
+
+    @property
+    def checks_stores_as_numpy(self) -> bool:
+        """Whether a number stored into an integer array is checked as NumPy 2 checks it (a Python int or
+        float that does not fit raises ``OverflowError``, NaN ``ValueError``: ``aot.codegen.casts.store_convert``).
+        True by default; False on a device, where stores convert plainly (integers wrap), without a check."""
         return True
 
     # ------------------------------------------------------------------ aot.gpu intrinsics and memory

@@ -105,6 +105,17 @@ class PtxTarget(Target):
 
     @property
     def raises_python_exceptions(self) -> bool:
+        """False: an error stores its code in the module's status word (no Python on the device)."""
+        return False
+
+    @property
+    def has_host_runtime(self) -> bool:
+        """False: kernels run on the device, without the C library, CPython or aot's threads."""
+        return False
+
+    @property
+    def checks_stores_as_numpy(self) -> bool:
+        """False: a store into an integer array converts plainly (integers wrap, floats truncate), unchecked."""
         return False
 
     def gpu_index_register(self, fn: Intrinsic, axis: int) -> str | None:

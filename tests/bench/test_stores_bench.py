@@ -1,4 +1,4 @@
-"""Stores into integer arrays with NumPy's range check (``aot.codegen.npfuncs.store_convert``), side by side with
+"""Stores into integer arrays with NumPy's range check (``aot.codegen.casts.store_convert``), side by side with
 stores that need none: 1e6 stores of i64 values into an i32 array, into an i64 array, and f64 into f64.
 
     python3 -m pytest tests/bench/test_stores_bench.py --benchmark-enable
