@@ -229,6 +229,27 @@ def test_exact_unary(f):
         check(f, n)
 
 
+@aot.jit
+def u_logical(x, y):
+    return np.logical_and(x, y), np.logical_or(x, y), np.logical_xor(x, y), np.logical_not(x)
+
+
+def test_logical_functions_of_numbers_and_of_arrays():
+    """NumPy's logical functions take the truth of each operand (NaN is true); of arrays, a bool array,
+    broadcast as NumPy does (a column against a row), and the result is a fresh array."""
+    values = [0.0, -0.0, 1.5, NAN, INF, 0, 3, -1, True, False]
+    for x in values:
+        for y in values:
+            check(u_logical, x, y)
+    a = np.array([0.0, 1.0, NAN, -2.0, 0.0])
+    b = np.array([1, 0, 0, 5, 0])
+    check(u_logical, a, b)
+    check(u_logical, a[:, None], b)
+    check(u_logical, a, True)
+    check(u_logical, np.array([True, False]), np.array([[True], [False]]))
+    check(u_logical, a[::2], 2)  # (strided)
+
+
 @pytest.mark.parametrize("f", TRANSCENDENTAL, ids=lambda f: f.__name__)
 def test_transcendental(f):
     for x in FLOATS + [0.3, -0.9, 2.0, 100.0]:

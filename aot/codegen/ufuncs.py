@@ -21,7 +21,7 @@ from ..types import BOOL, F64, I64, ScalarType
 from . import types as lt
 from .casts import numpy_cast
 from .context import Emitter
-from .numerics import coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod
+from .numerics import coerce, convert_scalar, frem, int_binop, is_finite, python_float_divmod, truth
 from .types import value_type
 from .walks import entry_alloca
 
@@ -103,6 +103,13 @@ def _into_range(b: ir.IRBuilder, v: ir.Value, t: ScalarType) -> ir.Value:
     return b.select(b.icmp_signed(">", v, high), high, v)
 
 
+_LOGICAL = {
+    Intrinsic.NP_LOGICAL_AND: ir.IRBuilder.and_,
+    Intrinsic.NP_LOGICAL_OR: ir.IRBuilder.or_,
+    Intrinsic.NP_LOGICAL_XOR: ir.IRBuilder.xor,
+}
+
+
 def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[ScalarType], rt: ScalarType) -> ir.Value:
     """One element of a NumPy function of scalars, in NumPy's semantics (no exceptions but integer powers)."""
     b = em.b
@@ -120,6 +127,10 @@ def lower_scalar(em: Emitter, fn: Intrinsic, args: list[ir.Value], types: list[S
             return b.fcmp_ordered("==", em.call_intrinsic("llvm.fabs", [x]), ir.Constant(x.type, float("inf")))
         bits = ir.IntType(t.bits)
         return b.icmp_signed("<", b.bitcast(x, bits), ir.Constant(bits, 0))
+    if fn is Intrinsic.NP_LOGICAL_NOT:  # the truth of each operand (NaN is true, as bool() of it), combined
+        return b.not_(truth(em, args[0], types[0]))
+    if fn in _LOGICAL:
+        return _LOGICAL[fn](b, truth(em, args[0], types[0]), truth(em, args[1], types[1]))
     if fn is Intrinsic.NP_WHERE:
         test = convert_scalar(em, args[0], types[0], BOOL) if types[0].kind != "b" else args[0]
         return b.select(test, coerce(em, args[1], types[1], rt), coerce(em, args[2], types[2], rt))

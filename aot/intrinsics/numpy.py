@@ -89,6 +89,10 @@ SPECS = (
     _unary(Intrinsic.NP_ISINF, npfuncs.predicate_ufunc, "isinf"),
     _unary(Intrinsic.NP_ISFINITE, npfuncs.predicate_ufunc, "isfinite"),
     _unary(Intrinsic.NP_SIGNBIT, npfuncs.predicate_ufunc, "signbit", booleans=False),
+    _unary(Intrinsic.NP_LOGICAL_NOT, npfuncs.predicate_ufunc, "logical_not"),
+    _binary(Intrinsic.NP_LOGICAL_AND, npfuncs.predicate_ufunc, "logical_and"),
+    _binary(Intrinsic.NP_LOGICAL_OR, npfuncs.predicate_ufunc, "logical_or"),
+    _binary(Intrinsic.NP_LOGICAL_XOR, npfuncs.predicate_ufunc, "logical_xor"),
     _numpy(
         Intrinsic.NP_ROUND,
         npfuncs.round_rule,

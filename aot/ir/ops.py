@@ -154,6 +154,10 @@ class Intrinsic(enum.Enum):
     NP_ISINF = "np.isinf"
     NP_ISFINITE = "np.isfinite"
     NP_SIGNBIT = "np.signbit"
+    NP_LOGICAL_NOT = "np.logical_not"  # NumPy's logical functions: the truth of each operand (NaN is true)
+    NP_LOGICAL_AND = "np.logical_and"
+    NP_LOGICAL_OR = "np.logical_or"
+    NP_LOGICAL_XOR = "np.logical_xor"
     NP_ABS = "np.abs"
     NP_SIGN = "np.sign"
     NP_SQUARE = "np.square"
