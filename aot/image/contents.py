@@ -45,7 +45,7 @@ from .entries import (
 )
 
 if TYPE_CHECKING:
-    from ..infer.solver import InferredInstance
+    from ..infer import InferredInstance
     from ..world.instances import StoredKey
 
 
@@ -209,7 +209,7 @@ def instance_from_entry(entry: StoredEntry, method: Any = None, root: str = "") 
     (``function``: ``check_stored`` reads it)."""
     from serializer.irformat import decode_function
 
-    from ..infer.solver import InferredInstance
+    from ..infer import InferredInstance
     from ..types import parse_type
 
     if method is None:

@@ -80,7 +80,7 @@ def sorted_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type
 
 def unpack_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
     """``a, b = x`` (operands: ``x`` and the count, a constant in ``site.consts``): none, checked now for a tuple
-    (the op is then dropped: ``aot.infer.solver``), at run time for a list or a 1-D array."""
+    (the op is then dropped: ``aot.infer.transfer.intrinsic_call``), at run time for a list or a 1-D array."""
     count = site.consts[1] if len(site.consts) > 1 else None
     if type(count) is int:
         unpack_checked(args[0], count)

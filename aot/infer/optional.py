@@ -185,7 +185,7 @@ def _meet(states: list[dict[str, str]]) -> dict[str, str]:
 
 
 def solve_with_narrowing(body: Any, max_rounds: int = 12) -> None:
-    """Repeat ``body``'s fixed point (``aot.infer.solver._BodyState``) with the facts of its previous round
+    """Repeat ``body``'s fixed point (``aot.infer.body.BodyState``) with the facts of its previous round
     until types, constants and facts are stable; nothing to do for a body without optionals or None tests."""
     fn = body.fn
     if not any(isinstance(t, OptionalType) for t in body.types.values()) and not any(
