@@ -8,8 +8,8 @@ A compiled method takes every parameter by position, keyword-only ones last (``p
 a call's shape (how many positional arguments, which keyword names) to, for each parameter, the index of the
 argument that fills it (positional ones first, then the keywords in the order written) or ``DEFAULT``; a call
 that Python would reject gets Python's message instead. Inference binds compiled calls with it at compile
-time (``aot.infer.solver``), and the runtime binds calls from Python with keywords or left-out defaults with
-it (``aot.runtime.dispatch``): plans are remembered per call shape, so a call costs a dict lookup and a tuple.
+time (``aot.infer.calls``), and the runtime binds calls from Python with keywords or left-out defaults with it
+(``aot.runtime.dispatch``): plans are remembered per call shape, so a call costs a dict lookup and a tuple.
 Pure Python, no imports: the runtime reads it on first calls.
 """
 

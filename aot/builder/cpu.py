@@ -27,7 +27,7 @@ from ..diagnostics import CompileError
 from ..image.contents import ImageContents, instance_from_entry
 from ..image.entries import INDEXED_TABLES, slot_text
 from ..image.header import build_identity, build_info, new_header
-from ..infer.solver import InferredInstance
+from ..infer import InferredInstance
 from ..runtime.dispatch import dispatcher_of
 from ..world.instances import stored_key
 from ..world.owners import CPU

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from ..image.contents import ImageContents, entry_state
 from ..image.entries import CodeEntry, edge_to_record
-from ..infer.solver import InferredInstance
+from ..infer import InferredInstance
 from ..runtime import runtime
 from ..world.edges import EdgeKind
 from ..world.fingerprint import fingerprint_of
