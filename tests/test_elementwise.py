@@ -367,6 +367,20 @@ def iadd_int(a, k):
 
 
 @aot.jit
+def ibits(a, b, c):
+    a &= b
+    a |= c
+    a ^= b
+    return a
+
+
+@aot.jit
+def ipow(a, b):
+    a **= b
+    return a
+
+
+@aot.jit
 def aliased(a, b):
     c = a
     c += b
@@ -385,6 +399,12 @@ def test_inplace_writes_the_argument():
     check(iadd_int, np.arange(10, dtype=np.int32), 7)
     check(aliased, np.arange(4.0), np.ones(4))
     check(iadd, np.arange(5.0, dtype=np.float32), np.ones(5))  # f64 into f32: same kind
+    check(ibits, np.arange(12).reshape(3, 4), np.array([5, 3, 12, 7]), 8)  # &= |= ^=, broadcast
+    check(ibits, np.arange(6, dtype=np.uint8), np.uint8(6), np.uint8(1))
+    check(ibits, np.array([True, False, True]), np.array([True, True, False]), np.array([False, False, True]))
+    check(ipow, np.arange(6.0), 2.0)
+    check(ipow, np.arange(6), np.array([0, 1, 2, 3, 2, 1]))
+    check(ipow, np.linspace(0.5, 2.0, 4).reshape(2, 2), np.array([[1.5], [-2.0]]))
 
 
 def test_inplace_that_would_grow_raises():
