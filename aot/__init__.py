@@ -28,7 +28,7 @@ from .types import U16 as u16
 from .types import U32 as u32
 from .types import U64 as u64
 
-__version__ = "0.11.0"
+__version__ = "0.12.0"
 
 __all__ = [
     "CompileError",

@@ -4,7 +4,8 @@
     decode_function(data, root="/proj") == fn
 
 A function is ``[name, params, file, span, [[var, type]…], return type, blocks]``; a block is
-``[label, ops]``; an op is ``[opname, field…, span]`` in the field order the printer uses. Types are
+``[label, ops]``; an op is ``[opname, dest, field…, span]`` in the field order the printer uses (a ``flag``
+field a boolean, always written; a record without it, from before it was added, reads as not set). Types are
 their signature strings; constants are msgpack values, tuples restored from the variable's type.
 """
 
@@ -42,6 +43,8 @@ def _encode_field(kind: str, value: Any) -> Any:
         return value.value
     if kind == "value":
         return list(value) if isinstance(value, tuple) else value
+    if kind == "flag":
+        return bool(value)
     return value
 
 
@@ -52,6 +55,8 @@ def _decode_field(kind: str, value: Any, cls: type[Op]) -> Any:
         return tuple(Var(v) for v in value)
     if kind == "kind":
         return KIND_ENUMS[cls](value)
+    if kind == "flag":
+        return bool(value)
     return value
 
 
@@ -97,7 +102,7 @@ def function_from_record(rec: list, root: str) -> Function:
             if op_rec[1] is not None:
                 values["dest"] = Var(op_rec[1])
             for (fname, kind), raw in zip(zip(cls.operand_fields(), cls.FIELDS), op_rec[2:-1]):
-                values[fname] = _decode_field(kind, raw, cls)
+                values[fname] = _decode_field(kind, raw, cls)  # (fields missing at the end keep their defaults)
             if "value" in values and op_rec[1] is not None:
                 values["value"] = _tuplify(values["value"], typemap.get(op_rec[1]))
             values["span"] = Span(path, *op_rec[-1])

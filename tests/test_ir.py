@@ -6,6 +6,7 @@ the diff.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,99 @@ def test_views_round_trip_and_verify():
     parsed = parse_function(typed)
     assert print_function(parsed) == typed and parsed == inst.function
     verify(inst.function)
+
+
+# ------------------------------------------------------------------------------------------------ nowrap
+def _nowrap_adds(fn):
+    """``(lhs, rhs)`` of every flagged add, the names' numbers dropped: ``("$k", "1")`` for ``$k3 + %1``."""
+    from aot.ir import BinOp
+
+    def stem(name: str) -> str:
+        return name.rstrip("0123456789") or "const"
+
+    return [(stem(op.lhs.name), stem(op.rhs.name)) for _, op in fn.ops() if isinstance(op, BinOp) and op.nowrap]
+
+
+def test_counted_loops_flag_their_step_and_unit_step_range_items_nowrap():
+    """The frontend says on the IR which adds cannot wrap (``aot/frontend/loops.py``): every counted loop's
+    ``$k + 1``, and ``start + $k`` of a ``range`` with the constant step 1; nothing else, whatever the
+    variables are called."""
+    import aot
+
+    @aot.jit
+    def loops_demo(a, n, s):
+        t = 0.0
+        for i in range(2, n):  # step 1: the counter and start + k
+            t += a[i]
+        for i in range(0, n, s):  # step unknown: the counter only
+            t += a[i]
+        for i in reversed(range(n)):  # (the reversed index is left unflagged)
+            t += a[i]
+        for x in a:
+            t += x
+        t += sum(range(n)) + (s in range(n)) + max(range(1, n + 1))  # (in: no loop; max: item 0 too)
+        t += 1.5 in a
+        start = 5
+        k = n
+        t += start + k  # (a user's add: never flagged)
+        t += sum([start + k for start in range(3) for k in range(2)])  # (comprehension targets: $start.N, $k.N)
+        return t
+
+    fn = loops_demo.__aot_method__.untyped()
+    adds = _nowrap_adds(fn)
+    assert adds.count(("$start", "$k")) == 1 + 1 + 1 + 2  # for, sum, max (its loop), the comprehension's loops
+    assert adds.count(("$start", "const")) == 1  # max(range(…)): its first item
+    assert adds.count(("$k", "const")) == 4 + 2 + 4  # every counted loop's step: the fors, the comprehension's,
+    assert len(adds) == 16  # sum(range), max, in, and sum over the list
+    text = print_function(fn)
+    assert re.search(r"binop add, %\$start\.\d+, %\$k\.\d+  @", text)  # (the comprehension's start + k)
+    assert text.count(", nowrap  @") == 16
+    assert print_function(parse_function(text)) == text and parse_function(text) == fn
+    verify(fn)
+
+
+def test_nowrap_round_trips_and_old_records_decode():
+    """``nowrap`` prints as a trailing keyword only when set; text and the stored form read it back, and a
+    stored record from before the flag (no field) reads as not set."""
+    import msgpack
+
+    from aot.ir import BinOp, BinOpKind, Var
+    from serializer.irformat import decode_function, encode_function
+
+    text = (
+        'func demo:f(%n: i64) -> i64  file "demo.py" @1:1-3:9\n'
+        "bb0:\n"
+        "  %0: i64 = const 1  @2:5-2:6\n"
+        "  %1: i64 = binop add, %n, %0, nowrap  @2:5-2:10\n"
+        "  %2: i64 = binop add, %1, %0  @2:5-2:10\n"
+        "  ret %2  @3:5-3:9\n"
+    )
+    fn = parse_function(text)
+    first, second = fn.blocks[0].ops[1:3]
+    assert first == BinOp(Var("1"), BinOpKind.ADD, Var("n"), Var("0"), first.span, nowrap=True)
+    assert isinstance(second, BinOp) and not second.nowrap
+    assert print_function(fn) == text
+    verify(fn)
+    assert decode_function(encode_function(fn)) == fn
+    rec = msgpack.unpackb(encode_function(fn), raw=False)
+    for op_rec in rec[6][0][1]:
+        if op_rec[0] == "binop":
+            del op_rec[5]  # (the flag: a record written before it existed)
+    old = decode_function(msgpack.packb(rec, use_bin_type=True))
+    assert [op for _, op in old.ops()] == [op for _, op in fn.ops()][:1] + [
+        BinOp(op.dest, op.op, op.lhs, op.rhs, op.span) for op in (first, second)
+    ] + [fn.blocks[0].ops[3]]
+
+
+def test_verifier_rejects_nowrap_off_an_add():
+    from aot.ir import IRVerifyError
+
+    text = (
+        'func demo:f(%n: i64) -> i64  file "demo.py" @1:1-3:9\n'
+        "bb0:\n"
+        "  %0: i64 = const 1  @2:5-2:6\n"
+        "  %1: i64 = binop mul, %n, %0, nowrap  @2:5-2:10\n"
+        "  ret %1  @3:5-3:9\n"
+    )
+    with pytest.raises(IRVerifyError, match="nowrap on binop mul"):
+        verify(parse_function(text))

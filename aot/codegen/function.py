@@ -430,9 +430,10 @@ class FunctionCodegen(Lowerer):
             # lets LLVM prove `a[i, j + 1]` affine in j (vector loads instead of gathers).
             self.store(op.dest, _NO_WRAP_OPS[kind](self.b, a, b_), rt)
             return
-        if kind is BinOpKind.ADD and rt.is_int and _loop_counter_add(op):
+        if kind is BinOpKind.ADD and rt.is_int and op.nowrap:
             # Loop counters and ``start + k`` of unit-step ranges stay inside the range's bounds, so the
-            # add cannot wrap; saying so lets LLVM prove index ranges (dropping negative-index fixups).
+            # add cannot wrap (the frontend's ``nowrap``: aot/frontend/loops.py); saying so lets LLVM
+            # prove index ranges (dropping negative-index fixups).
             self.store(op.dest, self.b.add(a, b_, flags=("nsw",)), rt)
             return
         divisor = self.consts.get(op.rhs.name)
@@ -781,14 +782,6 @@ def _index_only_temps(fn: Function) -> set[str]:
         for _, op in fn.ops()
         if isinstance(op, BinOp) and op.dest.name.isdigit() and used_as_index.get(op.dest.name, False)
     }
-
-
-def _loop_counter_add(op: BinOp) -> bool:
-    """``$k = $k + 1`` (a loop's trip counter) or ``start + $k`` (a unit-step range's value): no wrap."""
-    names = (op.lhs.name, op.rhs.name)
-    return (op.dest.name.startswith("$k") and names[0] == op.dest.name) or (
-        names[0].startswith("$start") and names[1].startswith("$k")
-    )
 
 
 def _llname(name: str) -> str:

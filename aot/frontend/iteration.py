@@ -40,7 +40,7 @@ from ..ir import (
     Var,
 )
 from ..ir.ops import Intrinsic
-from . import lists
+from . import lists, loops
 
 
 class Lowering(Protocol):
@@ -196,12 +196,9 @@ def range_plan(low: Lowering, call: ast.Call, reverse: bool) -> Plan | None:
         last = b.emit_value(lambda d: BinOp(d, BinOpKind.SUB, count, one, span))
 
     def item(k: Var) -> Var:
-        if last is not None:  # reversed: item count-1-k of the range
+        if last is not None:  # reversed: item count-1-k of the range (its add left unflagged, as it was)
             k = b.emit_value(lambda d: BinOp(d, BinOpKind.SUB, last, k, span))
-        if step_const == 1:
-            return b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, k, span))
-        offset = b.emit_value(lambda d: BinOp(d, BinOpKind.MUL, k, step, span))
-        return b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, offset, span))
+        return loops.range_value(low, start, step, step_const == 1, k, span, nowrap=last is None)
 
     return Plan(count, item)
 
@@ -402,19 +399,12 @@ def contains(low: Lowering, value: Var, container: ast.expr, node: ast.Compare) 
     if p is None:
         return low.const(False, node)
     b.emit(Copy(result, low.const(False, node), span))
-    counter = low.hidden("k")
-    b.emit(Copy(counter, low.const(0, node), span))
-    one = low.const(1, node)
-    head, body, found, end = (b.new_block() for _ in range(4))
-    b.jump(head)
-    b.set_block(head)
-    more = b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, p.count, span))
-    b.terminate(Branch(more, body.label, end.label, span))
-    b.set_block(body)
-    item = materialize(low, p.item(counter), span)
-    b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
+    loop = loops.CountedLoop(low, p.count, span, node)
+    loop.start()
+    found, end = loop.enter(2, exit=1)
+    item = loop.next(lambda k: materialize(low, p.item(k), span))
     equal = b.emit_value(lambda d: Compare(d, CmpKind.EQ, value, item, span))
-    b.terminate(Branch(equal, found.label, head.label, span))
+    b.terminate(Branch(equal, found.label, loop.head.label, span))
     b.set_block(found)
     b.emit(Copy(result, low.const(True, node), span))
     b.jump(end)
@@ -486,14 +476,14 @@ def reduction(low: Lowering, name: str, node: ast.Call) -> Var:
     if p is None:
         return low.const(0, node)
     result = low.hidden(name)
-    counter = low.hidden("k")
-    one = low.const(1, node)
+    loop = loops.CountedLoop(low, p.count, span, node)
+    one = loop.one
     if name == "sum":
         b.emit(Copy(result, low.expr(node.args[1]) if len(node.args) == 2 else low.const(0, node), span))
-        b.emit(Copy(counter, low.const(0, node), span))
+        loop.start()
     elif name in ("any", "all"):
         b.emit(Copy(result, low.const(name == "all", node), span))
-        b.emit(Copy(counter, low.const(0, node), span))
+        loop.start()
     else:  # min / max: the first item, then every later one that is smaller (larger)
         zero = low.const(0, node)
         empty = b.emit_value(lambda d: Compare(d, CmpKind.LE, p.count, zero, span))
@@ -503,15 +493,10 @@ def reduction(low: Lowering, name: str, node: ast.Call) -> Var:
         b.terminate(Raise("ValueError", _empty_message(name), span))
         b.set_block(ok)
         b.emit(Copy(result, materialize(low, p.item(zero), span), span))
-        b.emit(Copy(counter, one, span))
-    head, body, end = (b.new_block() for _ in range(3))
-    b.jump(head)
-    b.set_block(head)
-    more = b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, p.count, span))
-    b.terminate(Branch(more, body.label, end.label, span))
-    b.set_block(body)
-    item = materialize(low, p.item(counter), span)
-    b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
+        loop.start(one)
+    (end,) = loop.enter(1, exit=0)
+    head = loop.head
+    item = loop.next(lambda k: materialize(low, p.item(k), span))
     if name == "sum":
         b.emit(BinOp(result, BinOpKind.ADD, result, item, span))
         b.jump(head)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Callable
+from functools import partial
 from types import CodeType
 from typing import Any
 
@@ -50,7 +51,7 @@ from ..ir import (
 )
 from ..ir.ops import CallValue
 from ..parallel import is_prange
-from . import iteration, lists, unsupported
+from . import iteration, lists, loops, unsupported
 from .source import SourceInfo, read_source
 
 _BINOPS = {
@@ -369,13 +370,7 @@ class Lowering:
         self.b.emit(Copy(step, self.expr(args[2]) if len(args) == 3 else self.const(1, call), span))
         length = Intrinsic.PRANGE_LEN if parallel else Intrinsic.RANGE_LEN
         count = self.b.emit_value(lambda d: IntrinsicCall(d, length, (start, stop, step), span))
-
-        def value(counter: Var) -> Var:
-            if step_const == 1:
-                return self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, counter, span))
-            offset = self.b.emit_value(lambda d: BinOp(d, BinOpKind.MUL, counter, step, span))
-            return self.b.emit_value(lambda d: BinOp(d, BinOpKind.ADD, start, offset, span))
-
+        value = partial(loops.range_value, self, start, step, step_const == 1, span=span)
         self.counted_loop(node, count, value, span, parallel)
 
     def for_sequence(self, node: ast.For) -> None:
@@ -388,22 +383,14 @@ class Lowering:
     def counted_loop(
         self, node: ast.For, count: Var, value: Callable[[Var], iteration.Item], span: Span, parallel: bool = False
     ) -> None:
-        """The loop both ``for`` forms become: a hidden counter ``$k`` from 0 to ``count``; each iteration
-        binds the target to ``value($k)`` and increments ``$k`` before the body (so ``continue`` goes
-        straight back to the test). Incrementing first, as an iterator's ``next`` does, lets LLVM schedule
-        the unrolled loop's next counters ahead of the work that uses them."""
-        counter = self.hidden("k")
-        self.b.emit(Copy(counter, self.const(0, node.iter), span))
-        one = self.const(1, node.iter)
-        head, body, orelse, end = (self.b.new_block() for _ in range(4))
-        self.b.jump(head)
-        self.b.set_block(head)
-        more = self.b.emit_value(lambda d: Compare(d, CmpKind.LT, counter, count, span))
-        self.b.terminate(Branch(more, body.label, orelse.label, span))
-        self.b.set_block(body)
-        iteration.bind(self, node.target, value(counter))
-        self.b.emit(BinOp(counter, BinOpKind.ADD, counter, one, span))
-        self.loop_body(node, self.b.block, head, end, parallel)
+        """A ``for`` loop as a counted loop (``loops.CountedLoop``: ``$k`` from 0 to ``count``): each iteration
+        binds the target to ``value($k)`` and steps ``$k`` before the body; ``else`` runs when the items are
+        done."""
+        loop = loops.CountedLoop(self, count, span, node.iter)
+        loop.start()
+        orelse, end = loop.enter(2, exit=0)
+        loop.next(lambda k: iteration.bind(self, node.target, value(k)))
+        self.loop_body(node, self.b.block, loop.head, end, parallel)
         self.b.set_block(orelse)
         self.stmts(node.orelse)
         self.b.jump(end)

@@ -4,8 +4,9 @@
 
 An op names its operands as ``Var``s (function-local names; a variable may be assigned in several places,
 and has one type in the whole function). ``FIELDS`` of each op class says how each field prints
-(``var``, ``vars``, ``kind``, ``str``, ``label``, ``value``, ``int``), which is all the printer and the parser
-need to be exact inverses. Result-type rules live in ``aot.infer.rules``; each op's docstring states it.
+(``var``, ``vars``, ``kind``, ``str``, ``label``, ``value``, ``int``; a ``flag`` prints as its name when set,
+else not at all), which is all the printer and the parser need to be exact inverses. Result-type rules live
+in ``aot.infer.rules``; each op's docstring states it.
 
 Untyped IR (from the frontend) may hold ``LoadGlobal``, ``GetAttr`` and ``CallValue``: names whose meaning
 is only known once the function's globals are looked at. Inference resolves them, and the ``resolve`` pass
@@ -361,16 +362,20 @@ class Copy(Op):
     span: Span = UNKNOWN_SPAN
 
 
-@_op("binop", ("kind", "var", "var"))
+@_op("binop", ("kind", "var", "var", "flag"))
 @dataclass(frozen=True, slots=True)
 class BinOp(Op):
-    """Arithmetic. Type: NumPy promotion of the operands (``truediv`` and negative ``pow`` give float)."""
+    """Arithmetic. Type: NumPy promotion of the operands (``truediv`` and negative ``pow`` give float).
+    ``nowrap`` (on ``add`` only, printed ``binop add, %$k1, %2, nowrap``): the sum cannot overflow, as the
+    frontend knows of a counted loop's step ``$k + 1`` and of a unit-step range's ``start + $k``
+    (``aot/frontend/loops.py``); code generation says so to LLVM (``nsw``) where the add is an integer one."""
 
     dest: Var
     op: BinOpKind
     lhs: Var
     rhs: Var
     span: Span = UNKNOWN_SPAN
+    nowrap: bool = False  # (after ``span``: ``BinOp(dest, op, lhs, rhs, span)`` still reads as before)
 
 
 @_op("unary", ("kind", "var"))

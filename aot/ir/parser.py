@@ -66,8 +66,18 @@ class _Operands:
         self.pos += 1
         return tok
 
-    def peek(self) -> str | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+    def peek(self, ahead: int = 0) -> str | None:
+        at = self.pos + ahead
+        return self.tokens[at] if at < len(self.tokens) else None
+
+    def flag(self, name: str, after: bool) -> bool:
+        """Whether ``name`` comes next (a ``flag`` field, printed only when set; ``, name`` ``after`` other
+        fields); reads it if so."""
+        ahead = 1 if after else 0
+        if (not after or self.peek() == ",") and self.peek(ahead) == name:
+            self.pos += ahead + 1
+            return True
+        return False
 
     def var(self) -> Var:
         tok = self.next()
@@ -195,10 +205,16 @@ def parse_function(text: str) -> Function:
             raise IRParseError(f"line {lineno}: unknown op {opname!r}")
         reader = _Operands(rest or "", f"line {lineno}")
         values: dict[str, Any] = {}
-        for i, (fname, kind) in enumerate(zip(cls.operand_fields(), cls.FIELDS)):
-            if i:
+        printed = False  # (whether a field came before: a comma then precedes the next)
+        for fname, kind in zip(cls.operand_fields(), cls.FIELDS):
+            if kind == "flag":
+                values[fname] = reader.flag(fname, printed)
+                printed = printed or values[fname]
+                continue
+            if printed:
                 reader.comma()
             values[fname] = reader.field(kind, cls)
+            printed = True
         reader.end()
         if dest is not None:
             values["dest"] = Var(dest)

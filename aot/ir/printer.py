@@ -60,7 +60,11 @@ def format_field(kind: str, value: Any) -> str:
 
 
 def print_op(op: Op, fn: Function | None = None) -> str:
-    fields = [format_field(kind, getattr(op, name)) for name, kind in zip(op.operand_fields(), op.FIELDS)]
+    fields = [
+        name if kind == "flag" else format_field(kind, getattr(op, name))  # (a flag: its name, when set)
+        for name, kind in zip(op.operand_fields(), op.FIELDS)
+        if kind != "flag" or getattr(op, name)
+    ]
     body = op.NAME + (" " + ", ".join(fields) if fields else "")
     dest: Var | None = getattr(op, "dest", None)
     if dest is not None:

@@ -3,16 +3,17 @@
     >>> verify(fn)          # raises IRVerifyError listing every problem, or returns None
 
 Checks: every block ends in exactly one terminator and holds no other; branch targets exist; labels are
-unique; typed functions give every variable a type, hold no untyped-only op, branch on booleans, and
-return values the declared return type covers (it is the join of every returned value's type: ``return False``
-and ``return 1`` in one function return i64, and code generation converts the boolean).
+unique; ``nowrap`` is only on ``add``s (of numbers, in typed functions); typed functions give every variable a
+type, hold no untyped-only op, branch on booleans, and return values the declared return type covers (it is
+the join of every returned value's type: ``return False`` and ``return 1`` in one function return i64, and
+code generation converts the boolean).
 """
 
 from __future__ import annotations
 
-from ..types import BOOL, NONE, join
+from ..types import BOOL, NONE, ScalarType, join
 from .function import Function
-from .ops import UNTYPED_ONLY, Branch, Return, successors, uses
+from .ops import UNTYPED_ONLY, BinOp, BinOpKind, Branch, Return, successors, uses
 
 
 class IRVerifyError(AssertionError):
@@ -37,8 +38,12 @@ def verify(fn: Function) -> None:
             for target in successors(op):
                 if target not in known:
                     problems.append(f"{block.label}: branch to unknown block {target}")
+            if isinstance(op, BinOp) and op.nowrap and op.op is not BinOpKind.ADD:
+                problems.append(f"{block.label}: nowrap on binop {op.op.value} %{op.dest.name}")
             if not fn.is_typed:
                 continue
+            if isinstance(op, BinOp) and op.nowrap and not isinstance(fn.types.get(op.dest.name), ScalarType):
+                problems.append(f"{block.label}: nowrap add %{op.dest.name} of type {fn.types.get(op.dest.name)}")
             if isinstance(op, UNTYPED_ONLY):
                 problems.append(f"{block.label}: untyped op {op.NAME} in typed IR")
             names = [v.name for v in uses(op)]

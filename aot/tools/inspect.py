@@ -1,7 +1,7 @@
 """The object ``aot inspect --json`` prints (its schema: docs/CI.md): every entry of the selected images.
 
 inspect_json(select("fixtures/numkit"))
-  → {"format_version": 2, "compiler_version": "0.11.0", "python": "cpython-311-linux",
+  → {"format_version": 2, "compiler_version": "0.12.0", "python": "cpython-311-linux",
      "images": [{"path": "/…/numkit.cpu.aotimg", "owner": "cpu", "target": {…},
                  "entries": [{"method": "numkit.core:absdiff", "argtypes": ["f64", "f64"], …}, …]}]}
 dumps(_)   → the same as strict JSON (a non-finite constant of an edge becomes "nan", "inf" or "-inf")

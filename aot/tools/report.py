@@ -2,7 +2,7 @@
 
     sel = select("fixtures/numkit")
     print(format_table(sel, verify_sources(sel)))
-    numkit/__aot__/numkit.cpu.aotimg: cpu x86_64-unknown-linux-gnu (generic), aot 0.11.0, cpython-311-linux, 75 entries
+    numkit/__aot__/numkit.cpu.aotimg: cpu x86_64-unknown-linux-gnu (generic), aot 0.12.0, cpython-311-linux, 75 entries
       method               signature           owner  world  edges  native  status   reason
       numkit.core:absdiff  (f64, f64) → f64    cpu    1..∞       1   187 B  valid
       numkit.core:scaled   (f64) → f64         cpu    1..∞       1    55 B  invalid  edge-changed: numkit.core:SCALE

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-COMPILER_VERSION = "0.11.0"  # 0.11.0: recursion guards, signal polls in loops, checked sizes, allocas in entry blocks
+COMPILER_VERSION = "0.12.0"  # 0.12.0: stored typed IR holds binop nowrap (counted loops' adds, aot/frontend/loops.py)
 
 _PLAIN = frozenset((int, float, complex, str, bytes, bool, type(None), type(Ellipsis)))
 _plain_types = _PLAIN.issuperset
