@@ -65,7 +65,7 @@ class Solver(Protocol):
     overlay: Callable[[Intrinsic, ScalarType], str | None] | None
     done: dict[InstanceKey, InferredInstance]
 
-    def _call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: Frame | None) -> Type: ...
+    def call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: Frame | None) -> Type: ...
 
 
 @dataclass

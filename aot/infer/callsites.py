@@ -148,7 +148,7 @@ def method_call(
         )
     args, argtypes, defaults, default_edges = calls.bind_call(op, method, argtypes, label, index, const_type)
     try:
-        ret = body.inf._call(method, argtypes, body.frame)
+        ret = body.inf.call(method, argtypes, body.frame)
     except CompileError as err:
         if err.chain and err.chain[0] == body.fn.name:
             raise

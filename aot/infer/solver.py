@@ -105,10 +105,10 @@ class Inferencer:
             return self.done[key]
         if key in self.failed:
             raise self.failed[key]
-        self._call(method, tuple(argtypes), caller=None)
+        self.call(method, tuple(argtypes), caller=None)
         return self.done[key]
 
-    def _call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: Frame | None) -> Type:
+    def call(self, method: MethodSource, argtypes: tuple[Type, ...], caller: Frame | None) -> Type:
         """The return type of ``method`` on ``argtypes``, inferring it if needed (recursion-safe)."""
         key = (method.key, argtypes)
         if key in self.done:
