@@ -92,6 +92,7 @@ def test_the_derived_tables_agree_with_the_leaf_modules() -> None:
     assert registry.ALLOCATING == {fn for fn, s in SPECS.items() if s.allocating}
     assert Intrinsic.NP_ZEROS in registry.ALLOCATING and Intrinsic.NP_CUMPROD in registry.ALLOCATING
     assert registry.ALLOCATIONS <= registry.ALLOCATING
+    assert set(elementwise.KIND_OF_INPLACE) | {Intrinsic.ARRAY_SORT, Intrinsic.ATOMIC_ADD} <= registry.WRITES_FIRST
 
 
 def test_rules_type_the_ir_operands() -> None:

@@ -18,8 +18,9 @@ from llvmlite import ir
 
 from ..analysis.interrupts import poll_edges
 from ..infer import InferredInstance
-from ..infer.elementwise import KIND_OF_INPLACE, selects
+from ..infer.elementwise import selects
 from ..infer.views import aliases, holds_array
+from ..intrinsics.registry import WRITES_FIRST
 from ..ir import Call, GetItem, GetView, Intrinsic, IntrinsicCall, SetItem
 from ..targets import Target
 from ..types import Type, format_signature
@@ -51,7 +52,6 @@ class Export:
         return f"vc_{self.symbol}"
 
 
-_WRITES_FIRST = frozenset({Intrinsic.ATOMIC_ADD, Intrinsic.ARRAY_SORT, Intrinsic.ARRAY_FILL, *KIND_OF_INPLACE})
 """Intrinsics that store into their first operand: ``atomic_add``, ``a.sort()``, ``a.fill(v)``, ``a += b`` …"""
 
 
@@ -83,7 +83,7 @@ def written_params(
     for _, op in fn.ops():
         if isinstance(op, SetItem):
             written.add(selected.get(op.obj.name, op.obj.name) if not op.index else op.obj.name)
-        elif isinstance(op, IntrinsicCall) and op.fn in _WRITES_FIRST:
+        elif isinstance(op, IntrinsicCall) and op.fn in WRITES_FIRST:
             written.add(op.args[0].name)
         elif isinstance(op, Call):
             key = (op.callee, tuple(fn.types[a.name] for a in op.args))

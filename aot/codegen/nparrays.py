@@ -34,14 +34,6 @@ from .numerics import coerce, convert_scalar
 from .types import memory_type, value_type
 from .walks import element
 
-FUNCTIONS = frozenset(
-    {Intrinsic.NP_CUMSUM, Intrinsic.NP_SORT, Intrinsic.NP_ARGSORT, Intrinsic.NP_MEDIAN, Intrinsic.NP_OUTER}
-    | {Intrinsic.NP_DIFF, Intrinsic.NP_CONCATENATE, Intrinsic.NP_NONZERO, Intrinsic.NP_FLATNONZERO}
-    | {Intrinsic.NP_COUNT_NONZERO, Intrinsic.NP_CUMPROD, Intrinsic.NP_UNIQUE, Intrinsic.NP_BINCOUNT}
-)
-# np.searchsorted of an array of values (``searchsorted_many``; of one value: ``aot.codegen.reductions``)
-SEARCHSORTED = frozenset({Intrinsic.NP_SEARCHSORTED, Intrinsic.NP_SEARCHSORTED_RIGHT})
-
 _CMP = ir.FunctionType(lt.I32, [lt.PTR, lt.PTR, lt.PTR])
 _I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
 

@@ -14,8 +14,8 @@ from ..ir.ops import Intrinsic
 from .spec import Effect, IntrinsicSpec
 
 
-def _gpu(fn: Intrinsic, arity: tuple[int, int | None]) -> IntrinsicSpec:
-    return IntrinsicSpec(fn, rules.gpu_rule, lowering.gpu, Effect.OPAQUE, arity=arity)
+def _gpu(fn: Intrinsic, arity: tuple[int, int | None], effect: Effect = Effect.OPAQUE) -> IntrinsicSpec:
+    return IntrinsicSpec(fn, rules.gpu_rule, lowering.gpu, effect, arity=arity)
 
 
 _IDS = (Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.GRID_DIM, Intrinsic.GLOBAL_ID)
@@ -23,6 +23,6 @@ _IDS = (Intrinsic.THREAD_ID, Intrinsic.BLOCK_ID, Intrinsic.BLOCK_DIM, Intrinsic.
 SPECS = (
     *(_gpu(fn, (0, 1)) for fn in _IDS),
     _gpu(Intrinsic.SYNC_THREADS, (0, 0)),
-    _gpu(Intrinsic.ATOMIC_ADD, (3, 3)),
+    _gpu(Intrinsic.ATOMIC_ADD, (3, 3), Effect.UPDATES),
     _gpu(Intrinsic.SHARED_ARRAY, (1, 1)),
 )

@@ -48,6 +48,8 @@ ALLOCATING = frozenset(fn for fn, s in SPECS.items() if s.allocating)
 """Intrinsics that give a new array owned by compiled code (a new reference)."""
 EFFECTS: dict[Intrinsic, Effect] = {fn: s.effect for fn, s in SPECS.items()}
 """What each intrinsic does to the elements of its array operands (the ``prange`` race check)."""
+WRITES_FIRST = frozenset(fn for fn, s in SPECS.items() if s.effect in (Effect.WRITES, Effect.UPDATES))
+"""The intrinsics that write into their first operand (an array a function is given then is written)."""
 ELEMENTWISE = frozenset(
     fn
     for fn, s in SPECS.items()

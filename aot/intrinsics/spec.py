@@ -35,6 +35,7 @@ class Effect(enum.Enum):
     READS = "reads"  # reads every element of its array operands; an array result is a new array
     VIEWS = "views"  # gives a view of its first operand (a.T, a.reshape(...), a.ravel())
     WRITES = "writes"  # writes every element of its first operand (a.sort(), a += b), reads the others
+    UPDATES = "updates"  # writes some element of its first operand in place (aot.gpu.atomic_add)
     NUMBERS = "numbers"  # takes numbers only (math.sqrt, range's count): never given an array
     OPAQUE = "opaque"  # none of these, or not known: refused in a prange loop when it touches an array
 
