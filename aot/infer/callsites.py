@@ -49,6 +49,8 @@ def call_value(body: BodyState, op: CallValue, label: str, index: int) -> Transf
     method = table.method_for(callee) if plain_callee and intrinsic is None else None
     numpy = registry.numpy_function(callee) if plain_callee else None  # (np.ones is a Python function too)
     spelled = registry.spec(callee.fn) if isinstance(callee, npfuncs.BoundMethod) else numpy and numpy[1]
+    if isinstance(callee, Intrinsic):  # (a view method: a.squeeze(axis=0))
+        spelled = registry.spec(callee)
     keywords = op.keyword_names
     if (
         keywords
@@ -73,9 +75,12 @@ def call_value(body: BodyState, op: CallValue, label: str, index: int) -> Transf
     if fn is Intrinsic.LIST_TO_ARRAY and len(argtypes) == 1 and isinstance(argtypes[0], ListType):
         to_array = registry.spec(fn)  # np.array(lst), np.asarray(lst)
         return Transfer(to_array.rule(to_array, argtypes, PLAIN), IntrinsicCall(op.dest, fn, op.args, op.span))
-    if numpy is not None and numpy[1].effect is Effect.VIEWS:  # np.ravel(a), np.reshape(a, shape)
+    if numpy is not None and numpy[1].effect is Effect.VIEWS:  # np.ravel(a), np.reshape(a, shape), np.flip(a)
         meaning = IntrinsicCall(op.dest, numpy[1].fn, op.args, op.span)
-        return Transfer(views.function_type(numpy[1].fn, argtypes), meaning)
+        if numpy[1].fn in (Intrinsic.RAVEL, Intrinsic.RESHAPE):
+            return Transfer(views.function_type(numpy[1].fn, argtypes), meaning)
+        site = Site(numpy[0], keywords=keywords, consts=tuple(body.constant_of(a) for a in op.args))
+        return Transfer(numpy[1].rule(numpy[1], argtypes, site), meaning)  # (their axes: constants)
     if fn in registry.ALLOCATIONS or isinstance(callee, arrays.ArrayMethod):
         return allocation_call(body, op, fn, callee, argtypes)
     if fn is Intrinsic.NP_SEARCHSORTED and keywords == ("side",):  # np.searchsorted(a, x, side="right")
@@ -172,7 +177,8 @@ def array_method(body: BodyState, op: CallValue, fn: Intrinsic, argtypes: tuple[
         raise RuleError(f"call array methods directly, as in a.{fn.value.split('.')[1]}(…)")
     arr = body.t(attr.obj)
     view = registry.spec(fn)
-    result = view.rule(view, (arr, *argtypes), PLAIN)
+    site = Site(keywords=op.keyword_names, consts=(None, *(body.constant_of(a) for a in op.args)))
+    result = view.rule(view, (arr, *argtypes), site)
     return Transfer(result, IntrinsicCall(op.dest, fn, (attr.obj, *op.args), op.span))
 
 

@@ -158,8 +158,27 @@ def reshape_dims(args: tuple[Type, ...]) -> tuple[Type, ...]:
     return tuple(I64 for _ in dims)
 
 
-METHODS = frozenset({Intrinsic.TRANSPOSE, Intrinsic.RESHAPE, Intrinsic.RAVEL})
-"""The intrinsics that make views of their first argument (typed by ``method_type``)."""
+METHODS = frozenset(
+    {
+        Intrinsic.TRANSPOSE,
+        Intrinsic.RESHAPE,
+        Intrinsic.RAVEL,
+        # NumPy's shape functions (typed by ``aot.infer.shapes``, lowered by ``aot.codegen.shapes``)
+        Intrinsic.NP_FLIP,
+        Intrinsic.NP_FLIPLR,
+        Intrinsic.NP_FLIPUD,
+        Intrinsic.NP_EXPAND_DIMS,
+        Intrinsic.NP_SQUEEZE,
+        Intrinsic.NP_ATLEAST_1D,
+        Intrinsic.NP_ATLEAST_2D,
+        Intrinsic.NP_ATLEAST_3D,
+        Intrinsic.NP_TRANSPOSE,
+        Intrinsic.NP_SWAPAXES,
+        Intrinsic.NP_MOVEAXIS,
+    }
+)
+"""The intrinsics that make views of their first argument (``a.T``, ``reshape``, ``ravel`` typed by
+``method_type``)."""
 
 
 def function_type(fn: Intrinsic, args: tuple[Type, ...]) -> ArrayType:

@@ -20,11 +20,11 @@ from typing import Any
 
 from ..infer import npfuncs
 from ..ir.ops import Intrinsic
-from . import arrays, gpu, lists, numpy, python
+from . import arrays, binning, gpu, lists, numpy, python, shapes
 from .spec import Effect, IntrinsicSpec
 
 SPECS: dict[Intrinsic, IntrinsicSpec] = {
-    s.fn: s for family in (python, numpy, arrays, lists, gpu) for s in family.SPECS
+    s.fn: s for family in (python, numpy, arrays, lists, gpu, shapes, binning) for s in family.SPECS
 }
 """Every intrinsic's descriptor (``tests/test_intrinsics.py``: one for each, complete)."""
 
@@ -38,11 +38,12 @@ def _of(family: Any) -> frozenset[Intrinsic]:
     return frozenset(s.fn for s in family.SPECS)
 
 
-NUMPY = _of(numpy)
-"""NumPy's functions (ufuncs, reductions, functions making arrays): ``numpy_call`` in the solver."""
 ALLOCATIONS = frozenset(s.fn for s in arrays.SPECS if s.bind is not None and s.allocating)
 """``np.zeros`` and the other allocations, ``a.copy()``: their dtype a compile-time value."""
 LISTS = _of(lists)
+NUMPY = frozenset(fn for fn, s in SPECS.items() if s.numpy) - LISTS
+"""What a NumPy function object may stand for in ``numpy_call`` (``aot.infer.callsites``): every intrinsic NumPy
+spells, but lists' (``np.array(lst)``, typed only of a list); views and allocations are routed before it."""
 
 ALLOCATING = frozenset(fn for fn, s in SPECS.items() if s.allocating)
 """Intrinsics that give a new array owned by compiled code (a new reference)."""

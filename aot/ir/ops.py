@@ -119,6 +119,19 @@ class Intrinsic(enum.Enum):
     TRANSPOSE = "array.T"
     RESHAPE = "array.reshape"
     RAVEL = "array.ravel"
+    # NumPy's shape functions, views of their array (aot/intrinsics/shapes.py, aot/infer/shapes.py,
+    # aot/codegen/shapes.py); their axes are compile-time constants. ``np.atleast_*`` of a number: a new array.
+    NP_FLIP = "np.flip"
+    NP_FLIPLR = "np.fliplr"
+    NP_FLIPUD = "np.flipud"
+    NP_EXPAND_DIMS = "np.expand_dims"
+    NP_SQUEEZE = "np.squeeze"
+    NP_ATLEAST_1D = "np.atleast_1d"
+    NP_ATLEAST_2D = "np.atleast_2d"
+    NP_ATLEAST_3D = "np.atleast_3d"
+    NP_TRANSPOSE = "np.transpose"
+    NP_SWAPAXES = "np.swapaxes"
+    NP_MOVEAXIS = "np.moveaxis"
     IS_NONE = "is_none"  # ``x is None`` (aot.infer.optional): constant unless x is optional
     IS_NOT_NONE = "is_not_none"
     EQ_NONE = "eq_none"  # ``x == None``: ``x is None`` for every value but arrays (resolved to IS_NONE)
@@ -218,6 +231,11 @@ class Intrinsic(enum.Enum):
     NP_BINCOUNT = "np.bincount"  # (the count, or weight sum, of each non-negative integer)
     NP_CONCATENATE = "np.concatenate"  # (of a tuple or a list of arrays, along axis 0: ``aot.codegen.nparrays``)
     NP_DIFF = "np.diff"  # (of a 1-D array: a new array of its n - 1 differences, ``aot.codegen.nparrays``)
+    # NumPy's binning functions (``aot/intrinsics/binning.py``; lowered by ``aot.codegen.binning``): the bin of
+    # each value, the counts of an array in bins (and the edges), linear interpolation between sample points
+    NP_DIGITIZE = "np.digitize"
+    NP_HISTOGRAM = "np.histogram"
+    NP_INTERP = "np.interp"
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
     # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
     # the GIL), so that the options live in the stored IR.
