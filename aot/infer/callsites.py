@@ -26,7 +26,7 @@ from ..ir import Call, Convert, GetAttr, Intrinsic, IntrinsicCall, Op, Truth, Va
 from ..ir.ops import CallValue
 from ..types import BOTTOM, F64, I64, ArrayType, ListType, OptionalType, PyValueType, ScalarType, Type
 from ..world.edges import Edge, EdgeKind
-from . import arrays, calls, constructs, lists, npfuncs, optional, rules, views
+from . import arrays, calls, constructs, conversions, lists, npfuncs, optional, rules, views
 from .body import BodyState, is_temp
 from .instances import Transfer, const_type
 from .names import user_words
@@ -51,6 +51,8 @@ def call_value(body: BodyState, op: CallValue, label: str, index: int) -> Transf
     spelled = registry.spec(callee.fn) if isinstance(callee, npfuncs.BoundMethod) else numpy and numpy[1]
     if isinstance(callee, Intrinsic):  # (a view method: a.squeeze(axis=0))
         spelled = registry.spec(callee)
+    if numpy is not None and conversions.routes(numpy[0], numpy[1].fn, argtypes):
+        return conversions.call(op, numpy[0], argtypes, registry.spec)  # np.asarray(a), np.copy(a) … of arrays
     keywords = op.keyword_names
     if (
         keywords

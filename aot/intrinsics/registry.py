@@ -20,11 +20,13 @@ from typing import Any
 
 from ..infer import npfuncs
 from ..ir.ops import Intrinsic
-from . import arrays, binning, gpu, lists, numpy, python, shapes
+from . import arrays, binning, comparisons, conversions, gpu, lists, numpy, python, shapes, totals
 from .spec import Effect, IntrinsicSpec
 
 SPECS: dict[Intrinsic, IntrinsicSpec] = {
-    s.fn: s for family in (python, numpy, arrays, lists, gpu, shapes, binning) for s in family.SPECS
+    s.fn: s
+    for family in (python, numpy, arrays, lists, gpu, shapes, binning, conversions, comparisons, totals)
+    for s in family.SPECS
 }
 """Every intrinsic's descriptor (``tests/test_intrinsics.py``: one for each, complete)."""
 

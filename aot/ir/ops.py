@@ -236,6 +236,15 @@ class Intrinsic(enum.Enum):
     NP_DIGITIZE = "np.digitize"
     NP_HISTOGRAM = "np.histogram"
     NP_INTERP = "np.interp"
+    # NumPy's comparisons of whole arrays (``aot/intrinsics/comparisons.py``; lowered by ``aot.codegen.comparisons``):
+    # elementwise closeness within tolerances (a bool, or a new bool array), whether all are close, equality
+    NP_ISCLOSE = "np.isclose"
+    NP_ALLCLOSE = "np.allclose"
+    NP_ARRAY_EQUAL = "np.array_equal"
+    # Totals of a whole array (``aot/intrinsics/totals.py``, ``aot.codegen.totals``): the product NaN counting as 1;
+    # the trapezoidal rule's integral of a 1-D array
+    NP_NANPROD = "np.nanprod"
+    NP_TRAPEZOID = "np.trapezoid"
     # ``aot.prange`` in a ``parallel=True`` method: the trip count of a loop whose iterations run on threads
     # (``aot.codegen.parallel``); ``aot.nogil``: a no-op first in a ``nogil=True`` method (its wrappers release
     # the GIL), so that the options live in the stored IR.
@@ -267,6 +276,21 @@ class Intrinsic(enum.Enum):
     NP_EYE = "np.eye"
     ARRAY_COPY = "array.copy"
     ARRAY_FLATTEN = "array.flatten"  # ``a.flatten()``: a new 1-D array of the elements in C order
+    # Conversions of an array (``aot/intrinsics/conversions.py``): ``np.copy(a)``, ``np.array(a[, dtype])`` (also
+    # ``np.asarray(a, dtype)`` of another dtype) and ``np.ascontiguousarray(a[, dtype])`` of an array not known to
+    # be C-contiguous: a new C-ordered copy (the dtype in the result type; ``np.asarray(a)`` is ``a`` itself);
+    # ``a.strides`` (NumPy's byte strides, a tuple of i64) and ``a.nbytes``; the new matrices ``np.identity(n)``
+    # (the dtype in the result type), ``np.tril(a, k)``/``np.triu(a, k)`` (of a 2-D array) and ``np.diag(v, k)``
+    # (of a 1-D array: a new 2-D one; of a 2-D array: a new 1-D copy of its diagonal)
+    NP_COPY = "np.copy"
+    NP_ARRAY = "np.array"
+    NP_ASCONTIGUOUSARRAY = "np.ascontiguousarray"
+    STRIDES = "array.strides"
+    NBYTES = "array.nbytes"
+    NP_IDENTITY = "np.identity"
+    NP_TRIL = "np.tril"
+    NP_TRIU = "np.triu"
+    NP_DIAG = "np.diag"
     # Lists (``aot.infer.lists`` types them, ``aot.codegen.lists`` lowers them): ``[a, b]`` (its items; ``[]``
     # takes its item type from the variable it is assigned to), ``lst.append(x)`` (its result is the list
     # itself, assigned back to the list's variable: how ``[]`` learns its item type), ``lst.pop([i])``, and
