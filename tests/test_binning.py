@@ -48,7 +48,7 @@ def digitize_positional(x, bins, right):
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64, np.float32])
-@pytest.mark.parametrize("shape", [(0,), (7,), (3, 4), (2, 3, 2)])
+@pytest.mark.parametrize("shape", [(0,), (7,), (2, 3, 2)])
 def test_digitize_arrays_of_each_dtype_and_shape(dtype: type, shape: tuple[int, ...]) -> None:
     x = _data(dtype, shape)
     bins = np.array([-15.0, -4.0, 0.0, 0.0, 3.5, 12.0])
@@ -118,7 +118,7 @@ def histogram_unit(a, bins):
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.float64, np.float32])
-@pytest.mark.parametrize("shape", [(0,), (1,), (9,), (4, 5), (3, 2, 4)])
+@pytest.mark.parametrize("shape", [(0,), (9,), (3, 2, 4)])
 def test_histogram_of_each_dtype_and_shape(dtype: type, shape: tuple[int, ...]) -> None:
     a = _data(dtype, shape) if dtype is not np.uint8 else _RNG.integers(0, 255, size=shape).astype(np.uint8)
     check(histogram, a)
@@ -244,7 +244,7 @@ def interp_none(x, xp, fp):
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64, np.float32])
-@pytest.mark.parametrize("shape", [(0,), (1,), (8,), (3, 4), (2, 2, 3)])
+@pytest.mark.parametrize("shape", [(0,), (8,), (2, 2, 3)])
 def test_interp_arrays_of_each_dtype_and_shape(dtype: type, shape: tuple[int, ...]) -> None:
     x = _data(dtype, shape)
     xp = np.sort(_data(dtype, (6,)))
