@@ -17,24 +17,8 @@ from __future__ import annotations
 
 from ..intrinsics.spec import IntrinsicSpec, Site
 from ..types import BOOL, F32, F64, I64, NONE, ArrayType, ScalarType, TupleType, Type
+from .calls import numpy_arguments
 from .rules import RuleError
-
-
-def _named(
-    name: str, params: tuple[str, ...], args: tuple[Type, ...], keywords: tuple[str, ...], least: int
-) -> dict[str, int]:
-    """Each given parameter's name → the index of its argument (the last ``len(keywords)`` by keyword)."""
-    positional = len(args) - len(keywords)
-    if positional > len(params):
-        raise RuleError(f"np.{name}() takes ({', '.join(params)}) here, got {positional} positional arguments")
-    names = list(params[:positional]) + list(keywords)
-    if len(set(names)) != len(names):
-        raise RuleError(f"np.{name}() got multiple values for one argument")
-    where = {n: k for k, n in enumerate(names)}
-    missing = [p for p in params[:least] if p not in where]
-    if missing:
-        raise RuleError(f"np.{name}() is missing the argument {missing[0]!r}")
-    return where
 
 
 def _number(t: Type) -> bool:
@@ -61,7 +45,7 @@ def _values(t: Type, name: str, result: ScalarType) -> Type:
 def bind_digitize(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple[Type, tuple[int, ...]]:
     """``np.digitize(x, bins, right=False)``: ``bins`` a 1-D array (increasing or decreasing, checked when the
     code runs), ``right`` a truth value."""
-    where = _named("digitize", ("x", "bins", "right"), args, site.keywords, 2)
+    where = numpy_arguments("digitize", ("x", "bins", "right"), args, site.keywords, 2)
     result = _values(args[where["x"]], "digitize", I64)
     _vector(args[where["bins"]], "digitize", "bins")
     order = [where["x"], where["bins"]]
@@ -103,7 +87,7 @@ def bind_histogram(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> t
             "np.histogram(): weights= and density= are not supported here; count with np.histogram(a, bins, range) "
             "and weigh or normalise the counts after (hist / (hist.sum() * np.diff(edges)))"
         )
-    where = _named("histogram", ("a", "bins", "range"), args, site.keywords, 1)
+    where = numpy_arguments("histogram", ("a", "bins", "range"), args, site.keywords, 1)
     a = args[where["a"]]
     if not (isinstance(a, ArrayType) and a.dtype.is_numeric and a.dtype.kind != "b"):
         raise RuleError(f"np.histogram() takes an array of numbers here (not booleans), not {a}")
@@ -138,7 +122,7 @@ def histogram_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> T
 def bind_interp(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple[Type, tuple[int, ...]]:
     """``np.interp(x, xp, fp, left=None, right=None)``: ``xp`` and ``fp`` 1-D arrays of numbers, ``left`` and
     ``right`` None or numbers; computed in f64."""
-    where = _named("interp", ("x", "xp", "fp", "left", "right"), args, site.keywords, 3)
+    where = numpy_arguments("interp", ("x", "xp", "fp", "left", "right"), args, site.keywords, 3)
     result = _values(args[where["x"]], "interp", F64)
     _vector(args[where["xp"]], "interp", "xp")
     _vector(args[where["fp"]], "interp", "fp")

@@ -80,3 +80,22 @@ def bind_call(
         types.append(t)
         edges.append((EdgeKind.DEFAULT, default_target(method.key, name), value))
     return tuple(args), tuple(types), tuple(consts), edges
+
+
+def numpy_arguments(
+    name: str, params: tuple[str, ...], args: tuple[Type, ...], keywords: tuple[str, ...], least: int
+) -> dict[str, int]:
+    """A NumPy function's call bound to its parameters ``params`` (the first ``least`` required): each given
+    parameter's name → the index of its argument (the last ``len(keywords)`` given by keyword), with Python's
+    complaints (too many, given twice, missing) as ``RuleError``s naming ``np.<name>``."""
+    positional = len(args) - len(keywords)
+    if positional > len(params):
+        raise RuleError(f"np.{name}() takes ({', '.join(params)}) here, got {positional} positional arguments")
+    names = list(params[:positional]) + list(keywords)
+    if len(set(names)) != len(names):
+        raise RuleError(f"np.{name}() got multiple values for one argument")
+    where = {n: k for k, n in enumerate(names)}
+    missing = [p for p in params[:least] if p not in where]
+    if missing:
+        raise RuleError(f"np.{name}() is missing the argument {missing[0]!r}")
+    return where

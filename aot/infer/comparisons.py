@@ -20,26 +20,10 @@ from __future__ import annotations
 
 from ..intrinsics.spec import IntrinsicSpec, Site
 from ..types import BOOL, ArrayType, ScalarType, Type
+from .calls import numpy_arguments
 from .rules import RuleError
 
 _CLOSE = ("a", "b", "rtol", "atol", "equal_nan")
-
-
-def _named(
-    name: str, params: tuple[str, ...], args: tuple[Type, ...], keywords: tuple[str, ...], least: int
-) -> dict[str, int]:
-    """Each given parameter's name → the index of its argument (the last ``len(keywords)`` by keyword)."""
-    positional = len(args) - len(keywords)
-    if positional > len(params):
-        raise RuleError(f"np.{name}() takes ({', '.join(params)}) here, got {positional} positional arguments")
-    names = list(params[:positional]) + list(keywords)
-    if len(set(names)) != len(names):
-        raise RuleError(f"np.{name}() got multiple values for one argument")
-    where = {n: k for k, n in enumerate(names)}
-    missing = [p for p in params[:least] if p not in where]
-    if missing:
-        raise RuleError(f"np.{name}() is missing the argument {missing[0]!r}")
-    return where
 
 
 def _operand(t: Type, name: str, what: str) -> Type:
@@ -73,7 +57,7 @@ def bind_close(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple
     """``np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)`` and ``np.allclose``: ``rtol`` and ``atol``
     numbers (not arrays), ``equal_nan`` a truth value, all read when the code runs."""
     name = spec.name
-    where = _named(name, _CLOSE, args, site.keywords, 2)
+    where = numpy_arguments(name, _CLOSE, args, site.keywords, 2)
     a, b = args[where["a"]], args[where["b"]]
     result = close_type(name, a, b)
     for k in ("rtol", "atol"):
@@ -115,7 +99,7 @@ def close_rule(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> Type:
 def bind_array_equal(spec: IntrinsicSpec, args: tuple[Type, ...], site: Site) -> tuple[Type, tuple[int, ...]]:
     """``np.array_equal(a1, a2, equal_nan=False)``: numbers or arrays of numbers; arrays of different shapes
     are not equal (False); ``equal_nan`` a truth value read when the code runs."""
-    where = _named("array_equal", ("a1", "a2", "equal_nan"), args, site.keywords, 2)
+    where = numpy_arguments("array_equal", ("a1", "a2", "equal_nan"), args, site.keywords, 2)
     a1, a2 = args[where["a1"]], args[where["a2"]]
     _operand(a1, "array_equal", "a1")
     _operand(a2, "array_equal", "a2")

@@ -13,21 +13,19 @@ from __future__ import annotations
 from ..codegen.binning import digitize, histogram, interp
 from ..infer import binning as rules
 from ..ir.ops import Intrinsic
-from .spec import Binding, Effect, IntrinsicSpec, Lowering, Rule
+from .spec import Binding, IntrinsicSpec, Lowering, Rule
 
 
 def _binning(
     fn: Intrinsic, rule: Rule, bind: Binding, lowering: Lowering, arity: tuple[int, int], keywords: str
 ) -> IntrinsicSpec:
-    """A NumPy function reading every element of its array operands, its array result a new array."""
-    return IntrinsicSpec(
+    """A NumPy function whose array result is a new array."""
+    return IntrinsicSpec.numpy_function(
         fn,
         rule,
         lowering,
-        Effect.READS,
         arity=arity,
         allocating=True,
-        device_refusal=f"{fn.value}() allocates an array",
         numpy=(fn.value.split(".", 1)[1],),
         keywords=frozenset(keywords.split()),
         bind=bind,

@@ -13,21 +13,19 @@ from __future__ import annotations
 from ..codegen.comparisons import allclose, array_equal, isclose
 from ..infer import comparisons as rules
 from ..ir.ops import Intrinsic
-from .spec import Binding, Effect, IntrinsicSpec, Lowering, Rule
+from .spec import Binding, IntrinsicSpec, Lowering, Rule
 
 
 def _comparison(
     fn: Intrinsic, rule: Rule, bind: Binding, lowering: Lowering, arity: tuple[int, int], allocating: bool
 ) -> IntrinsicSpec:
-    """A NumPy function reading every element of its array operands (a new array when it gives one)."""
-    return IntrinsicSpec(
+    """A NumPy comparison (a new bool array when it gives one)."""
+    return IntrinsicSpec.numpy_function(
         fn,
         rule,
         lowering,
-        Effect.READS,
         arity=arity,
         allocating=allocating,
-        device_refusal=f"{fn.value}() allocates an array" if allocating else "",
         numpy=(fn.value.split(".", 1)[1],),
         keywords=frozenset({"rtol", "atol", "equal_nan"} if arity[1] == 5 else {"equal_nan"}),
         bind=bind,

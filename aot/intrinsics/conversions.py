@@ -23,16 +23,8 @@ from .spec import Effect, IntrinsicSpec
 
 
 def _copy(fn: Intrinsic, numpy: tuple[str, ...], keywords: frozenset[str]) -> IntrinsicSpec:
-    return IntrinsicSpec(
-        fn,
-        conversions.copy_rule,
-        lowering.copy,
-        Effect.READS,
-        arity=(1, 1),
-        allocating=True,
-        device_refusal=f"{fn.value}() allocates an array",
-        numpy=numpy,
-        keywords=keywords,
+    return IntrinsicSpec.numpy_function(
+        fn, conversions.copy_rule, lowering.copy, arity=(1, 1), allocating=True, numpy=numpy, keywords=keywords
     )
 
 
@@ -43,14 +35,12 @@ def _attribute(fn: Intrinsic, name: str) -> IntrinsicSpec:
 
 
 def _matrix(fn: Intrinsic, keyword: str) -> IntrinsicSpec:
-    return IntrinsicSpec(
+    return IntrinsicSpec.numpy_function(
         fn,
         conversions.matrix_rule,
         lowering.matrix,
-        Effect.READS,
         arity=(1, 2),
         allocating=True,
-        device_refusal=f"{fn.value}() allocates an array",
         numpy=(fn.value.removeprefix("np."),),
         keywords=frozenset({keyword}),
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..codegen import lowering
 from ..infer import npfuncs
 from ..ir.ops import Intrinsic
-from .spec import Effect, IntrinsicSpec, Lowering, Rule
+from .spec import IntrinsicSpec, Lowering, Rule
 
 
 def _numpy(
@@ -28,19 +28,9 @@ def _numpy(
     allocating: bool = False,
     **more: object,
 ) -> IntrinsicSpec:
-    """A NumPy function: it reads every element of its array operands (a new array when it gives one)."""
-    return IntrinsicSpec(
-        fn,
-        rule,
-        lower,
-        Effect.READS,
-        arity=arity,
-        numpy=names,
-        methods=methods,
-        booleans=booleans,
-        allocating=allocating,
-        device_refusal=f"{fn.value}() allocates an array" if allocating else "",
-        **more,  # type: ignore[arg-type]
+    """A NumPy function spelled ``np.<name>`` for each of ``names``."""
+    return IntrinsicSpec.numpy_function(
+        fn, rule, lower, arity=arity, numpy=names, methods=methods, booleans=booleans, allocating=allocating, **more
     )
 
 

@@ -101,6 +101,15 @@ class IntrinsicSpec:
     booleans: bool = True
     """Whether NumPy has a loop for boolean arguments that compiled code gives (``np.sign`` has not)."""
 
+    @classmethod
+    def numpy_function(
+        cls, fn: Intrinsic, rule: Rule, lower: Lowering, *, allocating: bool = False, **fields: Any
+    ) -> IntrinsicSpec:
+        """A NumPy function: it reads every element of its array operands (``Effect.READS``), and a new array
+        it gives (``allocating``) keeps it out of kernels."""
+        refusal = f"{fn.value}() allocates an array" if allocating else ""
+        return cls(fn, rule, lower, Effect.READS, allocating=allocating, device_refusal=refusal, **fields)
+
     @property
     def device(self) -> bool:
         """Whether kernels may use it."""

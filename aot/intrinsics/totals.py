@@ -15,8 +15,8 @@ from ..ir.ops import Intrinsic
 from .spec import Effect, IntrinsicSpec
 
 SPECS = (
-    IntrinsicSpec(Intrinsic.NP_NANPROD, rules.nanprod_rule, nanprod, Effect.READS, arity=(1, 1), numpy=("nanprod",)),
-    IntrinsicSpec(
+    IntrinsicSpec.numpy_function(Intrinsic.NP_NANPROD, rules.nanprod_rule, nanprod, arity=(1, 1), numpy=("nanprod",)),
+    IntrinsicSpec(  # (its terms are summed from an array it makes: kernels cannot call it)
         Intrinsic.NP_TRAPEZOID,
         rules.trapezoid_rule,
         trapezoid,
