@@ -6,6 +6,7 @@ checked at the end of a whole run: ``tests/intrinsic_coverage.py``.)"""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import math
 
 import numpy as np
@@ -130,8 +131,16 @@ def test_every_op_class_has_a_transfer_rule() -> None:
     assert not missing, f"the solver's transfer table has no rule for {missing}"
 
 
-def test_a_new_intrinsic_routes_through_its_descriptor() -> None:
-    """Codegen asks the descriptor: ``np.cumprod`` (a new array) and ``a.fill`` (in place) both compile."""
+def test_codegen_lowers_an_intrinsic_by_its_descriptor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codegen asks the descriptor, nothing else: a descriptor whose lowering is swapped is the one used."""
+    cumprod = SPECS[Intrinsic.NP_CUMPROD]
+    lowered: list[Intrinsic] = []
+
+    def lower(fc: object, op: ops.IntrinsicCall) -> None:
+        lowered.append(op.fn)
+        cumprod.lower(fc, op)
+
+    monkeypatch.setitem(SPECS, Intrinsic.NP_CUMPROD, dataclasses.replace(cumprod, lower=lower))
 
     @aot.jit
     def f(a):
@@ -141,3 +150,4 @@ def test_a_new_intrinsic_routes_through_its_descriptor() -> None:
 
     a = np.array([1.0, 2.0, 3.0])
     assert list(f(a)) == list(f.py_func(a))
+    assert lowered == [Intrinsic.NP_CUMPROD]

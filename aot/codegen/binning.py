@@ -29,6 +29,7 @@ from .context import Emitter, ModuleContext
 from .lowering import Lowerer
 from .numerics import coerce
 from .types import value_type
+from .ufuncs import isnan
 from .walks import element, entry_alloca, size_of
 
 _I64 = lambda v: ir.Constant(lt.I64, v)  # noqa: E731
@@ -46,17 +47,13 @@ def _common(a: ScalarType, b: ScalarType) -> ScalarType:
     return I64 if t.kind == "b" else t
 
 
-def _isnan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
-    return b.fcmp_unordered("uno", v, v)
-
-
 def _less(b: ir.IRBuilder, x: ir.Value, y: ir.Value, t: ScalarType, or_equal: bool) -> ir.Value:
     """``x < y`` (or ``x <= y``) in NumPy's sort order, NaN after every number (and equal to NaN)."""
     if not t.is_float:
         op = "<=" if or_equal else "<"
         return b.icmp_signed(op, x, y) if t.is_signed else b.icmp_unsigned(op, x, y)
     plain = b.fcmp_ordered("<=" if or_equal else "<", x, y)
-    nan_x, nan_y = _isnan(b, x), _isnan(b, y)
+    nan_x, nan_y = isnan(b, x), isnan(b, y)
     if or_equal:  # (everything is <= NaN; NaN is <= nothing else)
         return b.or_(plain, nan_y)
     return b.or_(plain, b.and_(nan_y, b.not_(nan_x)))
@@ -80,18 +77,6 @@ def _bisect(em: Emitter, n: ir.Value, below: Callable[[ir.Value], ir.Value], nam
     b.branch(head)
     b.position_at_end(done)
     return b.load(lo)
-
-
-def _while(em: Emitter, test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-    b = em.b
-    head, inside, done = (em.llfn.append_basic_block(f"{name}.{part}") for part in ("head", "body", "done"))
-    b.branch(head)
-    b.position_at_end(head)
-    b.cbranch(test(), inside, done)
-    b.position_at_end(inside)
-    body()
-    b.branch(head)
-    b.position_at_end(done)
 
 
 def _slot(em: Emitter, t: ir.Type, value: ir.Value) -> ir.Value:
@@ -211,7 +196,7 @@ def interp(fc: Lowerer, op: IntrinsicCall) -> None:
                 lone = b.select(b.fcmp_ordered(">", value, x0), right, f0)
                 b.store(b.select(b.fcmp_ordered("<", value, x0), left, lone), result)
             with samples:
-                with b.if_then(b.not_(_isnan(b, value))):
+                with b.if_then(b.not_(isnan(b, value))):
                     _between(em, value, n, xs, fs, left, right, xn, result)
         return b.load(result)
 
@@ -253,8 +238,8 @@ def _between(
                             slope = b.fdiv(b.fsub(fk, fj), b.fsub(xk, xj))
                             got = b.fadd(b.fmul(slope, b.fsub(value, xj)), fj)
                             again = b.fadd(b.fmul(slope, b.fsub(value, xk)), fk)
-                            retried = b.select(_isnan(b, got), again, got)
-                            flat = b.and_(_isnan(b, retried), b.fcmp_ordered("==", fj, fk))
+                            retried = b.select(isnan(b, got), again, got)
+                            flat = b.and_(isnan(b, retried), b.fcmp_ordered("==", fj, fk))
                             b.store(b.select(flat, fj, retried), result)
 
 
@@ -331,7 +316,7 @@ def _given_edges(
         j = b.select(closing, b.sub(last, _I64(1)), j)
         inside = b.and_(b.icmp_signed(">=", j, _I64(0)), b.icmp_signed("<", j, bins_n))
         if common.is_float:
-            inside = b.and_(inside, b.not_(_isnan(b, x)))
+            inside = b.and_(inside, b.not_(isnan(b, x)))
         with b.if_then(inside):
             _add_one(em, hist, j)
 
@@ -363,7 +348,7 @@ def _equal_bins(
         reversed_ = _less(b, coerce(em, hi, hi_t, both), coerce(em, lo, lo_t, both), both, False)
         if both.is_float:
             reversed_ = b.and_(
-                reversed_, b.not_(b.or_(_isnan(b, coerce(em, lo, lo_t, both)), _isnan(b, coerce(em, hi, hi_t, both))))
+                reversed_, b.not_(b.or_(isnan(b, coerce(em, lo, lo_t, both)), isnan(b, coerce(em, hi, hi_t, both))))
             )
         em.check(reversed_, "ValueError", "max must be larger than min in range parameter.")
         first, last = coerce(em, lo, lo_t, F64), coerce(em, hi, hi_t, F64)
@@ -455,16 +440,18 @@ def _equal_bins(
             def edge(i: ir.Value) -> ir.Value:
                 return b.load(b.gep(edge_data, [i], inbounds=True))
 
-            _while(
-                em,
+            loops.while_loop(
+                b,
+                em.llfn,
                 lambda: b.and_(
                     b.icmp_signed(">", b.load(index), _I64(0)), b.fcmp_ordered("<", xe, edge(b.load(index)))
                 ),
                 lambda: b.store(b.sub(b.load(index), _I64(1)), index),
                 "histogram.down",
             )
-            _while(
-                em,
+            loops.while_loop(
+                b,
+                em.llfn,
                 lambda: b.and_(
                     b.icmp_signed("<", b.load(index), top),
                     b.fcmp_ordered(">=", xe, edge(b.add(b.load(index), _I64(1)))),

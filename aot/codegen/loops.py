@@ -62,3 +62,17 @@ def counted_loop(
         b.store(following, counter)
     b.branch(head)
     b.position_at_end(done)
+
+
+def while_loop(
+    b: ir.IRBuilder, fn: ir.Function, test: Callable[[], ir.Value], body: Callable[[], None], name: str
+) -> None:
+    """``while test(): body()`` in ``fn``, its blocks named ``name.test``, ``name.body``, ``name.done``."""
+    head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(test(), inside, done)
+    b.position_at_end(inside)
+    body()
+    b.branch(head)
+    b.position_at_end(done)

@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..infer.views import ELLIPSIS, INT_INDEX, SLICE, expand
 from ..ir.ops import Intrinsic
 from ..types import I64, NONE, ArrayType, ListType, ScalarType, TupleType, Type
-from . import arrays, casts, gil, lists, sizes
+from . import arrays, casts, gil, lists, loops, sizes
 from . import types as lt
 from .context import Emitter, ModuleContext
 from .numerics import coerce
@@ -29,18 +29,6 @@ DATA, SHAPE, STRIDES = 0, 1, 2
 
 Typed = tuple[ir.Value, Type]
 P64 = lt.I64.as_pointer()
-
-
-def _while(b: ir.IRBuilder, fn: ir.Function, test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-    """``while test(): body()`` in ``fn``, its blocks named ``name.test``, ``name.body``, ``name.done``."""
-    head, inside, done = (fn.append_basic_block(f"{name}.{part}") for part in ("test", "body", "done"))
-    b.branch(head)
-    b.position_at_end(head)
-    b.cbranch(test(), inside, done)
-    b.position_at_end(inside)
-    body()
-    b.branch(head)
-    b.position_at_end(done)
 
 
 def _i64(n: int) -> ir.Constant:
@@ -325,7 +313,7 @@ def _nocopy_function(ctx: ModuleContext) -> ir.Function:
         return b.gep(base, [i])
 
     def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-        _while(b, fn, test, body, name)
+        loops.while_loop(b, fn, test, body, name)
 
     one = _i64(1)
     for name in ("k", "count", "oi", "ni"):
@@ -480,7 +468,7 @@ def _reshape_error_function(ctx: ModuleContext) -> ir.Function:
         b.store(b.select(b.icmp_signed("<", after, _i64(_RESHAPE_TEXT - 1)), after, _i64(_RESHAPE_TEXT - 1)), pos)
 
     def loop(test: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-        _while(b, fn, test, body, name)
+        loops.while_loop(b, fn, test, body, name)
 
     def dim() -> ir.Value:
         return b.load(b.gep(dims, [b.load(k)]))
